@@ -1,0 +1,1 @@
+"""One module per ``crawlmath`` subcommand (discovered by :mod:`crawlmath.cli`)."""

@@ -1,0 +1,1 @@
+"""Code emitted from :mod:`crawlmath.derive` by ``crawlmath codegen`` -- never edited by hand."""

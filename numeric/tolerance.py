@@ -1,0 +1,68 @@
+"""The one tolerance policy of crawlmath.
+
+Every comparison of floats in the project takes its tolerance from here, so a
+reader can see in one place how strict each kind of check is.  Values are
+relative unless the name says ``ABS``.
+
+- ``STRUCTURE_ABS``: how far a row sum of a generator (or a probability
+  vector's sum) may be from its exact value when the input is given in
+  floating point (typed input, JSON files).  Inputs are validated with it.
+- ``FLOAT_REL``: agreement between two independent float64 routes to the
+  same number (e.g. two solvers).
+- ``HP_DIGITS``: significant digits a ``numeric-hp`` claim must certify.
+- ``printed_tolerance(text)``: a value printed in a paper with d decimals is
+  matched by any computed value that rounds to it, i.e. within half a unit
+  of the last printed digit (plus a hair for binary representation).
+
+>>> printed_tolerance("0.17541")
+5.000000000000001e-06
+>>> matches_printed(0.175414, "0.17541"), matches_printed(0.17552, "0.17541")
+(True, False)
+"""
+from __future__ import annotations
+
+import math
+
+STRUCTURE_ABS = 1e-10
+FLOAT_REL = 1e-9
+HP_DIGITS = 30
+SIMULATION_SIGMAS = 4.0
+
+
+def printed_tolerance(text: str) -> float:
+    """Half a unit in the last printed place of ``text`` (a decimal literal)."""
+    text = text.strip().rstrip("%")
+    decimals = len(text.split(".", 1)[1]) if "." in text else 0
+    return 0.5 * 10.0 ** (-decimals) * (1 + 1e-12)
+
+
+def matches_printed(value: float, printed: str) -> bool:
+    """True when ``value`` rounds to the printed decimal ``printed``."""
+    return abs(value - float(printed.rstrip("%"))) <= printed_tolerance(printed)
+
+
+def close(a: float, b: float, rel: float = FLOAT_REL, abs_: float = 0.0) -> bool:
+    """Relative closeness under the project policy (symmetric in a, b)."""
+    return abs(a - b) <= max(rel * max(abs(a), abs(b)), abs_)
+
+
+def digits_agreed(a, b) -> float:
+    """Number of significant decimal digits on which ``a`` and ``b`` agree.
+
+    Works for floats and mpmath numbers; returns ``inf`` when equal.
+    """
+    a_f, b_f = a, b
+    diff = abs(a_f - b_f)
+    if diff == 0:
+        return math.inf
+    scale = max(abs(a_f), abs(b_f))
+    return float(-_log10(diff / scale))
+
+
+def _log10(x) -> float:
+    try:
+        return math.log10(x)
+    except (TypeError, ValueError, OverflowError):
+        import mpmath
+
+        return float(mpmath.log10(x))

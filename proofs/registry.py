@@ -1,0 +1,219 @@
+"""The claim registry.
+
+A *claim* is one checkable statement of a paper: where it is printed
+(`Source`), what it says (one line), how we check it (`Method`) and the check
+itself, a function returning an `Outcome` with status PASS, FAIL or ERRATUM.
+
+An ERRATUM outcome records both sides: the printed form, shown wrong by the
+check, and the corrected form, shown to hold.  It is never a way to hide a
+disagreement: the check must demonstrate both facts.
+
+Claim modules live in :mod:`crawlmath.proofs.claims`; every module there is
+imported by :func:`all_claims`, and registers its claims at import time with
+the :func:`claim` decorator or :func:`register`.
+
+>>> from crawlmath.proofs.registry import Outcome
+>>> Outcome.passed("1 = 1").status.value
+'PASS'
+"""
+from __future__ import annotations
+
+import enum
+import importlib
+import pkgutil
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+# Short paper keys (the id prefix of every claim) and their seed files.
+PAPERS: dict[str, tuple[str, str]] = {
+    "liu-nain": ("003_dde4fe79a247e1b3.txt", "Z. Liu, P. Nain, Optimization issues in web search engines (2005)"),
+    "coffman": ("002_4ad982fbd4856c9a.txt", "E. G. Coffman, Z. Liu, R. R. Weber, Optimal robot scheduling for Web search engines (1997)"),
+    "avrachenkov": ("000_5df23f3f1376a820.txt", "K. Avrachenkov et al., Optimal threshold control by the robots of web search engines with obsolescence of documents"),
+    "buijsrogge": ("001_046e391deba72d92.txt", "A. Buijsrogge, Optimization of the BUbiNG web crawler (MSc thesis, 2014)"),
+}
+
+
+class Status(str, enum.Enum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    ERRATUM = "ERRATUM"
+
+
+class Method(str, enum.Enum):
+    SYMBOLIC = "symbolic"
+    NUMERIC_HP = "numeric-hp"
+    FLOAT = "float"
+    SIMULATION = "simulation"
+    INTERVAL = "interval"
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a claim is printed: paper key, section, and equation/table/cell."""
+
+    paper: str
+    section: str
+    ref: str
+
+    def __post_init__(self):
+        if self.paper not in PAPERS:
+            raise ValueError(f"unknown paper key {self.paper!r}; known: {sorted(PAPERS)}")
+
+    @property
+    def seed(self) -> str:
+        return PAPERS[self.paper][0]
+
+    def __str__(self) -> str:
+        return f"{self.seed} {self.section} {self.ref}"
+
+
+@dataclass(frozen=True)
+class TableCell:
+    """Marks a claim as one cell of a printed table (for side-by-side reports)."""
+
+    table: str  # e.g. "Liu–Nain Table 1.1"
+    row: str
+    column: str
+    printed: str  # the printed text of the cell, verbatim
+
+
+@dataclass(frozen=True)
+class Erratum:
+    printed: str  # the form as printed in the paper
+    corrected: str  # the form that holds
+    evidence: str  # what decides between them
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: Status
+    detail: str
+    erratum: Erratum | None = None
+    computed: str | None = None  # the value we computed, for table cells
+    digits: float | None = None  # significant digits on which two routes agree
+
+    @classmethod
+    def passed(cls, detail: str, **kw) -> "Outcome":
+        return cls(Status.PASS, detail, **kw)
+
+    @classmethod
+    def failed(cls, detail: str, **kw) -> "Outcome":
+        return cls(Status.FAIL, detail, **kw)
+
+    @classmethod
+    def erratum_(cls, detail: str, *, printed: str, corrected: str, evidence: str, **kw) -> "Outcome":
+        return cls(Status.ERRATUM, detail, erratum=Erratum(printed, corrected, evidence), **kw)
+
+    @classmethod
+    def judge(cls, ok: bool, detail: str, **kw) -> "Outcome":
+        """PASS when ``ok`` else FAIL, with the same detail (which should
+        show both compared values)."""
+        return cls(Status.PASS if ok else Status.FAIL, detail, **kw)
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    source: Source
+    statement: str
+    method: Method
+    check: Callable[[], Outcome] = field(repr=False, compare=False)
+    cell: TableCell | None = None
+    slow: bool = False  # takes more than a few seconds; skipped by `verify --quick`
+
+    @property
+    def paper(self) -> str:
+        return self.id.split(".", 1)[0]
+
+
+@dataclass(frozen=True)
+class Result:
+    claim: Claim
+    outcome: Outcome
+    seconds: float
+
+    def as_json(self) -> dict:
+        o, c = self.outcome, self.claim
+        d = {
+            "id": c.id,
+            "source": str(c.source),
+            "statement": c.statement,
+            "method": c.method.value,
+            "status": o.status.value,
+            "detail": o.detail,
+            "seconds": round(self.seconds, 4),
+        }
+        if o.erratum:
+            d["erratum"] = {"printed": o.erratum.printed, "corrected": o.erratum.corrected, "evidence": o.erratum.evidence}
+        if c.cell:
+            d["cell"] = {"table": c.cell.table, "row": c.cell.row, "column": c.cell.column, "printed": c.cell.printed, "computed": o.computed}
+        if o.digits is not None:
+            d["digits"] = o.digits
+        return d
+
+
+_REGISTRY: dict[str, Claim] = {}
+
+
+def register(c: Claim) -> Claim:
+    if c.id in _REGISTRY:
+        raise ValueError(f"duplicate claim id {c.id!r}")
+    if not c.id.startswith(c.source.paper + "."):
+        raise ValueError(f"claim id {c.id!r} must start with its paper key {c.source.paper!r}")
+    _REGISTRY[c.id] = c
+    return c
+
+
+def claim(id: str, *, source: Source, statement: str, method: Method | str, cell: TableCell | None = None, slow: bool = False):
+    """Decorator: register the decorated zero-argument function as a claim's check."""
+
+    def deco(fn: Callable[[], Outcome]) -> Callable[[], Outcome]:
+        register(Claim(id, source, statement, Method(method), fn, cell, slow))
+        return fn
+
+    return deco
+
+
+def all_claims() -> list[Claim]:
+    """Import every module of :mod:`crawlmath.proofs.claims` and return the
+    registered claims in registration order."""
+    from . import claims as pkg
+
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        importlib.import_module(f"{pkg.__name__}.{info.name}")
+    return list(_REGISTRY.values())
+
+
+def select(prefixes: Iterable[str] = (), quick: bool = False) -> list[Claim]:
+    """Claims whose id starts with any of ``prefixes`` (all when empty)."""
+    prefixes = tuple(prefixes)
+    chosen = [c for c in all_claims() if not prefixes or c.id.startswith(prefixes)]
+    return [c for c in chosen if not (quick and c.slow)]
+
+
+def run_claim(c: Claim) -> Result:
+    """Run one check.  A check that raises is a FAIL whose detail names the
+    exception; a check that returns something other than an Outcome too."""
+    t0 = time.perf_counter()
+    try:
+        out = c.check()
+        if not isinstance(out, Outcome):
+            out = Outcome.failed(f"check returned {type(out).__name__}, not an Outcome")
+    except Exception as exc:  # noqa: BLE001 - reported, never swallowed
+        tb = traceback.extract_tb(exc.__traceback__)[-1]
+        out = Outcome.failed(f"check raised {type(exc).__name__}: {exc} ({tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})")
+    return Result(c, out, time.perf_counter() - t0)
+
+
+def run(claims: Iterable[Claim], progress: Callable[[int, int, Claim], None] | None = None) -> list[Result]:
+    claims = list(claims)
+    results = []
+    for i, c in enumerate(claims):
+        if progress:
+            progress(i, len(claims), c)
+        results.append(run_claim(c))
+    if progress:
+        progress(len(claims), len(claims), None)
+    return results
