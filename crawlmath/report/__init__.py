@@ -1,0 +1,1 @@
+"""The verification report (`crawlmath report`): HTML + Markdown + PNG figures."""
