@@ -15,7 +15,7 @@ relative unless the name says ``ABS``.
   of the last printed digit (plus a hair for binary representation).
 
 >>> printed_tolerance("0.17541")
-5.000000000000001e-06
+5.000000005000001e-06
 >>> matches_printed(0.175414, "0.17541"), matches_printed(0.17552, "0.17541")
 (True, False)
 """
@@ -33,7 +33,7 @@ def printed_tolerance(text: str) -> float:
     """Half a unit in the last printed place of ``text`` (a decimal literal)."""
     text = text.strip().rstrip("%")
     decimals = len(text.split(".", 1)[1]) if "." in text else 0
-    return 0.5 * 10.0 ** (-decimals) * (1 + 1e-12)
+    return 0.5 * 10.0 ** (-decimals) * (1 + 1e-9)
 
 
 def matches_printed(value: float, printed: str) -> bool:

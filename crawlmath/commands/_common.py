@@ -2,6 +2,7 @@
 JSON output, and a progress line for long runs."""
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import sys
@@ -10,8 +11,14 @@ import time
 from ..numeric.errors import InvalidInput
 
 
+def _bad(name: str, rule: str, text: str) -> argparse.ArgumentTypeError:
+    # argparse shows an ArgumentTypeError's text as is ("argument --K: ...");
+    # any other exception from a type function would become "invalid value".
+    return argparse.ArgumentTypeError(f"{rule} (got {text!r})")
+
+
 def number(name: str):
-    """argparse type: a finite float, error naming the option."""
+    """argparse type (or a plain parser): a finite float, error naming the option."""
 
     def parse(text: str) -> float:
         try:
@@ -34,8 +41,7 @@ def integer(name: str, allow_inf: bool = False):
         try:
             return int(text)
         except ValueError:
-            rule = "must be an integer" + (" or 'inf'" if allow_inf else "")
-            raise InvalidInput(name, rule, value=text) from None
+            raise _bad(name, "must be an integer" + (" or 'inf'" if allow_inf else ""), text) from None
 
     return parse
 
