@@ -10,7 +10,10 @@ For every module ``crawlmath.derive.M`` that defines ``formulas()``, the file
 - ``f.name_mp(...)``: the same expression in mpmath at the caller's working
   precision (real arguments are converted with ``mpmath.mpmathify`` first, so
   integers never fall into float division -- pass strings for exact
-  decimals; integer-typed symbols such as K go through ``operator.index``).
+  decimals; integer-typed symbols such as K go through ``operator.index``);
+- ``f.name_arb(...)``, only for formulas of pure arithmetic (+, *, **, finite
+  sums, exact rationals): python-flint ball arithmetic at the caller's
+  ``flint.ctx.prec``, giving rigorous enclosures.
 
 The generated text is a pure function of the derivations, so ``--check``
 regenerates it in memory and compares byte for byte.
@@ -26,7 +29,7 @@ from pathlib import Path
 
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
-from sympy.printing.pycode import MpmathPrinter
+from sympy.printing.pycode import MpmathPrinter, PythonCodePrinter
 
 from . import __path__ as _derive_path
 from .formula import Formula
@@ -41,6 +44,7 @@ this file is stale.
 import builtins
 import operator
 
+import flint
 import mpmath
 import numpy
 
@@ -76,6 +80,27 @@ class _VectorPrinter(NumPyPrinter):
         return f"(lambda {self._print(var)}: numpy.sum({self._print(expr.function)}, axis=0))({index})"
 
 
+class _ArbPrinter(PythonCodePrinter):
+    """Ball arithmetic with python-flint: rationals become exact ``arb``
+    quotients (never float division)."""
+
+    def _print_Rational(self, expr):
+        return f"(flint.arb({expr.p}) / {expr.q})"
+
+    def _print_Half(self, expr):
+        return self._print_Rational(expr)
+
+
+_ARITHMETIC = (sp.Add, sp.Mul, sp.Pow, sp.Symbol, sp.Integer, sp.Rational, sp.Sum, sp.Tuple)
+
+
+def has_arb_variant(f: Formula) -> bool:
+    """Formulas built from + * ** and finite sums of exact numbers get an
+    ``_arb`` variant (rigorous enclosures); anything with a function, a
+    float literal or a case split does not."""
+    return all(isinstance(node, _ARITHMETIC) for node in sp.preorder_traversal(f.expr))
+
+
 def _name(arg: sp.Symbol) -> str:
     """The argument's spelling in generated code (the printers rename Python
     keywords, e.g. lambda -> lambda_)."""
@@ -100,6 +125,15 @@ def _function(f: Formula) -> str:
     np_convert = "".join(f"    {r} = numpy.asarray({r}, dtype=float)\n" for r in reals)
     if f.expr.has(sp.Sum):
         np_convert += f"    _nd = numpy.broadcast({', '.join(reals)}).ndim\n"
+    arb = ""
+    if has_arb_variant(f):
+        arb_convert = "".join(f"    {_name(a)} = {'operator.index' if a.is_integer else 'flint.arb'}({_name(a)})\n" for a in f.args)
+        arb = (
+            f"\n\ndef {f.name}_arb({args}):\n"
+            f'    """{f.doc} {f.source} (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""\n'
+            f"{arb_convert}"
+            f"    return {_ArbPrinter({'fully_qualified_modules': True}).doprint(f.expr)}\n"
+        )
     return (
         f"\n\ndef {f.name}({args}):\n"
         f'    """{doc}\n    """\n'
@@ -110,12 +144,13 @@ def _function(f: Formula) -> str:
         f'    """{f.doc} {f.source} (mpmath, working precision)."""\n'
         f"{convert}"
         f"    return {mp_code}\n"
+        f"{arb}"
     )
 
 
 def render(module: str) -> str:
     fs = formulas_of(module)
-    names = sorted(n for f in fs for n in (f.name, f.name + "_mp"))
+    names = sorted(n for f in fs for n in (f.name, f.name + "_mp") + ((f.name + "_arb",) if has_arb_variant(f) else ()))
     return HEADER.format(module=module, names=names) + "".join(_function(f) for f in fs)
 
 

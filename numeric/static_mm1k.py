@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import flint
 import mpmath
 import numpy as np
 from scipy.optimize import brentq
@@ -121,6 +122,57 @@ def optimal_rho_by_derivative_mp(gamma, K, mu=1, digits: int = 50, start=None):
                                tol=mpmath.mpf(10) ** (-2 * (digits + 5)))
 
 
+@dataclass(frozen=True)
+class Enclosure:
+    """A rigorous enclosure lo <= rho(gamma, K) <= hi (decimal strings)."""
+
+    lo: str
+    hi: str
+    prec_bits: int  # ball-arithmetic precision of the proof
+
+    @property
+    def digits(self) -> float:
+        """Correct significant digits the enclosure guarantees."""
+        with mpmath.workdps(len(self.lo) + 10):
+            lo, hi = mpmath.mpf(self.lo), mpmath.mpf(self.hi)
+            return math.inf if hi == lo else float(-mpmath.log10((hi - lo) / lo))
+
+    def contains(self, x) -> bool:
+        with mpmath.workdps(len(self.lo) + 10):
+            return mpmath.mpf(self.lo) <= x <= mpmath.mpf(self.hi)
+
+
+def rho_enclosure(gamma, K, mu=1, digits: int = 50) -> Enclosure:
+    """A proved enclosure of ρ(γ, K) of relative width ~10^-digits.
+
+    Proof: Q = (1.7)/(ρ−1)² is evaluated in python-flint ball arithmetic
+    (γ, μ as exact decimals, e.g. "0.1") at the two ends; ``Q(lo) < 0 < Q(hi)``
+    holding for the balls means it holds for the exact numbers, so Q has a
+    root in [lo, hi] (intermediate values), which is ρ(γ, K) because Q has
+    exactly one positive root (Lemma 1, Descartes)."""
+    digits = require_int(digits, "digits", minimum=5)
+    K = require_int(K, "K", minimum=2)
+    root = optimal_rho_mp(gamma, K, mu, digits + 5)
+    with mpmath.workdps(digits + 15):
+        width = mpmath.mpf(10) ** -digits / 4
+        lo, hi = (mpmath.nstr(root * (1 + sign * width), digits + 8, strip_zeros=False) for sign in (-1, 1))
+    saved = flint.ctx.prec
+    bits = int(3.33 * (digits + 20) + 4 * math.log2(K + 2)) + 64
+    try:
+        flint.ctx.prec = bits
+        g, m = flint.arb(str(gamma)), flint.arb(str(mu))
+        if root == 1:
+            q1 = gen.stationarity_deflated_arb(1, g, K, m)
+            if q1.is_exact() and q1 == 0:
+                return Enclosure("1", "1", bits)
+        proved = gen.stationarity_deflated_arb(flint.arb(lo), g, K, m) < 0 < gen.stationarity_deflated_arb(flint.arb(hi), g, K, m)
+    finally:
+        flint.ctx.prec = saved
+    if not proved:
+        raise SolverError(f"could not prove an enclosure of rho(gamma={gamma}, K={K}) at {digits} digits ({bits}-bit balls)")
+    return Enclosure(lo, hi, bits)
+
+
 def _candidates(rho_opt, lam, mu):
     x = rho_opt * mu / lam
     return sorted({max(1, int(mpmath.floor(x))), max(1, int(mpmath.ceil(x)))})
@@ -161,6 +213,7 @@ class StaticOptimum:
     gamma_K: float  # γ(K) = μ(K+2)/K (μ for K = ∞)
     method: str
     digits: int | None  # working digits for the mpmath route, None for float64
+    rho_enclosure: Enclosure | None = None  # proved bounds on rho_opt (with digits, finite K)
 
     def as_json(self) -> dict:
         def num(x):
@@ -174,6 +227,7 @@ class StaticOptimum:
             "gamma_K": num(self.gamma_K),
             "method": self.method,
             "digits": self.digits,
+            **({"rho_enclosure": [self.rho_enclosure.lo, self.rho_enclosure.hi]} if self.rho_enclosure else {}),
         }
 
 
@@ -210,9 +264,11 @@ def static_optimum(lam, mu, gamma, K, digits: int | None = None) -> StaticOptimu
         cost = _cost_of_n(n, lam_, mu_, gamma_, K, True)
         gk = mu_ if K == math.inf else gen.gamma_K_mp(K, mu_)
         approx = int(gen.large_K_rule_mp(lam_, mu_, gamma_))
+        enclosure = None if K == math.inf else rho_enclosure(gamma, K, mu, digits)
         # mpf values keep the precision they were computed at after the block ends.
         return StaticOptimum(lam_, mu_, gamma_, K, rho, n, cost, approx, gk,
-                             _method(f"mpmath {digits} digits: Anderson-Bjorck on Q = (1.7)/(rho-1)^2", K), digits)
+                             _method(f"mpmath {digits} digits: Anderson-Bjorck on Q = (1.7)/(rho-1)^2, "
+                                     "enclosure proved in ball arithmetic", K), digits, enclosure)
 
 
 def brute_force_N(lam, mu, gamma, K, n_max: int | None = None) -> int:

@@ -20,7 +20,8 @@ def add_arguments(p):
     p.add_argument("--gamma", required=True, help="weight of starvation against loss, gamma > 0")
     p.add_argument("--K", required=True, type=integer("--K", allow_inf=True), help="buffer size, integer >= 2, or 'inf'")
     p.add_argument("--digits", type=integer("--digits"), default=None,
-                   help="compute in mpmath with this many significant digits (inputs read as exact decimals)")
+                   help="compute in mpmath with this many significant digits (inputs read as exact decimals) "
+                        "and prove an enclosure of rho with python-flint ball arithmetic")
     p.add_argument("--json", action="store_true", help="print JSON with keys rho_opt, N_opt, cost_opt, N_approx, gamma_K")
 
 
@@ -51,5 +52,7 @@ def run(args) -> int:
     print(f"  N(gamma, K)   (Prop. 1)  {out['N_opt']}")
     print(f"  cost C_s      (1.4)      {out['cost_opt']}")
     print(f"  large-K rule  (1.12)     {out['N_approx']}")
+    if "rho_enclosure" in out:
+        print(f"  rho proved in            [{out['rho_enclosure'][0]}, {out['rho_enclosure'][1]}]")
     print(f"  method                   {out['method']}")
     return 0

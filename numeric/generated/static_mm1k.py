@@ -6,10 +6,11 @@ this file is stale.
 import builtins
 import operator
 
+import flint
 import mpmath
 import numpy
 
-__all__ = ['cost', 'cost_infinite_K', 'cost_infinite_K_mp', 'cost_mp', 'gamma_K', 'gamma_K_mp', 'large_K_rule', 'large_K_rule_mp', 'stationarity_deflated', 'stationarity_deflated_mp', 'stationarity_printed', 'stationarity_printed_mp']
+__all__ = ['cost', 'cost_infinite_K', 'cost_infinite_K_mp', 'cost_mp', 'gamma_K', 'gamma_K_arb', 'gamma_K_mp', 'large_K_rule', 'large_K_rule_mp', 'stationarity_deflated', 'stationarity_deflated_arb', 'stationarity_deflated_mp', 'stationarity_printed', 'stationarity_printed_arb', 'stationarity_printed_mp']
 
 
 def cost(rho, gamma, K, mu):
@@ -74,6 +75,15 @@ def stationarity_printed_mp(rho, gamma, K, mu):
     return -gamma + mu*rho**(2*K + 2) + rho**K*(K + 1)*(gamma + mu) - rho**(K + 1)*(K*gamma + mu*(K + 2))
 
 
+def stationarity_printed_arb(rho, gamma, K, mu):
+    """The printed stationarity polynomial; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    rho = flint.arb(rho)
+    gamma = flint.arb(gamma)
+    K = operator.index(K)
+    mu = flint.arb(mu)
+    return -gamma + mu*rho**(2*K + 2) + rho**K*(K + 1)*(gamma + mu) - rho**(K + 1)*(K*gamma + mu*(K + 2))
+
+
 def stationarity_deflated(rho, gamma, K, mu):
     """Q(rho) = (1.7)/(rho-1)**2 as two sums with positive coefficients; its unique positive root is rho(gamma, K) (Liu–Nain 2005, eq. 1.7 / (rho-1)**2).
 
@@ -96,6 +106,15 @@ def stationarity_deflated_mp(rho, gamma, K, mu):
     return -gamma*(builtins.sum(rho**i*(i + 1) for i in range(0, K - 1+1))) + mu*rho**K*(builtins.sum(rho**j*(K - j + 1) for j in range(0, K+1)))
 
 
+def stationarity_deflated_arb(rho, gamma, K, mu):
+    """Q(rho) = (1.7)/(rho-1)**2 as two sums with positive coefficients; its unique positive root is rho(gamma, K) (Liu–Nain 2005, eq. 1.7 / (rho-1)**2) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    rho = flint.arb(rho)
+    gamma = flint.arb(gamma)
+    K = operator.index(K)
+    mu = flint.arb(mu)
+    return -gamma*(builtins.sum(rho**i*(i + 1) for i in range(0, K - 1+1))) + mu*rho**K*(builtins.sum(rho**j*(K - j + 1) for j in range(0, K+1)))
+
+
 def gamma_K(K, mu):
     """gamma(K) = mu (K+2)/K, the weight at which the minimiser is rho = 1 (Liu–Nain 2005, Lemma 1).
 
@@ -110,6 +129,13 @@ def gamma_K_mp(K, mu):
     """gamma(K) = mu (K+2)/K, the weight at which the minimiser is rho = 1 (Liu–Nain 2005, Lemma 1) (mpmath, working precision)."""
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
+    return mu*(K + 2)/K
+
+
+def gamma_K_arb(K, mu):
+    """gamma(K) = mu (K+2)/K, the weight at which the minimiser is rho = 1 (Liu–Nain 2005, Lemma 1) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    K = operator.index(K)
+    mu = flint.arb(mu)
     return mu*(K + 2)/K
 
 

@@ -167,6 +167,18 @@ def _rho_hp():
     return Outcome.judge(worst >= HP_DIGITS, f"digits agreed, worst {worst:.1f}: " + "; ".join(rows), digits=worst)
 
 
+@claim(f"{P}.rho-interval", source=src("Lemma 1, eq. (1.7)"), method=Method.INTERVAL,
+       statement="rho(gamma, K) is rigorously enclosed (ball arithmetic) to >= 40 digits, and both high-precision routes fall inside.")
+def _rho_interval():
+    rows, ok = [], True
+    for g, k in (("0.1", 2), ("0.5", 10), ("1.2", 40), ("2", 5), ("1.13", 15), ("2.4", 15)):
+        enc = s.rho_enclosure(g, k, 1, digits=45)
+        inside = enc.contains(s.optimal_rho_mp(g, k, 1, digits=60)) and enc.contains(s.optimal_rho_by_derivative_mp(g, k, 1, digits=50))
+        ok &= inside and enc.digits >= 40
+        rows.append(f"(g={g},K={k}): [{enc.lo[:14]}..] {enc.digits:.1f} digits, routes inside: {inside}")
+    return Outcome.judge(ok, "; ".join(rows))
+
+
 # --- propositions ---------------------------------------------------------------
 
 def _grid():
