@@ -1,0 +1,467 @@
+"""Crawler scheduling: obsolescence rates, optimal frequencies and policies.
+
+Coffman, Liu, Weber (1997), restated in Liu–Nain (2005, §1.3).  N pages; page
+i changes as a Poisson process of rate ``mu_i`` (``rates``) and carries weight
+``c_i`` (``weights``, default c_i = mu_i, i.e. c0 = 1); accesses last i.i.d.
+X with mean ``m = E[X] = 1/nu``; ``h_i = E[exp(-mu_i X)]``.  The obsolescence
+rate r_i is the long-run fraction of time page i is out of date and the cost
+is C = sum c_i r_i ((4)).  Pages are numbered from 0 in this API (the paper
+and the CLI number them from 1).
+
+- :func:`optimal_frequencies`: the lower bound of Theorems 3.3/3.4 -- closed
+  form x_i = ln h_i / sum ln h_j, C* = c0 (mu - nu + nu prod h) when c_i = c0
+  mu_i ((6), (10)); otherwise the KKT system (8)-(9) solved by bisection on
+  the multiplier, with the KKT residual reported.
+- :func:`cyclic_cost`: the exact cost of a cyclic schedule, from (3) and
+  Lemma 3.1.
+- :func:`randomized_cost`, :func:`randomized_optimal`: Lemma 4.1, Theorem 4.1.
+- :func:`golden_schedule`: the golden-ratio policy gamma(k, N) of §5.
+- :func:`simulate`: Monte Carlo of the page-change processes under a schedule.
+
+>>> p = make_problem([0.5, 1.0, 2.0], parse_access("exp:1"))
+>>> res = optimal_frequencies(p)
+>>> [round(float(v), 4) for v in res.frequencies]  # ln(1/h_i) = ln 1.5, ln 2, ln 3
+[0.1845, 0.3155, 0.5]
+>>> round(res.lower_bound, 6)  # 3.5 - 1 + (2/3)(1/2)(1/3)
+2.611111
+>>> golden_sequence([2, 3, 3, 5]) + 1  # Liu–Nain §1.3.4 example, k = 7 (F_7 = 13)
+array([4, 2, 4, 1, 3, 4, 2, 4, 1, 3, 4, 2, 3])
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize, special
+
+from .access_time import AccessTime, parse_access  # noqa: F401 - parse_access re-exported for callers
+from .errors import InvalidInput, SolverError, TooLarge
+from .generated import scheduling as gen
+from .tolerance import FLOAT_REL, STRUCTURE_ABS
+from .validate import require_int
+
+PHI = (1 + math.sqrt(5)) / 2
+MAX_K = 38  # F_38 = 39 088 169 accesses per cycle; beyond that the schedule is refused
+
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """A validated scheduling instance."""
+
+    rates: np.ndarray  # mu_i > 0
+    weights: np.ndarray  # c_i > 0
+    access: AccessTime
+    h: np.ndarray  # h_i = E exp(-mu_i X) in (0, 1)
+
+    @property
+    def N(self) -> int:
+        return self.rates.size
+
+    @property
+    def mean(self) -> float:
+        return self.access.mean
+
+    @property
+    def nu(self) -> float:
+        return 1.0 / self.access.mean
+
+    @property
+    def mu(self) -> float:
+        return float(self.rates.sum())
+
+    @property
+    def c0(self) -> float | None:
+        """c0 when c_i = c0 mu_i for every i (within ``FLOAT_REL``), else None."""
+        ratio = self.weights / self.rates
+        c0 = float(ratio.mean())
+        return c0 if np.all(np.abs(ratio - c0) <= FLOAT_REL * c0) else None
+
+
+def make_problem(rates, access: AccessTime, weights=None) -> Problem:
+    """Validate ``rates`` (> 0), ``weights`` (> 0, same length; default the
+    rates) and ``h_i`` in (0, 1)."""
+    mu = np.atleast_1d(np.asarray(rates, dtype=float))
+    if mu.ndim != 1 or mu.size == 0:
+        raise InvalidInput("rates", "must be a non-empty vector", value=mu.shape)
+    for i, v in enumerate(mu):
+        if not (math.isfinite(v) and v > 0):
+            raise InvalidInput("rates", "must be finite and > 0", value=float(v), entry=i)
+    if weights is None:
+        c = mu.copy()
+    else:
+        c = np.atleast_1d(np.asarray(weights, dtype=float))
+        if c.shape != mu.shape:
+            raise InvalidInput("weights", f"must have one entry per page ({mu.size})", value=c.size)
+        for i, v in enumerate(c):
+            if not (math.isfinite(v) and v > 0):
+                raise InvalidInput("weights", "must be finite and > 0", value=float(v), entry=i)
+    if not isinstance(access, AccessTime):
+        raise InvalidInput("access", "must be an AccessTime", value=type(access).__name__)
+    return Problem(mu, c, access, access.h_checked(mu))
+
+
+# ---------------------------------------------------------------- lower bound
+
+
+@dataclass(frozen=True)
+class FrequencyResult:
+    """Optimal frequencies of a relaxation and its optimal value."""
+
+    frequencies: np.ndarray
+    lower_bound: float  # C* (Thm 3.4) or the randomized optimum (Thm 4.1)
+    method: str
+    iterations: int
+    residual: float  # KKT: max relative stationarity violation, and |sum x - 1|
+    multiplier: float  # lambda of (8) or (13)
+    valid_closed_form: bool = True  # (15)'s validity condition (Thm 4.1), for randomized
+
+
+def lower_bound_objective(problem: Problem, x) -> float:
+    """Objective (7): sum c_i r_i^LB(x_i) (Theorem 3.3), with r = 1 at x = 0."""
+    x = np.asarray(x, dtype=float)
+    r = np.ones_like(x)
+    pos = x > 0
+    r[pos] = gen.rate_lower_bound(x[pos], problem.mean, problem.rates[pos], problem.h[pos])
+    return float(problem.weights @ r)
+
+
+def _kkt_lower_bound(problem: Problem, x: np.ndarray, lam: float) -> float:
+    """Relative KKT residual of (8)-(9): stationarity for x_i > 0, dual
+    feasibility (dL/dx_i >= 0) at x_i = 0, and primal feasibility."""
+    scale = problem.weights * problem.nu / problem.rates
+    res = abs(float(x.sum()) - 1.0)
+    for i in range(x.size):
+        if x[i] > 0:
+            y = problem.h[i] ** (1 / x[i])
+            g = -scale[i] * (1 - y + y * math.log(problem.h[i]) / x[i]) + lam
+            res = max(res, abs(g) / max(lam, scale[i]))
+        else:
+            res = max(res, max(0.0, scale[i] - lam) / scale[i])
+    return res
+
+
+def _x_of_lambda(problem: Problem, lam: float) -> np.ndarray:
+    # (8) with y = h^{1/x} = e^{-u}: (c nu/mu)(1 - (1 + u) e^{-u}) = lambda, and
+    # 1 - (1 + u)e^{-u} is the regularised incomplete gamma P(2, u), which scipy
+    # inverts accurately even for u -> 0; then x = -ln h / u.
+    t = lam * problem.rates / (problem.weights * problem.nu)
+    x = np.zeros(problem.N)
+    inside = t < 1
+    u = special.gammaincinv(2.0, t[inside])
+    x[inside] = -np.log(problem.h[inside]) / u
+    return x
+
+
+def optimal_frequencies(problem: Problem) -> FrequencyResult:
+    """The frequencies minimising (7) and C*.
+
+    c_i = c0 mu_i: closed form (10) and (6).  General c_i: lambda found by
+    Brent's method on log lambda so that (9) holds, x_i(lambda) from (8)."""
+    L = -np.log(problem.h)
+    c0 = problem.c0
+    if c0 is not None:
+        x = L / L.sum()
+        P = math.exp(-float(L.sum()))
+        cstar = float(gen.cstar(c0, problem.mu, problem.nu, P))
+        lam = c0 * problem.nu * (1 - (1 + L.sum()) * P)
+        return FrequencyResult(x, cstar, "closed form (10), (6)", 0, _kkt_lower_bound(problem, x, lam), lam)
+    top = float(np.max(problem.weights * problem.nu / problem.rates))
+    f = lambda s: _x_of_lambda(problem, math.exp(s)).sum() - 1.0  # noqa: E731 - decreasing in s
+    lo = math.log(top) - 1.0
+    while f(lo) < 0:
+        lo -= 5.0
+        if lo < -700:
+            raise SolverError("optimal_frequencies: could not bracket the multiplier of (8)-(9)")
+    s, info = optimize.brentq(f, lo, math.log(top), xtol=1e-15, rtol=4 * np.finfo(float).eps, full_output=True)
+    lam = math.exp(s)
+    x = _x_of_lambda(problem, lam)
+    x = x / x.sum()
+    return FrequencyResult(x, lower_bound_objective(problem, x), "KKT (8)-(9), Brent on log lambda", info.iterations, _kkt_lower_bound(problem, x, lam), lam)
+
+
+# ---------------------------------------------------------------- cyclic schedules
+
+
+@dataclass(frozen=True)
+class CostResult:
+    """Exact cost of a cyclic schedule."""
+
+    cost: float
+    rates: np.ndarray  # r_i
+    frequencies: np.ndarray  # m_K^i / K
+    cycle_length: int
+    method: str
+
+
+def _as_sequence(sequence, N: int) -> np.ndarray:
+    seq = np.asarray(sequence)
+    if seq.ndim != 1 or seq.size == 0:
+        raise InvalidInput("sequence", "must be a non-empty 1-D sequence of page indices", value=seq.shape)
+    if not np.issubdtype(seq.dtype, np.integer):
+        raise InvalidInput("sequence", "entries must be integers", value=str(seq.dtype))
+    bad = np.flatnonzero((seq < 0) | (seq >= N))
+    if bad.size:
+        raise InvalidInput("sequence", f"entries must be page indices 0..{N - 1}", value=int(seq[bad[0]]), entry=int(bad[0]))
+    counts = np.bincount(seq, minlength=N)
+    missing = np.flatnonzero(counts == 0)
+    if missing.size:
+        raise InvalidInput("sequence", "every page must be accessed at least once per cycle", value=0, entry=int(missing[0]))
+    return seq.astype(np.int64)
+
+
+def interaccess_distances(sequence, N: int) -> tuple[np.ndarray, np.ndarray]:
+    """(pages, d): for every access of the cycle, its page and the distance to
+    the next access of the same page, cyclically (§2, d^i_j)."""
+    seq = _as_sequence(sequence, N)
+    K = seq.size
+    order = np.argsort(seq, kind="stable")  # grouped by page, positions ascending
+    counts = np.bincount(seq, minlength=N)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    nxt = np.empty(K, dtype=np.int64)
+    nxt[:-1] = order[1:]
+    ends = starts + counts - 1
+    nxt[ends] = order[starts] + K
+    return seq[order], nxt - order
+
+
+def cyclic_cost(sequence, problem: Problem) -> CostResult:
+    """C of a cyclic schedule: r_i = (1/(K E[X])) sum_j E[Z^i_j] ((3)) with
+    Lemma 3.1, i.e. r_i = 1 - sum_j (1 - h_i^{d_j}) / (K E[X] mu_i)."""
+    pages, d = interaccess_distances(sequence, problem.N)
+    K = d.size
+    # 1 - h^d = -expm1(d ln h) keeps digits when mu_i is small.
+    lost = -np.expm1(d * np.log(problem.h[pages]))
+    sums = np.bincount(pages, weights=lost, minlength=problem.N)
+    r = 1.0 - sums / (K * problem.mean * problem.rates)
+    freqs = np.bincount(pages, minlength=problem.N) / K
+    return CostResult(float(problem.weights @ r), r, freqs, K, "exact: (3) with Lemma 3.1")
+
+
+# ---------------------------------------------------------------- randomized policy
+
+
+def randomized_cost(frequencies, problem: Problem) -> CostResult:
+    """C of the randomized policy with access probabilities f_i (Lemma 4.1)."""
+    f = np.asarray(frequencies, dtype=float)
+    if f.shape != problem.rates.shape:
+        raise InvalidInput("frequencies", f"must have one entry per page ({problem.N})", value=f.size)
+    for i, v in enumerate(f):
+        if not (math.isfinite(v) and 0 < v <= 1):
+            raise InvalidInput("frequencies", "entries must lie in (0, 1]", value=float(v), entry=i)
+    if abs(f.sum() - 1) > STRUCTURE_ABS:
+        raise InvalidInput("frequencies", "must sum to 1", value=float(f.sum()))
+    r = gen.randomized_rate(f, problem.mean, problem.rates, problem.h)
+    return CostResult(float(problem.weights @ r), np.asarray(r), f, 0, "Lemma 4.1")
+
+
+def randomized_objective(problem: Problem, x) -> float:
+    """Objective (12) (x_i = 0 allowed: the page is never accessed, r_i = 1)."""
+    x = np.asarray(x, dtype=float)
+    s = problem.weights / problem.rates
+    h = problem.h
+    return float(problem.weights.sum() - problem.nu * (s @ x) + problem.nu * (s @ (x**2 * h / (1 - h + x * h))))
+
+
+def randomized_optimal(problem: Problem) -> FrequencyResult:
+    """Frequencies minimising (12).  c_i = c0 mu_i: (16) and (11).  Otherwise
+    (15) with x_i clipped at 0 (the KKT solution of the convex problem with
+    x >= 0), lambda by Brent's method; ``valid_closed_form`` reports the
+    printed validity condition min sqrt(c_i/mu_i) >= sum sqrt(c_i/mu_i)(1/h_i - 1)/(1 + G)."""
+    g = 1 / problem.h - 1
+    G = float(g.sum())
+    sq = np.sqrt(problem.weights / problem.rates)
+    valid = bool(sq.min() >= float(sq @ g) / (1 + G))
+    c0 = problem.c0
+    if c0 is not None:
+        x = g / G
+        lam = problem.nu * c0 * (G / (1 + G)) ** 2  # (15) with sum x = 1: sqrt(nu c0/lambda) = (1 + G)/G
+        return FrequencyResult(x, float(gen.randomized_cstar(c0, problem.mu, problem.nu, G)), "closed form (16), (11)", 0, _kkt_randomized(problem, x, lam), lam, valid)
+
+    def x_of(lam):
+        return np.maximum(0.0, (np.sqrt(problem.nu * problem.weights / (lam * problem.rates)) - 1) * g)
+
+    hi = float(np.max(problem.nu * problem.weights / problem.rates))
+    lo = hi * 1e-3
+    while x_of(lo).sum() < 1:
+        lo *= 1e-3
+    lam, info = optimize.brentq(lambda v: x_of(v).sum() - 1, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, full_output=True)
+    x = x_of(lam)
+    x = x / x.sum()
+    return FrequencyResult(x, randomized_objective(problem, x), "KKT (13)-(15), Brent on lambda", info.iterations, _kkt_randomized(problem, x, lam), lam, valid)
+
+
+def _kkt_randomized(problem: Problem, x: np.ndarray, lam: float) -> float:
+    s = problem.weights * problem.nu / problem.rates
+    h = problem.h
+    grad = -s + s * (2 * h * (1 - h) * x + h**2 * x**2) / (1 - h + h * x) ** 2 + lam  # (13)
+    res = abs(float(x.sum()) - 1.0)
+    pos = x > 0
+    if pos.any():
+        res = max(res, float(np.max(np.abs(grad[pos]) / np.maximum(lam, s[pos]))))
+    if (~pos).any():
+        res = max(res, float(np.max(np.maximum(0.0, -grad[~pos]) / s[~pos])))
+    return res
+
+
+# ---------------------------------------------------------------- golden ratio policy
+
+
+def fibonacci(k: int) -> int:
+    """F_k with the text's Binet formula F_k = (phi^k - (1-phi)^k)/sqrt5: F_0 = 0, F_1 = 1."""
+    k = require_int(k, "k", minimum=0)
+    a, b = 0, 1
+    for _ in range(k):
+        a, b = b, a + b
+    return a
+
+
+def apportion(x, total: int) -> np.ndarray:
+    """Integers M_i with floor(x_i F) <= M_i <= ceil(x_i F) and sum M_i = F
+    (largest remainders; ties to the lower index)."""
+    x = np.asarray(x, dtype=float)
+    exact = x * total
+    M = np.floor(exact).astype(np.int64)
+    short = int(total - M.sum())
+    if short:
+        rem = exact - M
+        M[np.argsort(-rem, kind="stable")[:short]] += 1
+    return M
+
+
+# floor(2^64 / phi): frac(j/phi) ~ (j * A mod 2^64) / 2^64 with an error below
+# j * 2^-64, far under the smallest gap (about 1/(2.3 F_k)) of the points for
+# F_k <= F_38; so the integer keys order the points exactly and without ties.
+_A64 = np.uint64((math.isqrt(5 << 128) - (1 << 64)) // 2)
+
+
+def golden_sequence(M) -> np.ndarray:
+    """The cycle of gamma(k, N) for counts ``M`` (sum F_k): the s-th access is
+    the s-th smallest of the points frac(j/phi), j = 1..F_k, and point j belongs
+    to page i when M_1 + ... + M_{i-1} < j <= M_1 + ... + M_i.
+
+    (The text numbers the points j = 0..F_k-1; that gives the same cycle
+    rotated, and j = 1..F_k reproduces the printed example exactly.)"""
+    M = np.asarray(M, dtype=np.int64)
+    F = int(M.sum())
+    with np.errstate(over="ignore"):
+        keys = np.arange(1, F + 1, dtype=np.uint64) * _A64
+    order = np.argsort(keys, kind="stable")
+    owner = np.repeat(np.arange(M.size, dtype=np.int64), M)
+    return owner[order]
+
+
+@dataclass(frozen=True)
+class GoldenSchedule:
+    k: int
+    F: int  # F_k, the cycle length
+    counts: np.ndarray  # M^i_{k,N}
+    frequencies: np.ndarray  # the x_i apportioned
+    sequence: np.ndarray  # page indices, 0-based
+
+
+def golden_schedule(frequencies, k: int) -> GoldenSchedule:
+    """gamma(k, N) for target frequencies x (normally (10))."""
+    x = np.asarray(frequencies, dtype=float)
+    k = require_int(k, "k", minimum=2)
+    if k > MAX_K:
+        raise TooLarge("k", f"must be <= {MAX_K} (F_{MAX_K} = {fibonacci(MAX_K)} accesses per cycle)", value=k)
+    F = fibonacci(k)
+    M = apportion(x, F)
+    empty = np.flatnonzero(M == 0)
+    if empty.size:
+        raise InvalidInput("k", f"F_k = {F} gives page {int(empty[0]) + 1} no access; increase k", value=k, entry=int(empty[0]))
+    return GoldenSchedule(k, F, M, x, golden_sequence(M))
+
+
+def default_k(x) -> int:
+    """Smallest k with every floor(x_i F_k) >= 1 and F_k >= 64 N, capped at MAX_K."""
+    x = np.asarray(x, dtype=float)
+    k = 2
+    while k < MAX_K and (fibonacci(k) < 64 * x.size or np.floor(x.min() * fibonacci(k)) < 1):
+        k += 1
+    return k
+
+
+def golden_bracket(x: float) -> int:
+    """j_i with F_j, F_{j+1}, F_{j+2} the inter-access distances of a page of
+    frequency x: j = ceil(log_phi(1/x)) (found by the checks of this module;
+    the texts print floor(ln_phi x) and ceil(ln_phi f))."""
+    j = math.ceil(math.log(1 / x) / math.log(PHI) - 1e-12)
+    while PHI ** (-j) > x * (1 + 1e-12):
+        j += 1
+    return j
+
+
+def golden_limit_cost(problem: Problem, x=None) -> float:
+    """C(gamma(N)) = lim_k C(gamma(k, N)), the printed limit formula of §5 with
+    j_i = golden_bracket(x_i); x defaults to (10).  Weights (x - phi^-j),
+    (x - phi^-j-1), (phi^-j+1 - x) of the distances F_j, F_{j+1}, F_{j+2}."""
+    c0 = problem.c0
+    if c0 is None:
+        raise InvalidInput("weights", "the golden-ratio limit formula assumes c_i = c0 mu_i")
+    if x is None:
+        x = optimal_frequencies(problem).frequencies
+    total = 0.0
+    for xi, hi in zip(x, problem.h):
+        j = golden_bracket(float(xi))
+        w = (xi - PHI**-j, xi - PHI ** (-j - 1), PHI ** (-j + 1) - xi)
+        total += sum(wk * hi ** fibonacci(j + n) for n, wk in enumerate(w))
+    return c0 * problem.mu - c0 * problem.nu * (1 - total)
+
+
+# ---------------------------------------------------------------- simulation
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    rates: np.ndarray  # estimated r_i
+    rates_stderr: np.ndarray
+    cost: float
+    cost_stderr: float
+    accesses: int
+    batches: int
+    seconds: float
+    method: str
+
+
+def simulate(sequence, problem: Problem, cycles: int, *, seed: int = 0, batches: int = 20) -> SimulationResult:
+    """Monte Carlo estimate of r_i under the cyclic schedule ``sequence``.
+
+    Access durations are drawn from X; page i changes as a Poisson process
+    of rate mu_i, so (memorylessness) its first change after a completion of
+    page i comes an Exp(mu_i) time later, and the page is out of date for
+    (X^i_j - R)^+ of the next intercompletion time X^i_j ((5)).  r_i is the
+    ratio estimator of (2) over ``cycles`` cycles; standard errors by batch
+    means over ``batches`` equal groups of cycles."""
+    seq = _as_sequence(sequence, problem.N)
+    cycles = require_int(cycles, "cycles", minimum=2)
+    batches = require_int(batches, "batches", minimum=2)
+    if cycles < batches:
+        raise InvalidInput("cycles", f"must be >= batches ({batches})", value=cycles)
+    rng = np.random.default_rng(seed)
+    t0 = time.perf_counter()
+    K = seq.size
+    n = K * cycles
+    done = np.cumsum(problem.access.sample(rng, n))
+    pages = np.tile(seq, cycles)
+    order = np.argsort(pages, kind="stable")
+    pg = pages[order]
+    first = np.ones(n, dtype=bool)
+    first[1:] = pg[1:] != pg[:-1]
+    prev_done = np.empty(n)
+    prev_done[1:] = done[order][:-1]
+    L = done[order] - prev_done
+    keep = ~first  # the first access of each page has no preceding completion
+    L, pg_k = L[keep], pg[keep]
+    Z = np.maximum(0.0, L - rng.exponential(1.0, L.size) / problem.rates[pg_k])
+    batch = (order[keep] // K) * batches // cycles
+    idx = pg_k * batches + batch
+    sz = np.bincount(idx, weights=Z, minlength=problem.N * batches).reshape(problem.N, batches)
+    sl = np.bincount(idx, weights=L, minlength=problem.N * batches).reshape(problem.N, batches)
+    r = sz.sum(axis=1) / sl.sum(axis=1)
+    rb = sz / sl
+    se = rb.std(axis=1, ddof=1) / math.sqrt(batches)
+    cb = problem.weights @ rb
+    return SimulationResult(r, se, float(problem.weights @ r), float(cb.std(ddof=1) / math.sqrt(batches)), n, batches, time.perf_counter() - t0, "Monte Carlo, (5) and ratio estimator (2), batch means")

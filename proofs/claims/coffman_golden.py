@@ -1,0 +1,434 @@
+"""Claims of Coffman–Liu–Weber (1997) §5 (Liu–Nain 2005, §1.3.4): the
+golden-ratio policy gamma(k, N), its limiting cost, Theorem 5.1 (18),
+Corollary 5.1 (19) and every step of the printed proof of Corollary 5.1.
+
+Theorem 5.1 and Corollary 5.1 are checked against the *exact* cost of the
+actual schedule (:func:`crawlmath.numeric.scheduling.cyclic_cost` on
+:func:`~crawlmath.numeric.scheduling.golden_schedule`), not only against the
+limit formula.
+"""
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ...derive import scheduling as d
+from ...numeric import golden as g
+from ...numeric import scheduling as s
+from ...numeric.access_time import Deterministic, Exponential, Gamma, Uniform
+from ...numeric.generated import scheduling as gen
+from ...numeric.tolerance import SIMULATION_SIGMAS, matches_printed
+from ..registry import Method, Outcome, Source, claim
+
+P = "coffman.sched"
+PHI = s.PHI
+PHI_S = d.PHI  # exact (1 + sqrt5)/2
+
+
+def src(ref: str, section: str = "§5") -> Source:
+    return Source("coffman", section, ref)
+
+
+def _zero(expr) -> bool:
+    return sp.simplify(expr) == 0
+
+
+def golden_ratio_instance(mu, X, k: int) -> tuple[float, float, float]:
+    """(exact C(gamma(k, N)), C*, (18) RHS) for rates mu (c_i = mu_i)."""
+    p = s.make_problem(mu, X)
+    lb = s.optimal_frequencies(p)
+    sched = s.golden_schedule(lb.frequencies, k)
+    return s.cyclic_cost(sched.sequence, p).cost, lb.lower_bound, float(gen.golden_bound(1.0, p.mu, p.nu))
+
+
+def adversarial_N(j: int) -> int:
+    """N equal pages with 1/N at s = phi^2/2 in its bracket: N ~ 2 phi^(j-2)."""
+    return round(2 * PHI ** (j - 2))
+
+
+# --- the policy ------------------------------------------------------------------------
+
+@claim(f"{P}.golden.phi-inverse", source=src("definition of F_k"), method=Method.FLOAT,
+       statement="phi^-1 = (sqrt5 - 1)/2 ≃ 0.6180339887.")
+def _phi_inv():
+    v = (math.sqrt(5) - 1) / 2
+    return Outcome.judge(matches_printed(v, "0.6180339887") and abs(1 / PHI - v) < 1e-15, f"computed {v:.12f} vs printed 0.6180339887", computed=f"{v:.12f}")
+
+
+@claim("liu-nain.sched.golden.example-sequence", source=Source("liu-nain", "§1.3.4", "example N = 4"), method=Method.FLOAT,
+       statement="N = 4, f = (2,3,3,5)/13, F_k = 13: the golden ratio policy gives {4,2,4,1,3,4,2,4,1,3,4,2,3}.")
+def _example_sequence():
+    printed = [4, 2, 4, 1, 3, 4, 2, 4, 1, 3, 4, 2, 3]
+    got = (s.golden_sequence([2, 3, 3, 5]) + 1).tolist()
+    # The text's own numbering j = 0..F_k - 1 of the points:
+    j = np.arange(13)
+    owner = np.repeat(np.arange(1, 5), [2, 3, 3, 5])
+    zero_based = owner[np.argsort((j * (1 / PHI)) % 1.0, kind="stable")].tolist()
+    rotation = next((r for r in range(13) if zero_based[r:] + zero_based[:r] == printed), None)
+    return Outcome.judge(got == printed, f"computed {got} (points j = 1..F_k) vs printed {printed}; with the printed j = 0..F_k-1 the cycle is "
+                                         f"{zero_based}, the printed cycle rotated by {rotation} (same cyclic schedule, same cost)", computed=str(got))
+
+
+@claim("liu-nain.sched.golden.example-k", source=Source("liu-nain", "§1.3.4", "example: 'Let k = 8 so that F_k = 13'"), method=Method.SYMBOLIC,
+       statement="Under the printed Binet formula F_k = (phi^k - (1-phi)^k)/sqrt5, k = 8 gives F_k = 13.")
+def _example_k():
+    binet = [sp.nsimplify(sp.expand((PHI_S**k - (1 - PHI_S) ** k) / sp.sqrt(5))) for k in range(10)]
+    k13 = binet.index(13)
+    if binet[8] != 13 and k13 == 7:
+        return Outcome.erratum_(f"Binet F_0..F_9 = {binet}: F_7 = 13, F_8 = 21",
+                                printed="k = 8 so that F_k = 13", corrected="k = 7 so that F_k = 13 (F_0 = 0, F_1 = 1)",
+                                evidence="exact evaluation of the printed Binet formula in SymPy", computed=str(k13))
+    return Outcome.judge(binet[8] == 13, f"Binet F_8 = {binet[8]}")
+
+
+@claim(f"{P}.golden.apportionment", source=src("definition of gamma(k, N)"), method=Method.FLOAT,
+       statement="floor(x_i F_k) <= M_i <= ceil(x_i F_k), sum M_i = F_k, and the schedule realises M_i accesses of page i per cycle.")
+def _apportion():
+    rng = np.random.default_rng(51)
+    bad, cases = [], 0
+    for _ in range(60):
+        N = int(rng.integers(1, 40))
+        x = rng.dirichlet(np.full(N, 0.7))
+        k = s.default_k(x) if x.min() > 1e-6 else None
+        if k is None or k > 30:
+            continue
+        sch = s.golden_schedule(x, k)
+        M = sch.counts
+        cases += 1
+        ok = (M.sum() == sch.F and np.all(M >= np.floor(x * sch.F)) and np.all(M <= np.ceil(x * sch.F))
+              and np.array_equal(np.bincount(sch.sequence, minlength=N), M))
+        if not ok:
+            bad.append((N, k))
+    return Outcome.judge(not bad and cases > 30, f"{cases} random frequency vectors: all bounds, sums and realised counts hold; failures {bad[:3]}")
+
+
+def _distance_check(bracket) -> tuple[int, int, list]:
+    rng = np.random.default_rng(52)
+    pages, bad = 0, []
+    for _ in range(25):
+        N = int(rng.integers(2, 25))
+        x = rng.dirichlet(np.ones(N))
+        if x.min() < 1e-4:
+            continue
+        k = int(rng.integers(18, 24))
+        sch = s.golden_schedule(x, k)
+        pg, dist = s.interaccess_distances(sch.sequence, N)
+        for i in range(N):
+            f = sch.counts[i] / sch.F
+            j = bracket(f)
+            allowed = {s.fibonacci(j + n) for n in range(3)} if j >= 0 else set()
+            got = set(np.unique(dist[pg == i]).tolist())
+            pages += 1
+            if not got <= allowed:
+                bad.append((round(float(f), 4), j, sorted(got)))
+    return pages, len(bad), bad
+
+
+@claim(f"{P}.golden.distances", source=src("after the definition of gamma(k, N)"), method=Method.FLOAT,
+       statement="The inter-access distances of page i lie in {F_j, F_j+1, F_j+2} with j_i = floor(ln_phi x_i).")
+def _distances_coffman():
+    printed = lambda f: math.floor(math.log(f) / math.log(PHI))  # noqa: E731
+    n, nbad, bad = _distance_check(printed)
+    n2, nbad2, bad2 = _distance_check(s.golden_bracket)
+    if nbad and not nbad2:
+        return Outcome.erratum_(f"printed j fails for {nbad}/{n} pages (e.g. f, j, distances = {bad[:2]}); j = ceil(log_phi(1/f)) holds for all {n2}",
+                                printed="j_i = floor(ln_phi x_i)", corrected="j_i = ceil(log_phi(1/x_i)) = -floor(ln_phi x_i)",
+                                evidence="inter-access distances of exact golden-ratio schedules, 25 random frequency vectors, k = 18..23")
+    return Outcome.judge(nbad == 0, f"printed j: {nbad}/{n} pages fail; corrected j: {nbad2}/{n2} fail {bad2[:2]}")
+
+
+@claim("liu-nain.sched.golden.distances", source=Source("liu-nain", "§1.3.4", "d_m^i in {F_j, F_j+1, F_j+2}"), method=Method.FLOAT,
+       statement="The inter-access distances of page i lie in {F_j, F_j+1, F_j+2} with j_i = ceil(ln_phi f_i).")
+def _distances_ln():
+    printed = lambda f: math.ceil(math.log(f) / math.log(PHI))  # noqa: E731
+    n, nbad, bad = _distance_check(printed)
+    alt = lambda f: -math.ceil(math.log(f) / math.log(PHI))  # noqa: E731 - the printed magnitude, sign flipped
+    na, nbada, _ = _distance_check(alt)
+    n2, nbad2, bad2 = _distance_check(s.golden_bracket)
+    if nbad and not nbad2:
+        return Outcome.erratum_(f"printed j fails for {nbad}/{n} pages (e.g. {bad[:2]}); even |ceil(ln_phi f)| = j - 1 fails for {nbada}/{na}; "
+                                f"j = ceil(log_phi(1/f)) holds for all {n2}",
+                                printed="j_i = ceil(ln_phi f_i)", corrected="j_i = ceil(log_phi(1/f_i)) = -floor(ln_phi f_i)",
+                                evidence="inter-access distances of exact golden-ratio schedules, 25 random frequency vectors, k = 18..23")
+    return Outcome.judge(nbad == 0, f"printed j: {nbad}/{n} pages fail; corrected j: {nbad2}/{n2} fail {bad2[:2]}")
+
+
+@claim(f"{P}.golden.limit-formula", source=src("C(gamma(N)) := lim_k C(gamma(k, N))"), method=Method.FLOAT,
+       statement="The printed limit formula for C(gamma(N)) (with j_i = ceil(log_phi(1/x_i))) is the k -> infinity limit of the exact cost of gamma(k, N).")
+def _limit_formula():
+    rng = np.random.default_rng(53)
+    rows, ok = [], True
+    for X in (Deterministic(1.0), Exponential(1.0), Gamma(2.0, 2.0)):
+        N = int(rng.integers(3, 12))
+        mu = np.exp(rng.uniform(-2, 0.5, N))
+        p = s.make_problem(mu, X)
+        lim = s.golden_limit_cost(p)
+        errs = []
+        for k in (16, 22, 28):
+            sch = s.golden_schedule(s.optimal_frequencies(p).frequencies, k)
+            errs.append(abs(s.cyclic_cost(sch.sequence, p).cost - lim))
+        ok &= errs[-1] < 1e-4 * lim and errs[-1] < errs[0]
+        rows.append(f"{type(X).__name__} N={N}: formula {lim:.7f}, |exact - formula| at k=16,22,28: " + ", ".join(f"{e:.1g}" for e in errs))
+    return Outcome.judge(ok, "; ".join(rows))
+
+
+# --- Theorem 5.1 and Corollary 5.1 -----------------------------------------------------
+
+def _adversarial_rows(q: float, js=range(8, 14), k: int = 26):
+    out = []
+    for j in js:
+        N = adversarial_N(j)
+        C, Cs, B = golden_ratio_instance(np.full(N, q / N), Deterministic(1.0), k)
+        out.append((N, C, Cs, B))
+    return out
+
+
+@claim(f"{P}.thm-5.1", source=src("Theorem 5.1, (18)"), method=Method.FLOAT,
+       statement="limsup_N C(gamma(N)) <= c0{mu - nu + nu(1 - 1/phi) e^(-mu phi/(nu sqrt5)) + (nu/phi) e^(-mu phi^2/(nu sqrt5))}, checked on exact golden-ratio schedules.")
+def _thm_5_1():
+    rows = _adversarial_rows(0.01) + _adversarial_rows(1.0, js=(10, 12, 13))
+    worst = max(rows, key=lambda r: r[1] / r[3])
+    rng = np.random.default_rng(54)
+    rnd_over, rnd_n, rnd_max = 0, 0, 0.0
+    for _ in range(12):
+        N = int(rng.integers(200, 1500))
+        q = float(np.exp(rng.uniform(-4, 1)))
+        w = np.exp(rng.normal(0, 1, N))
+        C, Cs, B = golden_ratio_instance(w / w.sum() * q, Exponential(1.0), 26)
+        rnd_n += 1
+        rnd_over += C > B
+        rnd_max = max(rnd_max, C / B)
+    ok = all(C <= B for _, C, _, B in rows)
+    detail = (f"equal pages, X = 1, k = 26, N = round(2 phi^(j-2)): exact C(gamma(k,N)) / RHS(18) = "
+              + ", ".join(f"N={N}: {C / B:.4f}" for N, C, _, B in rows)
+              + f"; worst N={worst[0]}, q={'0.01' if worst in rows[:6] else '1'}: exact C = {worst[1]:.6g} > (18) = {worst[3]:.6g}. "
+              f"Random lognormal rates (N=200..1500, exp X): {rnd_over}/{rnd_n} exceed (18), max ratio {rnd_max:.4f}. "
+              "The printed limit formula for C(gamma(N)) itself gives these values: (18) holds only for x_i at the ends of a Fibonacci bracket.")
+    return Outcome.judge(ok, detail)
+
+
+@claim(f"{P}.thm-5.1.proof-inequality", source=src("proof of Theorem 5.1"), method=Method.FLOAT,
+       statement="C(gamma(N)) <= c0 mu - c0 nu{1 - sum x_i[(1 - 1/phi) t^phi + (1/phi) t^(phi^2)]}, t = h_i^(1/(x_i sqrt5)).")
+def _thm_5_1_ineq():
+    rows, ok = [], True
+    for N in (10, 36, 58, 94):
+        for q in (0.05, 1.0):
+            p = s.make_problem(np.full(N, q / N), Deterministic(1.0))
+            x = np.full(N, 1.0 / N)
+            lim = s.golden_limit_cost(p, x)
+            t = p.h ** (1 / (x * math.sqrt(5)))
+            rhs = p.mu - p.nu * (1 - float(np.sum(x * ((1 - 1 / PHI) * t**PHI + t ** (PHI**2) / PHI))))
+            ok &= lim <= rhs * (1 + 1e-12)
+            rows.append(f"N={N} q={q}: C(gamma(N)) = {lim:.6g} vs bound {rhs:.6g}")
+    return Outcome.judge(ok, "; ".join(rows) + " (limit formula of §5 with equal pages)")
+
+
+@claim(f"{P}.cor-5.1", source=src("Corollary 5.1, (19)"), method=Method.FLOAT,
+       statement="limsup_N C(gamma(N))/C* <= 2 phi^2/5 < 1.05, checked on exact golden-ratio schedules over adversarial and random instances.")
+def _cor_5_1():
+    rows = _adversarial_rows(0.01)
+    ratios = [(N, C / Cs) for N, C, Cs, _ in rows]
+    rng = np.random.default_rng(55)
+    rnd = []
+    for _ in range(12):
+        N = int(rng.integers(200, 1500))
+        q = float(np.exp(rng.uniform(-4, 1)))
+        w = np.exp(rng.normal(0, 1, N))
+        C, Cs, _ = golden_ratio_instance(w / w.sum() * q, Exponential(1.0), 26)
+        rnd.append(C / Cs)
+    bound = 2 * PHI**2 / 5
+    worst = max(ratios, key=lambda r: r[1])
+    ok = max(r for _, r in ratios) <= bound and max(rnd) <= bound
+    return Outcome.judge(ok, f"bound 2phi^2/5 = {bound:.6f}. Exact C(gamma(26,N))/C*, N equal pages, X = 1, q = mu/nu = 0.01: "
+                             + ", ".join(f"N={N}: {r:.4f}" for N, r in ratios)
+                             + f". Worst: N={worst[0]}, ratio {worst[1]:.6f}. Random lognormal rates (exp X): {sum(r > bound for r in rnd)}/{len(rnd)} exceed, max {max(rnd):.4f}. "
+                             f"True worst case: sup over the bracket position s of lim_(q->0) G(q, s) = phi^5/10 = {g.WORST_PROFILE:.6f} at x_i = (phi^2/2) phi^-j "
+                             "(row cor-5.1.true-constant); 2phi^2/5 is the value only at the bracket ends s = 1, phi.")
+
+
+@claim(f"{P}.cor-5.1.true-constant", source=src("Corollary 5.1 (finding: the constant that holds)"), method=Method.SYMBOLIC, slow=True,
+       statement="(Finding) For N equal pages the k -> inf ratio tends to G(q, s); lim_(q->0) G(q, s) = 2 phi s (phi^2 - s)/5, maximal phi^5/10 ≈ 1.1090 at s = phi^2/2.")
+def _true_constant():
+    sv = sp.Symbol("s", positive=True)
+    lim = d.golden_profile_small_q()
+    ok_form = _zero(lim - 2 * PHI_S * sv * (PHI_S**2 - sv) / 5)
+    smax = sp.solve(sp.diff(lim, sv), sv)
+    ok_max = len(smax) == 1 and _zero(smax[0] - PHI_S**2 / 2) and _zero(lim.subs(sv, smax[0]) - PHI_S**5 / 10)
+    ends = [sp.nsimplify(sp.simplify(lim.subs(sv, v))) for v in (1, PHI_S)]
+    ok_ends = all(_zero(e - 2 * PHI_S**2 / 5) for e in ends)
+    # exact schedules approach it from below
+    N = adversarial_N(14)
+    C, Cs, _ = golden_ratio_instance(np.full(N, 1e-3 / N), Deterministic(1.0), 28)
+    ok_exact = C / Cs <= float(PHI_S**5 / 10) * (1 + 1e-9) and C / Cs > 1.105
+    grid = [float(gen.golden_profile(qv, sv_)) for qv in (1e-3, 0.1, 1.0, 3.0) for sv_ in np.linspace(1, PHI, 9)]
+    ok_grid = max(grid) <= float(PHI_S**5 / 10)
+    return Outcome.judge(ok_form and ok_max and ok_ends and ok_exact and ok_grid,
+                         f"lim_(q->0) G(q,s) = {sp.factor(lim)} == 2 phi s (phi^2 - s)/5: {ok_form}; maximiser s = phi^2/2 with value phi^5/10 = {float(PHI_S**5 / 10):.6f}: {ok_max}; "
+                         f"at s = 1 and phi it is 2phi^2/5: {ok_ends}; exact C(gamma(28, {N}))/C* at q = 1e-3 = {C / Cs:.6f}; G on a (q, s) grid never exceeds phi^5/10: {ok_grid}")
+
+
+@claim(f"{P}.cor-5.1.constant", source=src("Corollary 5.1, (19)"), method=Method.SYMBOLIC,
+       statement="2 phi^2/5 = (sqrt5 + 3)/5 < 1.05.")
+def _constant():
+    v = 2 * PHI_S**2 / 5
+    ok = _zero(v - (sp.sqrt(5) + 3) / 5) and bool(v < sp.Rational(105, 100))
+    return Outcome.judge(ok, f"2phi^2/5 = {sp.nsimplify(sp.expand(v))} = {float(v):.10f} < 1.05", computed=f"{float(v):.10f}")
+
+
+# --- the printed proof of Corollary 5.1, step by step ----------------------------------
+
+q = d.q
+
+
+def _PQ():
+    return sp.fraction(d.golden_H())
+
+
+@claim(f"{P}.cor-5.1.proof.H", source=src("proof of Corollary 5.1: H(q)"), method=Method.SYMBOLIC,
+       statement="H(q) is the ratio of the right side of (18) to (17) with q = mu/nu.")
+def _step_H():
+    ratio = d.golden_bound() / d.cstar_limit()
+    ok = _zero(ratio.subs(d.mu, q * d.nu) - d.golden_H())
+    return Outcome.judge(ok, f"(18)/(17) at mu = q nu minus H(q) simplifies to 0: {ok}")
+
+
+@claim(f"{P}.cor-5.1.proof.lhospital-1", source=src("proof of Corollary 5.1: first l'Hospital step"), method=Method.SYMBOLIC,
+       statement="P'(q)/Q'(q) = (1 - ((phi-1)/sqrt5) e^(-phi q/sqrt5) - (phi/sqrt5) e^(-phi^2 q/sqrt5)) / (1 - e^(-q)).")
+def _step_l1():
+    Pn, Qd = _PQ()
+    r5 = sp.sqrt(5)
+    printed_num = 1 - (PHI_S - 1) / r5 * sp.exp(-PHI_S * q / r5) - PHI_S / r5 * sp.exp(-PHI_S**2 * q / r5)
+    ok = _zero(sp.diff(Pn, q) - printed_num) and _zero(sp.diff(Qd, q) - (1 - sp.exp(-q))) and _zero(Pn.subs(q, 0)) and _zero(Qd.subs(q, 0))
+    return Outcome.judge(ok, f"P(0) = Q(0) = 0 and printed P', Q' match the derivatives: {ok}")
+
+
+@claim(f"{P}.cor-5.1.proof.lhospital-2", source=src("proof of Corollary 5.1: second l'Hospital step"), method=Method.SYMBOLIC,
+       statement="P''/Q'' = (((phi^2 - phi)/5) e^(-phi q/sqrt5) + (phi^3/5) e^(-phi^2 q/sqrt5)) / e^(-q), and P'(0) = Q'(0) = 0.")
+def _step_l2():
+    Pn, Qd = _PQ()
+    r5 = sp.sqrt(5)
+    printed_num = (PHI_S**2 - PHI_S) / 5 * sp.exp(-PHI_S * q / r5) + PHI_S**3 / 5 * sp.exp(-PHI_S**2 * q / r5)
+    ok = (_zero(sp.diff(Pn, q, 2) - printed_num) and _zero(sp.diff(Qd, q, 2) - sp.exp(-q))
+          and _zero(sp.diff(Pn, q).subs(q, 0)) and _zero(sp.diff(Qd, q).subs(q, 0)))
+    return Outcome.judge(ok, f"second derivatives match and first derivatives vanish at 0: {ok}")
+
+
+@claim(f"{P}.cor-5.1.proof.limit", source=src("proof of Corollary 5.1: lim H = (phi^2 - phi + phi^3)/5 = 2phi^2/5"), method=Method.SYMBOLIC,
+       statement="lim_(q->0) H(q) = (phi^2 - phi + phi^3)/5 = 2 phi^2/5.")
+def _step_limit():
+    lim = sp.limit(d.golden_H(), q, 0)
+    ok = _zero(lim - (PHI_S**2 - PHI_S + PHI_S**3) / 5) and _zero(lim - 2 * PHI_S**2 / 5)
+    return Outcome.judge(ok, f"limit by series: {sp.nsimplify(lim)} = {float(lim):.10f}")
+
+
+@claim(f"{P}.cor-5.1.proof.R", source=src("proof of Corollary 5.1: H' <= 0 iff R <= 0"), method=Method.SYMBOLIC,
+       statement="H'(q) = R(q)/Q(q)^2 with the printed R(q), Q(q) = q - 1 + e^(-q) > 0.")
+def _step_R():
+    Pn, Qd = _PQ()
+    r5 = sp.sqrt(5)
+    printed_R = ((1 - (PHI_S - 1) / r5 * sp.exp(-PHI_S * q / r5) - PHI_S / r5 * sp.exp(-PHI_S**2 * q / r5)) * (q - 1 + sp.exp(-q))
+                 - (q - 1 + (1 - 1 / PHI_S) * sp.exp(-PHI_S * q / r5) + sp.exp(-PHI_S**2 * q / r5) / PHI_S) * (1 - sp.exp(-q)))
+    ok = _zero(sp.diff(d.golden_H(), q) * Qd**2 - printed_R) and _zero(d.golden_R() - printed_R)
+    return Outcome.judge(ok, f"H' Q^2 == printed R: {ok}; Q > 0 for q > 0 since e^(-q) > 1 - q")
+
+
+@claim(f"{P}.cor-5.1.proof.identity", source=src("proof of Corollary 5.1: -R/q + e^(-q) = lambda1 e^(..) + lambda2 e^(..)"), method=Method.SYMBOLIC, slow=True,
+       statement="-R(q)/q + e^(-q) = lambda_1 e^(-phi q/sqrt5) + lambda_2 e^(-phi^2 q/sqrt5).")
+def _step_identity():
+    ok = _zero(sp.expand(-d.golden_R() / q - d.golden_D()))
+    pts = [float(-gen.golden_R(v) / v - gen.golden_D(v)) for v in (0.1, 1.0, 7.0)]
+    return Outcome.judge(ok and max(map(abs, pts)) < 1e-14, f"symbolic difference 0: {ok}; float residuals at q = 0.1, 1, 7: {pts}")
+
+
+@claim(f"{P}.cor-5.1.proof.lambda-sum", source=src("proof of Corollary 5.1: lambda_1 + lambda_2 = 1, 0 < lambda_1 <= 1"), method=Method.SYMBOLIC,
+       statement="lambda_1 + lambda_2 = 1 and 0 < lambda_1 <= 1 for q > 0 (using 1 - e^(-x) <= x).")
+def _step_lambda():
+    l1, l2 = d.golden_lambdas()
+    r5 = sp.sqrt(5)
+    c, k0 = 1 - 2 / r5, (r5 - 1) / (2 * r5)
+    # (1 - e^-q)/q lies in (0, 1), so lambda_1 in (k0, k0 + c) = (k0, phi^-2).
+    ok = _zero(l1 + l2 - 1) and bool(c > 0) and bool(k0 > 0) and _zero(c + k0 - 1 / PHI_S**2)
+    return Outcome.judge(ok, f"sum = 1: {_zero(l1 + l2 - 1)}; lambda_1 in ({float(k0):.4f}, {float(c + k0):.4f}] = (k0, phi^-2]")
+
+
+@claim(f"{P}.cor-5.1.proof.jensen", source=src("proof of Corollary 5.1: convexity step"), method=Method.FLOAT,
+       statement="lambda_1 e^(-phi q/sqrt5) + lambda_2 e^(-phi^2 q/sqrt5) >= e^(-y q), y = lambda_1 phi/sqrt5 + lambda_2 phi^2/sqrt5.")
+def _step_jensen():
+    qs = np.geomspace(1e-3, 50, 400)
+    l1 = (1 - 2 / math.sqrt(5)) * (-np.expm1(-qs)) / qs + (math.sqrt(5) - 1) / (2 * math.sqrt(5))
+    a, b = PHI / math.sqrt(5), PHI**2 / math.sqrt(5)
+    y = gen.golden_y(qs)
+    lhs = l1 * np.exp(-a * qs) + (1 - l1) * np.exp(-b * qs)
+    ok = bool(np.all(lhs >= np.exp(-y * qs) * (1 - 1e-14)))
+    return Outcome.judge(ok, f"holds on 400 points of [1e-3, 50] (Jensen, lambda_i >= 0): min lhs/e^(-yq) = {float(np.min(lhs / np.exp(-y * qs))):.6f}")
+
+
+@claim(f"{P}.cor-5.1.proof.y", source=src("proof of Corollary 5.1: 'It is simple to check that y < 1'"), method=Method.SYMBOLIC,
+       statement="y < 1, so e^(-yq) > e^(-q) and therefore -R(q)/q > 0.")
+def _step_y():
+    yq = d.golden_y()
+    y0 = sp.limit(yq, q, 0)
+    # y = a + lambda_2 (b - a) with b > a and lambda_2 = 1 - lambda_1 increasing in q (lambda_1 decreasing,
+    # as (1 - e^-q)/q is), so y > y(0+) = 1 for every q > 0.
+    g_ = (1 - sp.exp(-q)) / q
+    dg_neg = all(float(sp.diff(g_, q).subs(q, v)) < 0 for v in (0.01, 0.5, 2, 10, 40))
+    vals = [float(yq.subs(q, v)) for v in (0.01, 0.1, 1, 10, 100)]
+    if _zero(y0 - 1) and all(v > 1 for v in vals):
+        return Outcome.erratum_(f"y(0+) = {y0}, y(q) at q = 0.01, 0.1, 1, 10, 100: " + ", ".join(f"{v:.6f}" for v in vals)
+                                + f"; (1-e^-q)/q decreasing: {dg_neg}",
+                                printed="y < 1, hence lambda_1 e^(-a q) + lambda_2 e^(-b q) >= e^(-yq) > e^(-q)",
+                                corrected="y > 1 for every q > 0 (y(0+) = 1), so e^(-yq) < e^(-q) and this step proves nothing; "
+                                          "-R(q)/q > 0 nevertheless holds for all q > 0 (row cor-5.1.H-decreasing, interval certificate)",
+                                evidence="exact limit y(0+) = a + phi^-1 (b - a) = 1 and monotonicity of lambda_2; numeric values above")
+    return Outcome.judge(all(v < 1 for v in vals), f"y values {vals}")
+
+
+@claim(f"{P}.cor-5.1.H-decreasing", source=src("proof of Corollary 5.1: H decreasing in q > 0"), method=Method.INTERVAL,
+       statement="H(q) is decreasing on q > 0 (certified: D = -R/q > 0 on (0, inf) by arb interval arithmetic plus a proved tail bound).")
+def _H_decreasing():
+    Dq = d.golden_D()
+    ser = sp.series(Dq, q, 0, 4).removeO()
+    low = [sp.simplify(ser.coeff(q, n)) for n in range(3)]
+    d3 = sp.nsimplify(sp.simplify(ser.coeff(q, 3)))
+    low_ok = all(v == 0 for v in low) and float(d3) > 0
+    cert = g.certify_H_decreasing()
+    ok = cert.proved and low_ok
+    return Outcome.judge(ok, f"d_0 = d_1 = d_2 = 0 exactly, d_3 = {d3} = {float(d3):.6g} (SymPy): {low_ok}; certificate: proved={cert.proved}, "
+                             f"(0,{cert.q0}] by {cert.n_terms}-term Taylor enclosure on {cert.boxes_series} boxes (min D/q^3 >= {cert.min_lower_series:.3g}, tail <= {cert.tail_bound:.2g}), "
+                             f"[{cert.q0},{cert.Q}] by {cert.boxes_direct} balls (min D >= {cert.min_lower_direct:.3g}), [Q, inf) margin {cert.tail_margin:.3g}; "
+                             f"{cert.prec_bits}-bit arb, {cert.seconds:.2f} s", digits=None)
+
+
+@claim(f"{P}.cor-5.1.H-decreasing.grid", source=src("proof of Corollary 5.1: H decreasing in q > 0"), method=Method.NUMERIC_HP,
+       statement="R(q) = H'(q) Q(q)^2 < 0 on a dense grid of [1e-4, 60] at 120 digits (evidence; a second route to the certificate, not using the identity).")
+def _H_grid():
+    qs = np.geomspace(1e-4, 60, 300)
+    worst = -math.inf
+    with mpmath.workdps(120):
+        for v in qs:
+            qv = mpmath.mpf(float(v))
+            worst = max(worst, float(gen.golden_R_mp(qv) / qv**4))  # R ~ q^4 near 0
+    return Outcome.judge(worst < 0, f"max R(q)/q^4 over 300 points of [1e-4, 60] = {worst:.3g} (< 0)")
+
+
+# --- simulation --------------------------------------------------------------------
+
+@claim(f"{P}.simulation", source=src("(2), (3), (5)", "§2-§3"), method=Method.SIMULATION,
+       statement="Monte Carlo of Poisson page changes under a schedule reproduces the exact r_i of (3) + Lemma 3.1 (golden and random schedules).")
+def _simulation():
+    rng = np.random.default_rng(56)
+    rows, ok = [], True
+    for X in (Exponential(1.0), Uniform(0.2, 1.8)):
+        mu = np.array([0.2, 0.5, 1.0, 2.0])
+        p = s.make_problem(mu, X)
+        for name, seq in (("golden k=10", s.golden_schedule(s.optimal_frequencies(p).frequencies, 10).sequence),
+                          ("random K=15", np.r_[np.arange(4), rng.integers(0, 4, 11)])):
+            ex = s.cyclic_cost(seq, p)
+            sim = s.simulate(seq, p, 10000, seed=int(rng.integers(1 << 30)), batches=40)
+            z = np.abs(sim.rates - ex.rates) / sim.rates_stderr
+            ok &= bool(np.all(z <= SIMULATION_SIGMAS))
+            rows.append(f"{type(X).__name__} {name}: cost exact {ex.cost:.5f} vs sim {sim.cost:.5f}±{sim.cost_stderr:.1g}, max |z| = {z.max():.2f}")
+    return Outcome.judge(ok, "; ".join(rows))

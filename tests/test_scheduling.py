@@ -1,0 +1,139 @@
+"""Crawler scheduling (Coffman–Liu–Weber): solvers, policies, CLI."""
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from crawlmath.numeric import golden as g
+from crawlmath.numeric import scheduling as s
+from crawlmath.numeric.access_time import Deterministic, Exponential, Gamma, HyperExponential, Uniform
+from crawlmath.numeric.errors import InvalidInput, TooLarge
+
+LAWS = [Deterministic(1.0), Exponential(1.0), Gamma(2.0, 2.0), Uniform(0.2, 1.8), HyperExponential((0.3, 0.7), (0.4, 2.8))]
+
+rates_st = st.lists(st.floats(0.05, 4.0), min_size=1, max_size=6)
+law_st = st.sampled_from(LAWS)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rates_st, law_st, st.data())
+def test_any_cyclic_schedule_costs_at_least_cstar(rates, X, data):
+    p = s.make_problem(rates, X)
+    N = len(rates)
+    extra = data.draw(st.lists(st.integers(0, N - 1), max_size=12))
+    seq = np.array(list(range(N)) + extra)
+    seq = seq[np.array(data.draw(st.permutations(range(seq.size))))]
+    lb = s.optimal_frequencies(p)
+    assert s.cyclic_cost(seq, p).cost >= lb.lower_bound * (1 - 1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rates_st, law_st)
+def test_randomized_optimum_at_least_cstar(rates, X):
+    p = s.make_problem(rates, X)
+    assert s.randomized_optimal(p).lower_bound >= s.optimal_frequencies(p).lower_bound * (1 - 1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(0.05, 1.0), min_size=1, max_size=12), st.integers(10, 20))
+def test_golden_schedule_realises_counts(w, k):
+    x = np.array(w) / sum(w)
+    if (s.apportion(x, s.fibonacci(k)) == 0).any():  # a page with no access per cycle is refused
+        with pytest.raises(InvalidInput):
+            s.golden_schedule(x, k)
+        return
+    sch = s.golden_schedule(x, k)
+    assert sch.sequence.size == sch.F == s.fibonacci(k)
+    assert np.array_equal(np.bincount(sch.sequence, minlength=x.size), sch.counts)
+    assert np.all(sch.counts >= np.floor(x * sch.F)) and np.all(sch.counts <= np.ceil(x * sch.F))
+
+
+def test_golden_example_of_liu_nain():
+    assert (s.golden_sequence([2, 3, 3, 5]) + 1).tolist() == [4, 2, 4, 1, 3, 4, 2, 4, 1, 3, 4, 2, 3]
+    assert s.fibonacci(7) == 13
+
+
+def test_golden_integer_keys_match_float_order():
+    M = [5, 8, 13, 7, 11]
+    F = sum(M)
+    j = np.arange(1, F + 1)
+    owner = np.repeat(np.arange(5), M)
+    assert np.array_equal(owner[np.argsort((j / s.PHI) % 1.0)], s.golden_sequence(M))
+
+
+def test_golden_distances_use_corrected_bracket():
+    x = np.array([0.3, 0.2, 0.1, 0.05, 0.35])
+    sch = s.golden_schedule(x, 22)
+    pg, d = s.interaccess_distances(sch.sequence, 5)
+    for i in range(5):
+        j = s.golden_bracket(sch.counts[i] / sch.F)
+        assert set(np.unique(d[pg == i])) <= {s.fibonacci(j), s.fibonacci(j + 1), s.fibonacci(j + 2)}
+
+
+def test_closed_form_and_kkt_agree_when_weights_proportional():
+    p = s.make_problem([0.3, 1.0, 2.5], Gamma(2.0, 2.0), [0.6, 2.0, 5.0])  # c0 = 2
+    a = s.optimal_frequencies(p)
+    q = s.make_problem([0.3, 1.0, 2.5], Gamma(2.0, 2.0), [0.6, 2.0, 5.0 * (1 + 1e-7)])  # forces the KKT route
+    b = s.optimal_frequencies(q)
+    assert a.method.startswith("closed") and b.method.startswith("KKT")
+    assert np.allclose(a.frequencies, b.frequencies, atol=1e-6) and abs(a.lower_bound - b.lower_bound) < 1e-5
+    assert a.residual < 1e-12 and b.residual < 1e-9
+
+
+def test_cyclic_cost_matches_simulation():
+    p = s.make_problem([0.4, 1.0, 2.0], Exponential(1.0))
+    seq = s.golden_schedule(s.optimal_frequencies(p).frequencies, 9).sequence
+    ex = s.cyclic_cost(seq, p)
+    sim = s.simulate(seq, p, 3000, seed=3, batches=30)
+    assert np.all(np.abs(sim.rates - ex.rates) <= 5 * sim.rates_stderr)
+
+
+def test_golden_limit_formula_matches_exact_cost():
+    p = s.make_problem([0.2, 0.5, 1.0, 3.0], Deterministic(1.0))
+    lim = s.golden_limit_cost(p)
+    exact = s.cyclic_cost(s.golden_schedule(s.optimal_frequencies(p).frequencies, 25).sequence, p).cost
+    assert abs(lim - exact) < 1e-5 * lim
+
+
+def test_H_limit_and_certificate():
+    assert abs(float(g.H(1e-7)) - 2 * s.PHI**2 / 5) < 1e-6
+    assert float(g.H(1.0)) < float(g.H(0.5))
+    cert = g.certify_H_decreasing()
+    assert cert.proved and cert.tail_margin > 0
+
+
+@pytest.mark.parametrize("kwargs,arg", [
+    (dict(rates=[1.0, -1.0]), "rates"),
+    (dict(rates=[1.0, 2.0], weights=[1.0]), "weights"),
+    (dict(rates=[1.0, 2.0], weights=[1.0, 0.0]), "weights"),
+    (dict(rates=[]), "rates"),
+])
+def test_make_problem_validation(kwargs, arg):
+    with pytest.raises(InvalidInput) as e:
+        s.make_problem(kwargs["rates"], Exponential(1.0), kwargs.get("weights"))
+    assert e.value.argument == arg
+
+
+def test_sequence_validation():
+    p = s.make_problem([1.0, 2.0], Exponential(1.0))
+    with pytest.raises(InvalidInput, match="every page"):
+        s.cyclic_cost([0, 0], p)
+    with pytest.raises(InvalidInput, match="page indices"):
+        s.cyclic_cost([0, 2], p)
+    with pytest.raises(TooLarge):
+        s.golden_schedule([0.5, 0.5], 60)
+
+
+def test_cli_json_keys_and_errors(capsys):
+    from crawlmath.cli import main
+
+    assert main(["schedule", "--rates", "0.5,1,2", "--access", "exp:1", "--policy", "golden", "--k", "9", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {"frequencies", "lower_bound", "cost", "policy", "sequence"} <= set(out)
+    assert out["cost"] >= out["lower_bound"] and len(out["sequence"]) == 34
+    for bad in (["--rates", "0,1", "--access", "exp:1"], ["--rates", "1,2", "--weights", "1", "--access", "exp:1"],
+                ["--rates", "1,2", "--access", "gamma:1"]):
+        assert main(["schedule", *bad]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and err.startswith("crawlmath: error:")
