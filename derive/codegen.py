@@ -42,6 +42,8 @@ Regenerate with `crawlmath codegen`; `crawlmath codegen --check` fails when
 this file is stale.
 """
 import builtins
+import functools
+import math
 import operator
 
 import flint

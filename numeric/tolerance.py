@@ -10,6 +10,9 @@ relative unless the name says ``ABS``.
 - ``FLOAT_REL``: agreement between two independent float64 routes to the
   same number (e.g. two solvers).
 - ``HP_DIGITS``: significant digits a ``numeric-hp`` claim must certify.
+- ``SIMULATION_SIGMAS``: a simulated estimate agrees with an exact value when
+  within this many standard errors.
+- ``MDP_TIE_REL``: actions whose Q-values agree to this relative tolerance tie.
 - ``printed_tolerance(text)``: a value printed in a paper with d decimals is
   matched by any computed value that rounds to it, i.e. within half a unit
   of the last printed digit (plus a hair for binary representation).
@@ -27,6 +30,9 @@ STRUCTURE_ABS = 1e-10
 FLOAT_REL = 1e-9
 HP_DIGITS = 30
 SIMULATION_SIGMAS = 4.0
+# Two MDP actions whose Q-values agree to this (relative to max|h|) are a tie;
+# policy iteration then keeps the current action, so it terminates.
+MDP_TIE_REL = 1e-9
 
 
 def printed_tolerance(text: str) -> float:

@@ -1,17 +1,27 @@
-"""``crawlmath codegen``: emit numeric/generated/ from the SymPy derivations."""
+"""``crawlmath codegen``: emit numeric/generated/ from the SymPy derivations,
+or export the same formulas as C99 or LaTeX."""
 from __future__ import annotations
+
+from pathlib import Path
 
 from ._common import print_json
 
 NAME = "codegen"
-HELP = "Emit numeric/generated/ from the SymPy derivations in derive/ (--check: fail if stale)."
+HELP = "Emit numeric/generated/ from the SymPy derivations in derive/ (--check: fail if stale); --lang c|latex exports them."
 EXAMPLE = """
 crawlmath codegen            # rewrite stale generated modules (atomically)
 crawlmath codegen --check    # exit 1 if the committed code differs from the derivations
+crawlmath codegen --lang c --out build/c          # C99 header + source per model, and crawlmath_eval.c
+gcc -std=c99 -O2 build/c/*.c -lm -o build/c/eval && echo 'crawlmath_static_mm1k_cost 0.9 0.5 10 1' | build/c/eval
+crawlmath codegen --lang latex --out build/tex    # one equation per formula; formulas.tex inputs them all
 """
+
+DEFAULT_OUT = {"c": "codegen-c", "latex": "codegen-latex"}
 
 
 def add_arguments(p):
+    p.add_argument("--lang", choices=("python", "c", "latex"), default="python", help="python (default: numeric/generated/), c (header + source) or latex")
+    p.add_argument("--out", metavar="DIR", help="output folder (python: numeric/generated/; c: ./codegen-c; latex: ./codegen-latex)")
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 when a generated file is stale, missing or orphaned")
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -19,6 +29,39 @@ def add_arguments(p):
 def run(args) -> int:
     from ..derive import codegen
 
+    if args.lang == "python" and args.out is None:
+        return _run_python(args, codegen)
+    return _run_export(args)
+
+
+def _run_export(args) -> int:
+    from ..derive import codegen, export
+
+    out = Path(args.out or DEFAULT_OUT[args.lang])
+    modules = {m: codegen.formulas_of(m) for m in codegen.derivation_modules()}
+    files = export.expected_files(args.lang, out, modules)
+    skipped = export.unsupported(modules) if args.lang == "c" else []
+    notes = [f"not exported to C: {m}.{n}: {why}" for m, n, why in skipped]
+    if args.check:
+        stale = export.stale(files)
+        if args.json:
+            print_json({"clean": not stale, "stale": [str(p) for p in stale], "unsupported": notes})
+        else:
+            for p in stale:
+                print(f"stale: {p}")
+            print(f"{args.lang} export in {out} is " + ("up to date" if not stale else "stale; run without --check"))
+        return 0 if not stale else 1
+    touched = export.write(files)
+    if args.json:
+        print_json({"lang": args.lang, "out": str(out), "written": [str(p) for p in touched], "files": [str(p) for p in files], "unsupported": notes})
+    else:
+        print("\n".join(f"wrote {p}" for p in touched) or f"{args.lang} export in {out} is up to date")
+        for n in notes:
+            print(n)
+    return 0
+
+
+def _run_python(args, codegen) -> int:
     if args.check:
         st = codegen.check()
         report = {"clean": st.clean, "changed": [str(p) for p in st.changed], "missing": [str(p) for p in st.missing], "orphaned": [str(p) for p in st.orphaned]}

@@ -241,12 +241,21 @@ def _cor_5_1():
         rnd.append(C / Cs)
     bound = 2 * PHI**2 / 5
     worst = max(ratios, key=lambda r: r[1])
-    ok = max(r for _, r in ratios) <= bound and max(rnd) <= bound
-    return Outcome.judge(ok, f"bound 2phi^2/5 = {bound:.6f}. Exact C(gamma(26,N))/C*, N equal pages, X = 1, q = mu/nu = 0.01: "
-                             + ", ".join(f"N={N}: {r:.4f}" for N, r in ratios)
-                             + f". Worst: N={worst[0]}, ratio {worst[1]:.6f}. Random lognormal rates (exp X): {sum(r > bound for r in rnd)}/{len(rnd)} exceed, max {max(rnd):.4f}. "
-                             f"True worst case: sup over the bracket position s of lim_(q->0) G(q, s) = phi^5/10 = {g.WORST_PROFILE:.6f} at x_i = (phi^2/2) phi^-j "
-                             "(row cor-5.1.true-constant); 2phi^2/5 is the value only at the bracket ends s = 1, phi.")
+    observed = max(max(r for _, r in ratios), max(rnd))
+    detail = (f"bound 2phi^2/5 = {bound:.6f}. Exact C(gamma(26,N))/C*, N equal pages, X = 1, q = mu/nu = 0.01: "
+              + ", ".join(f"N={N}: {r:.4f}" for N, r in ratios)
+              + f". Worst: N={worst[0]}, ratio {worst[1]:.6f}. Random lognormal rates (exp X): {sum(r > bound for r in rnd)}/{len(rnd)} exceed, max {max(rnd):.4f}.")
+    if observed <= bound:
+        return Outcome.passed(detail)
+    if observed <= g.WORST_PROFILE * (1 + 1e-9):
+        return Outcome.erratum_(
+            detail,
+            printed="limsup_N C(gamma(N))/C* <= 2 phi^2/5 ~ 1.0472 < 1.05",
+            corrected=f"limsup_N C(gamma(N))/C* <= phi^5/10 ~ {g.WORST_PROFILE:.6f} (approached as q -> 0 at x_i = (phi^2/2) phi^-j)",
+            evidence=f"exact golden-ratio schedules reach {observed:.6f} > 2phi^2/5; every ratio tested stays <= phi^5/10; "
+                     "lim_(q->0) G(q, s) = 2 phi s (phi^2 - s)/5 equals 2phi^2/5 only at the bracket ends s = 1, phi "
+                     "and peaks at phi^5/10 (row cor-5.1.true-constant)")
+    return Outcome.failed(detail + f" Even phi^5/10 = {g.WORST_PROFILE:.6f} is exceeded: {observed:.6f}.")
 
 
 @claim(f"{P}.cor-5.1.true-constant", source=src("Corollary 5.1 (finding: the constant that holds)"), method=Method.SYMBOLIC, slow=True,

@@ -1,0 +1,62 @@
+"""``crawlmath report``: run the registry and write the verification report
+(index.html + report.md + results.json + PNG figures) atomically."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ._common import Progress, print_json
+
+NAME = "report"
+HELP = "Write the verification report (index.html, report.md, PNG figures) into --out DIR; exit 1 if a claim FAILs."
+EXAMPLE = """
+crawlmath report --out report                       # every claim and every figure
+crawlmath report --out /tmp/r --only liu-nain.static --quick --no-figures
+crawlmath report --out report --json                # summary as JSON (figures, counts, folder)
+"""
+
+
+def add_arguments(p):
+    p.add_argument("--out", metavar="DIR", required=True, help="report folder (replaced atomically; a failed run leaves the old one)")
+    p.add_argument("--only", metavar="PREFIX", action="append", default=[], help="claims whose id starts with PREFIX (repeatable)")
+    p.add_argument("--quick", action="store_true", help="skip claims marked slow")
+    p.add_argument("--figures", dest="figures", action="store_true", default=True, help="draw the papers' figures (default)")
+    p.add_argument("--no-figures", dest="figures", action="store_false", help="skip the figures (listed as not generated)")
+    p.add_argument("--json", action="store_true", help="print a JSON summary instead of text")
+
+
+def run(args) -> int:
+    from ..numeric.errors import InvalidInput
+    from ..proofs.registry import select
+    from ..report import figures as figs
+    from ..report.build import build
+
+    claims = select(args.only, quick=args.quick)
+    if not claims:
+        raise InvalidInput("--only", "matches no claim id", value=",".join(args.only))
+    selection = ("claims " + ", ".join(f"{p}*" for p in args.only) if args.only else "all claims") + (" (quick: slow claims skipped)" if args.quick else "")
+    show = not args.json or sys.stderr.isatty()
+    # every paper's figures for a full report; with --only, those of the papers named
+    papers = {p.split(".", 1)[0] for p in args.only} or None
+    specs = figs.all_figures(papers) if args.figures else None
+    data = build(
+        Path(args.out), claims, figures=args.figures, figure_specs=specs, selection=selection,
+        progress=Progress("report: claims", enabled=show), figure_progress=Progress("report: figures", enabled=show),
+    )
+    out = Path(args.out)
+    counts = data.counts
+    missing = [f for f in data.figures if f.file is None]
+    if args.json:
+        print_json({
+            "out": str(out), "index": str(out / "index.html"), "markdown": str(out / "report.md"),
+            "counts": {k: counts[k] for k in ("PASS", "FAIL", "ERRATUM")},
+            "figures": [f.as_json() for f in data.figures], "figures_enabled": data.figures_enabled,
+        })
+    else:
+        print(f"{len(data.results)} claims: {counts['PASS']} PASS, {counts['ERRATUM']} ERRATUM, {counts['FAIL']} FAIL")
+        if data.figures_enabled:
+            print(f"{len(data.figures) - len(missing)} figures drawn, {len(missing)} not generated")
+            for f in missing:
+                print(f"  not generated: {f.spec.id}: {f.reason}")
+        print(f"wrote {out / 'index.html'} and {out / 'report.md'}")
+    return 1 if counts["FAIL"] else 0

@@ -1,0 +1,979 @@
+"""Dynamic crawler activation: the average-cost MDP of Liu–Nain (2005, §1.2.2).
+
+Notation of the paper: K the buffer size (including the page in service),
+N the number of available crawlers, each active crawler brings pages at rate
+``lam`` (λ), pages are indexed at rate ``mu`` (μ), ``gamma`` (γ) weighs the
+starvation probability against the loss rate.  The process is uniformised at
+ν = λN + μ; a state x = (q, r, s) is the queue length q and the number r of
+active crawlers just *before* a decision epoch of type s (0 departure,
+1 arrival, 2 fictitious).  The one-step cost is (1.13)
+c(x) = γ·1(q = 0) + ν·1(q = K, s = 1), whatever the action.
+
+The transition law, worked out from the prose of §1.2.2 (the arriving crawler
+is deactivated and the action a = 1 reactivates it; at a departure a = 1
+activates one more crawler if any is available):
+
+- departure, s = 0: (q, r) -> (q − 1, min(r + a, N));
+- arrival, s = 1: (q, r) -> (min(q + 1, K), r − 1 + a);
+- fictitious, s = 2: (q, r) unchanged (only a = 0 allowed);
+
+and the type of the next epoch is a departure w.p. μ·1(q' > 0)/ν, an arrival
+w.p. λr'/ν and fictitious otherwise, where (q', r') is the post-decision
+state.  The printed (1.14) and (1.15) differ from this; see
+:func:`printed_row_sums` and :func:`printed_successors_outside`.
+
+Solvers: :func:`relative_value_iteration` (Proposition 6, with its stopping
+rule), :func:`policy_iteration` (exact policy evaluation by sparse LU),
+:func:`gain_hp` (≥ 30 digits by mixed-precision iterative refinement) and
+:func:`gain_exact` (exact rationals on the continuous-time chain, python-flint).
+
+>>> m = CrawlerMDP(lam=0.1, mu=1, K=5, N=16, gamma=1)
+>>> res = policy_iteration(m)
+>>> round(res.gain, 5)
+0.20907
+>>> res.n_min, res.n_max
+(4, 14)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sps
+import scipy.sparse.csgraph as csgraph
+import scipy.sparse.linalg as spla
+
+from . import static_mm1k
+from .errors import InvalidInput, SolverError, TooLarge
+from .generated import static_mm1k as static_gen
+from .tolerance import MDP_TIE_REL as TIE_REL, STRUCTURE_ABS
+from .validate import require_int, require_open_unit, require_positive
+
+MAX_STATES = 2_000_000  # 3(K+1)(N+1) above this is refused up front
+RVI_STOP = 1e-5  # the stopping threshold of Prop. 6 as used in §1.2.2-1.2.3
+
+
+# ---------------------------------------------------------------- the model
+
+
+@dataclass(frozen=True)
+class CrawlerMDP:
+    """One instance (λ, μ, K, N, γ) of the MDP, with its state space X,
+    action sets A_x, cost (1.13) and sparse transition matrices P(0), P(1).
+
+    Rates are kept as given (floats) and as exact fractions of their decimal
+    text (``Fraction(str(x))``) for the exact and high-precision routes.
+    """
+
+    lam: float
+    mu: float
+    K: int
+    N: int
+    gamma: float
+    law: str = "corrected"  # or "printed-1.14": arrival prob λr/ν with the pre-decision r after a departure
+
+    def __post_init__(self):
+        if self.law not in ("corrected", "printed-1.14"):
+            raise InvalidInput("law", "must be 'corrected' or 'printed-1.14'", value=self.law)
+        require_positive(self.lam, "lam")
+        require_positive(self.mu, "mu")
+        require_positive(self.gamma, "gamma")
+        object.__setattr__(self, "K", require_int(self.K, "K", minimum=2))
+        object.__setattr__(self, "N", require_int(self.N, "N", minimum=1))
+        if 3 * (self.K + 1) * (self.N + 1) > MAX_STATES:
+            raise TooLarge("N", f"3(K+1)(N+1) states must be <= {MAX_STATES}", value=self.N)
+
+    # -- exact parameters
+    def exact(self, name: str) -> Fraction:
+        return Fraction(str(getattr(self, name)))
+
+    @property
+    def nu(self) -> float:
+        """ν = λN + μ, the uniformisation rate."""
+        return self.lam * self.N + self.mu
+
+    # -- state space
+    @cached_property
+    def states(self) -> np.ndarray:
+        """X as an (n, 3) integer array of (q, r, s), lexicographic order."""
+        q, r, s = np.meshgrid(np.arange(self.K + 1), np.arange(self.N + 1), np.arange(3), indexing="ij")
+        q, r, s = q.ravel(), r.ravel(), s.ravel()
+        keep = ~(((q == 0) & (r == 0) & (s == 2)) | ((q == 0) & (s == 0)) | ((r == 0) & (s == 1)))
+        return np.stack([q[keep], r[keep], s[keep]], axis=1)
+
+    @cached_property
+    def index(self) -> np.ndarray:
+        """index[q, r, s] = position in X, or -1 for a triple outside X."""
+        idx = np.full((self.K + 1, self.N + 1, 3), -1, dtype=np.int64)
+        q, r, s = self.states.T
+        idx[q, r, s] = np.arange(len(q))
+        return idx
+
+    @property
+    def n(self) -> int:
+        return len(self.states)
+
+    def state_index(self, q: int, r: int, s: int) -> int:
+        i = int(self.index[q, r, s]) if 0 <= q <= self.K and 0 <= r <= self.N and 0 <= s <= 2 else -1
+        if i < 0:
+            raise InvalidInput("state", "is not in X", value=(q, r, s))
+        return i
+
+    @cached_property
+    def allowed(self) -> np.ndarray:
+        """(n, 2) boolean: allowed[x, a] iff a ∈ A_x."""
+        q, r, s = self.states.T
+        a0 = ~((q == 1) & (r == 0) & (s == 0))
+        a1 = s != 2
+        return np.stack([a0, a1], axis=1)
+
+    @cached_property
+    def cost(self) -> np.ndarray:
+        """c(x) = γ 1(q=0) + ν 1(q=K, s=1)  (1.13)."""
+        q, r, s = self.states.T
+        return self.gamma * (q == 0) + self.nu * ((q == self.K) & (s == 1))
+
+    def post_decision(self, a: int) -> tuple[np.ndarray, np.ndarray]:
+        """(q', r') after action ``a`` in every state (the corrected law)."""
+        q, r, s = self.states.T
+        qp = np.where(s == 0, q - 1, np.where(s == 1, np.minimum(q + 1, self.K), q))
+        rp = np.where(s == 0, np.minimum(r + a, self.N), np.where(s == 1, r - 1 + a, r))
+        return qp, rp
+
+    @cached_property
+    def successors(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        """Per action a: (idx, prob), each (n, 3) — the next epoch is a
+        departure, an arrival or fictitious.  Missing successors carry
+        probability 0 and point at state 0; a disallowed action points at
+        its own state with probability 1 (never used)."""
+        out = []
+        for a in (0, 1):
+            qp, rp = self.post_decision(a)
+            qp_c, rp_c = np.clip(qp, 0, self.K), np.clip(rp, 0, self.N)
+            p_dep = self.mu * (qp_c > 0) / self.nu
+            r_rate = np.where(self.states[:, 2] == 0, self.states[:, 1], rp_c) if self.law == "printed-1.14" else rp_c
+            p_arr = self.lam * r_rate / self.nu
+            # 1 − p_dep − p_arr written without cancellation, so it is exactly 0 when r' = N, q' > 0
+            p_fic = (self.lam * (self.N - r_rate) + self.mu * (qp_c == 0)) / self.nu
+            prob = np.stack([p_dep, p_arr, p_fic], axis=1)
+            idx = np.stack([self.index[qp_c, rp_c, s] for s in (0, 1, 2)], axis=1)
+            bad = ~self.allowed[:, a]
+            prob[bad] = [1.0, 0.0, 0.0]
+            idx[bad] = np.arange(self.n)[bad, None]
+            absent = idx < 0
+            if np.any(absent & (prob > 0)):
+                i, j = map(int, np.argwhere(absent & (prob > 0))[0])
+                raise SolverError(f"transition from {tuple(self.states[i])} under a={a} leaves X (column {j})")
+            idx[absent] = 0
+            prob[absent] = 0.0
+            out.append((idx, prob))
+        return tuple(out)
+
+    def matrix(self, a: int) -> sps.csr_matrix:
+        """P(a) as a sparse n×n matrix (rows of disallowed actions: identity)."""
+        idx, prob = self.successors[a]
+        rows = np.repeat(np.arange(self.n), 3)
+        m = sps.csr_matrix((prob.ravel(), (rows, idx.ravel())), shape=(self.n, self.n))
+        m.sum_duplicates()
+        return m
+
+    @cached_property
+    def P(self) -> tuple[sps.csr_matrix, sps.csr_matrix]:
+        return self.matrix(0), self.matrix(1)
+
+    def policy_arrays(self, policy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(idx, prob), each (n, 3): the successors of every state under π."""
+        pick = self.check_policy(policy)[:, None] == 1
+        (i0, p0), (i1, p1) = self.successors
+        return np.where(pick, i1, i0), np.where(pick, p1, p0)
+
+    def policy_matrix(self, policy: np.ndarray) -> sps.csr_matrix:
+        """P(π) for a pure stationary policy given as an action per state."""
+        idx, prob = self.policy_arrays(policy)
+        rows = np.repeat(np.arange(self.n), 3)
+        m = sps.csr_matrix((prob.ravel(), (rows, idx.ravel())), shape=(self.n, self.n))
+        m.sum_duplicates()
+        m.eliminate_zeros()
+        return m
+
+    def check_policy(self, policy) -> np.ndarray:
+        p = np.asarray(policy)
+        if p.shape != (self.n,):
+            raise InvalidInput("policy", f"must have one action per state ({self.n})", value=p.shape)
+        for a in (0, 1):
+            bad = np.flatnonzero((p == a) & ~self.allowed[:, a])
+            if bad.size:
+                raise InvalidInput("policy", f"action {a} is not in A_x", value=tuple(self.states[bad[0]]), entry=int(bad[0]))
+        if np.any((p != 0) & (p != 1)):
+            raise InvalidInput("policy", "actions must be 0 or 1")
+        return p.astype(np.int64)
+
+    def static_policy(self) -> np.ndarray:
+        """π_N: always (re)activate, i.e. a = 1 wherever allowed (§1.2.2)."""
+        return self.allowed[:, 1].astype(np.int64)
+
+    def cap_policy(self, cap: int) -> np.ndarray:
+        """Keep min(N, cap) crawlers: (re)activate iff the result is <= cap.
+        Unichain; the static policy of an N = cap system, used to start
+        policy iteration when N is large."""
+        q, r, s = self.states.T
+        pol = np.where(s == 0, r < cap, np.where(s == 1, r <= cap, False)).astype(np.int64)
+        return np.where(self.allowed[:, 0], pol, 1)
+
+    def q_values(self, h: np.ndarray) -> np.ndarray:
+        """(n, 2): c(x) + Σ p_{x,x'}(a) h(x'), +inf for a ∉ A_x."""
+        Q = np.empty((self.n, 2))
+        for a in (0, 1):
+            idx, prob = self.successors[a]
+            Q[:, a] = self.cost + (prob * h[idx]).sum(axis=1)
+        Q[~self.allowed] = np.inf
+        return Q
+
+    def T(self, h: np.ndarray) -> np.ndarray:
+        """The dynamic-programming operator T of Proposition 6."""
+        return self.q_values(h).min(axis=1)
+
+    def default_reference(self) -> int:
+        """x̂ = (0, N, 2): the empty queue with every crawler active (a
+        state every optimal policy visits is not needed; any x̂ works)."""
+        return self.state_index(0, self.N, 2)
+
+
+# ---------------------------------------------------- results of the solvers
+
+
+@dataclass(frozen=True)
+class SwitchingCurves:
+    """π(q, r, s) = 1(q ≤ f_s(r)) for s = 0, 1 when ``monotone`` (Liu–Nain
+    §1.2.2, after Fig. 1.7).  f_s(r) is None where no state (·, r, s) exists;
+    −1 (s = 1) or 0 (s = 0) means "never activate"."""
+
+    f0: list
+    f1: list
+    threshold: bool  # every column {q: a=1} is a down-set (ties allowed either way)
+    monotone: bool  # and f_s can be chosen non-increasing in r
+    where: str  # first (r, s) breaking the structure, or ""
+
+
+@dataclass(frozen=True)
+class MDPSolution:
+    """Optimal gain, policy and its statistics for one instance."""
+
+    gain: float
+    policy: np.ndarray = field(repr=False)
+    h: np.ndarray = field(repr=False)
+    method: str
+    iterations: int
+    residual: float  # max_x |θ + h(x) − T(h)(x)|  (optimality equation 1.19)
+    gain_bounds: tuple[float, float]  # [min, max] of T(h) − h
+    stationary: np.ndarray | None = field(repr=False, default=None)
+    recurrent: np.ndarray | None = field(repr=False, default=None)  # states of the closed class
+    mdp: CrawlerMDP | None = field(repr=False, default=None)
+
+    @property
+    def n_min(self) -> int:
+        """Fewest active crawlers in the recurrent class of the optimal chain."""
+        return int(self.mdp.states[self.recurrent, 1].min())
+
+    @property
+    def n_max(self) -> int:
+        """Most active crawlers in the recurrent class of the optimal chain."""
+        return int(self.mdp.states[self.recurrent, 1].max())
+
+    @property
+    def n_mean(self) -> float:
+        """Time-average number of active crawlers, Σ π(x) r(x) (PASTA)."""
+        return float(self.stationary @ self.mdp.states[:, 1])
+
+    @property
+    def starvation(self) -> float:
+        return float(self.stationary @ (self.mdp.states[:, 0] == 0))
+
+    @property
+    def loss_rate(self) -> float:
+        q, r, s = self.mdp.states.T
+        return float(self.stationary @ (self.mdp.nu * ((q == self.mdp.K) & (s == 1))))
+
+    @cached_property
+    def curves(self) -> SwitchingCurves:
+        return switching_curves(self.mdp, self.h)
+
+
+# ------------------------------------------------------------------ solvers
+
+
+@dataclass(frozen=True)
+class RVIResult:
+    gain: float  # T(h)(x̂) at the stop
+    policy: np.ndarray = field(repr=False)
+    h: np.ndarray = field(repr=False)
+    iterations: int
+    gain_bounds: tuple[float, float]
+    relative_change: float  # the stopping statistic at the stop
+    tau: float
+    reference: tuple
+    method: str = "rvi"
+
+
+def relative_value_iteration(mdp: CrawlerMDP, *, tau: float = 0.99999, reference: int | None = None,
+                             tol: float = RVI_STOP, max_iter: int = 1_000_000, h0: np.ndarray | None = None) -> RVIResult:
+    """Relative value iteration exactly as Proposition 6:
+
+    h_{k+1}(x) = (1−τ) h_k(x) + τ (T(h_k)(x) − T(h_k)(x̂)),  h_0 = 0,
+
+    stopped at the first k with max_x |(h_{k+1}(x) − h_k(x))/h_k(x)| < ``tol``
+    (states with h_k(x) = 0 count as converged only if h_{k+1}(x) = 0 too;
+    x̂ itself is always 0).  ``iterations`` counts the updates made.  The
+    gain returned is T(h)(x̂) — not τ·T(h)(x̂) as printed (see the registry
+    erratum) — with the bounds min/max of T(h) − h, which bracket the
+    optimal gain of a communicating MDP.
+    """
+    tau = require_open_unit(tau, "tau")
+    tol = require_positive(tol, "tol")
+    ref = mdp.default_reference() if reference is None else reference
+    h = np.zeros(mdp.n) if h0 is None else np.array(h0, dtype=float)
+    h[ref] = 0.0
+    P0, P1 = mdp.P
+    bar0 = np.where(mdp.allowed[:, 0], 0.0, np.inf)  # +inf masks a ∉ A_x
+    bar1 = np.where(mdp.allowed[:, 1], 0.0, np.inf)
+    cost = mdp.cost.astype(float)
+    k = 0
+    while True:
+        Th = cost + np.minimum(P0 @ h + bar0, P1 @ h + bar1)
+        new = (1 - tau) * h + tau * (Th - Th[ref])
+        k += 1
+        diff = np.abs(new - h)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = np.where(h != 0, diff / np.abs(h), np.where(diff == 0, 0.0, np.inf))
+        stat = float(rel.max())
+        h = new
+        if stat < tol:
+            break
+        if k >= max_iter:
+            raise SolverError(f"relative value iteration did not meet its stopping rule in {max_iter} iterations (last {stat:.3g})")
+    Q = mdp.q_values(h)
+    Th = Q.min(axis=1)
+    gap = Th - h
+    return RVIResult(float(Th[ref]), _greedy(mdp, Q), h, k, (float(gap.min()), float(gap.max())), stat, float(tau),
+                     tuple(int(v) for v in mdp.states[ref]))
+
+
+def _greedy(mdp: CrawlerMDP, Q: np.ndarray, current: np.ndarray | None = None, scale: float | None = None) -> np.ndarray:
+    """argmin_a Q; ties (within TIE_REL of the scale of Q) keep ``current``
+    when given, else prefer a = 1."""
+    if scale is None:
+        scale = max(1.0, float(np.abs(Q[np.isfinite(Q)]).max()))
+    d = Q[:, 1] - Q[:, 0]  # +inf where a=1 disallowed, -inf where a=0 disallowed
+    tie = np.abs(d) <= TIE_REL * scale
+    pol = np.where(d < 0, 1, 0)
+    pol = np.where(tie, 1 if current is None else current, pol)
+    pol = np.where(mdp.allowed[:, 1], pol, 0)
+    pol = np.where(mdp.allowed[:, 0], pol, 1)
+    return pol.astype(np.int64)
+
+
+def closed_classes(P: sps.csr_matrix) -> list[np.ndarray]:
+    """The closed communicating classes of a stochastic matrix (its recurrent classes)."""
+    ncomp, lab = csgraph.connected_components(P, directed=True, connection="strong")
+    A = P.tocoo()
+    leaving = np.zeros(ncomp, dtype=bool)
+    m = (lab[A.row] != lab[A.col]) & (A.data > 0)
+    leaving[lab[A.row[m]]] = True
+    return [np.flatnonzero(lab == c) for c in range(ncomp) if not leaving[c]]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    gain: float
+    h: np.ndarray = field(repr=False)
+    recurrent: np.ndarray = field(repr=False)
+
+
+def evaluate_policy(mdp: CrawlerMDP, policy: np.ndarray, reference: int | None = None) -> Evaluation:
+    """Exact (sparse LU) evaluation of a unichain policy:
+    g + h = c + P(π) h with h(x̂) = 0, x̂ in the recurrent class.
+    A multichain policy raises SolverError (its gain is not one number)."""
+    P = mdp.policy_matrix(policy)
+    classes = closed_classes(P)
+    if len(classes) != 1:
+        raise SolverError(f"policy is multichain ({len(classes)} recurrent classes); exact unichain evaluation refused")
+    ref = int(classes[0][0]) if reference is None else reference
+    z = _evaluation_lu(mdp, P, ref).solve(mdp.cost.astype(float))
+    g = float(z[ref])
+    h = z.copy()
+    h[ref] = 0.0
+    return Evaluation(g, h, classes[0])
+
+
+def _evaluation_lu(mdp: CrawlerMDP, P: sps.csr_matrix, ref: int):
+    """LU of I − P(π) with column x̂ replaced by ones (unknowns: h with
+    h(x̂) replaced by g)."""
+    return _bordered_lu(P, ref)
+
+
+def stationary_distribution(P: sps.csr_matrix, recurrent: np.ndarray) -> np.ndarray:
+    """π P = π, Σπ = 1 for a unichain P (zero on transient states); solved
+    on the recurrent class by sparse LU."""
+    sub = P[recurrent][:, recurrent].tocsc()
+    n = len(recurrent)
+    A = (sps.identity(n, format="csc") - sub).T.tocoo()
+    keep = A.row != 0
+    A = sps.csc_matrix((np.concatenate([A.data[keep], np.ones(n)]),
+                        (np.concatenate([A.row[keep], np.zeros(n, dtype=np.int64)]),
+                         np.concatenate([A.col[keep], np.arange(n)]))), shape=(n, n))
+    b = np.zeros(n)
+    b[0] = 1.0
+    x = spla.splu(A).solve(b)
+    if x.min() < -STRUCTURE_ABS:
+        raise SolverError(f"stationary distribution has a negative entry {x.min():.3g}")
+    pi = np.zeros(P.shape[0])
+    pi[recurrent] = np.clip(x, 0.0, None)
+    return pi / pi.sum()
+
+
+@dataclass(frozen=True)
+class MultichainEvaluation:
+    g: np.ndarray = field(repr=False)  # gain per state
+    h: np.ndarray = field(repr=False)  # a bias: g + h = c + P h, h = 0 at one state of each class
+    classes: list = field(repr=False)
+
+
+def evaluate_multichain(mdp: CrawlerMDP, policy: np.ndarray) -> MultichainEvaluation:
+    """Evaluation of any pure stationary policy (Puterman 1994, §9.1): per
+    closed class C the gain g_C (bordered system on C), on transient states
+    g = P g and g + h = c + P h, all by sparse LU."""
+    P = mdp.policy_matrix(policy)
+    classes = closed_classes(P)
+    n = mdp.n
+    g, h = np.zeros(n), np.zeros(n)
+    rec = np.zeros(n, dtype=bool)
+    for C in classes:
+        sub = P[C][:, C]
+        lu = _bordered_lu(sub, 0)
+        z = lu.solve(mdp.cost[C].astype(float))
+        g[C] = z[0]
+        hc = z.copy()
+        hc[0] = 0.0
+        h[C] = hc
+        rec[C] = True
+    T = np.flatnonzero(~rec)
+    if T.size:
+        R = np.flatnonzero(rec)
+        PTT, PTR = P[T][:, T], P[T][:, R]
+        lu = spla.splu((sps.identity(T.size, format="csc") - PTT).tocsc())
+        g[T] = lu.solve(PTR @ g[R])
+        h[T] = lu.solve(mdp.cost[T] - g[T] + PTR @ h[R])
+    return MultichainEvaluation(g, h, classes)
+
+
+def _bordered_lu(sub: sps.spmatrix, ref: int):
+    """LU of I − P_C with column ``ref`` replaced by ones."""
+    n = sub.shape[0]
+    A = (sps.identity(n, format="csr") - sub).tocoo()
+    keep = A.col != ref
+    M = sps.csc_matrix((np.concatenate([A.data[keep], np.ones(n)]),
+                        (np.concatenate([A.row[keep], np.arange(n)]),
+                         np.concatenate([A.col[keep], np.full(n, ref)]))), shape=(n, n))
+    try:
+        return spla.splu(M)
+    except RuntimeError as exc:
+        raise SolverError(f"evaluation system is singular: {exc}") from None
+
+
+def _improve(mdp: CrawlerMDP, ev: MultichainEvaluation, policy: np.ndarray) -> np.ndarray:
+    """Multichain improvement (Puterman 1994, §9.2.1): first on P g, then
+    on c + P h among the actions that keep P g minimal; an action changes
+    only on a strict improvement."""
+    Qg = np.empty((mdp.n, 2))
+    for a in (0, 1):
+        idx, prob = mdp.successors[a]
+        Qg[:, a] = (prob * ev.g[idx]).sum(axis=1)
+    Qg[~mdp.allowed] = np.inf
+    scale = max(1.0, float(np.abs(ev.g).max()))
+    new = _greedy(mdp, Qg, current=policy, scale=scale)
+    if not np.array_equal(new, policy):
+        return new
+    Q = mdp.q_values(ev.h)
+    cur = Qg[np.arange(mdp.n), policy]
+    Q[Qg > cur[:, None] + TIE_REL * scale] = np.inf
+    return _greedy(mdp, Q, current=policy)
+
+
+def _best_static_start(mdp: CrawlerMDP) -> np.ndarray:
+    """The best static policy with at most N crawlers: keep min(N, N_s) active."""
+    # C is unimodal in rho (Lemma 1), so the best n <= N is min(N, N_s).
+    Ns = static_optimum(mdp.lam, mdp.mu, mdp.K, mdp.gamma)[0]
+    return mdp.static_policy() if Ns >= mdp.N else mdp.cap_policy(Ns)
+
+
+def policy_iteration(mdp: CrawlerMDP, *, initial: np.ndarray | None = None, max_iter: int = 1000) -> MDPSolution:
+    """Policy iteration (Puterman 1994, §9.2: the multichain algorithm, as
+    policies met on the way may have several recurrent classes) from the
+    best static policy (keep min(N, N_s) crawlers active), with exact evaluation by sparse LU.  Actions change
+    only on a strict improvement (beyond TIE_REL), so it terminates.  The
+    optimal gain is constant (weakly communicating MDP); the final policy
+    must be unichain (checked), and is checked against the optimality
+    equation (1.19): ``residual`` = max|θ + h − T(h)|."""
+    policy = _best_static_start(mdp) if initial is None else mdp.check_policy(initial)
+    for k in range(1, max_iter + 1):
+        ev = evaluate_multichain(mdp, policy)
+        new = _improve(mdp, ev, policy)
+        if np.array_equal(new, policy):
+            break
+        policy = new
+    else:
+        raise SolverError(f"policy iteration did not settle in {max_iter} iterations")
+    if len(ev.classes) != 1:
+        gains = sorted({round(float(ev.g[C[0]]), 15) for C in ev.classes})
+        raise SolverError(f"optimal policy found is multichain ({len(ev.classes)} classes, gains {gains})")
+    gain = float(ev.g[ev.classes[0][0]])
+    Th = mdp.T(ev.h)
+    residual = float(np.abs(gain + ev.h - Th).max())
+    gap = Th - ev.h
+    pi = stationary_distribution(mdp.policy_matrix(policy), ev.classes[0])
+    return MDPSolution(gain, policy, ev.h, "policy-iteration", k, residual, (float(gap.min()), float(gap.max())),
+                       pi, ev.classes[0], mdp)
+
+
+def solve(mdp: CrawlerMDP, method: str = "exact", **kw):
+    """``exact`` (policy iteration) → MDPSolution; ``rvi`` → RVIResult."""
+    if method == "exact":
+        return policy_iteration(mdp, **kw)
+    if method == "rvi":
+        return relative_value_iteration(mdp, **kw)
+    raise InvalidInput("method", "must be 'exact' or 'rvi'", value=method)
+
+
+# ------------------------------------------------------- switching curves
+
+
+def switching_curves(mdp: CrawlerMDP, h: np.ndarray, rel: float = TIE_REL) -> SwitchingCurves:
+    """Fit π(q, r, s) = 1(q ≤ f_s(r)) to the actions that are optimal for
+    the relative values ``h``.  Where both actions are optimal (within
+    ``rel`` of max|Q|) either may be taken, so the test asks whether *some*
+    optimal policy has the structure; f_s is then chosen non-increasing in r
+    when possible (greedy from r = 0, taking the largest admissible f)."""
+    Q = mdp.q_values(h)
+    scale = max(1.0, float(np.abs(Q[np.isfinite(Q)]).max()))
+    d = Q[:, 1] - Q[:, 0]
+    force1 = d < -rel * scale
+    force0 = d > rel * scale
+    curves, threshold, monotone, where = {}, True, True, ""
+    for s in (0, 1):
+        f, prev = [], None
+        for r in range(mdp.N + 1):
+            qs = np.arange(mdp.K + 1)
+            ids = mdp.index[qs, r, s]
+            ok = ids >= 0
+            if not ok.any():
+                f.append(None)
+                continue
+            qs, ids = qs[ok], ids[ok]
+            never = int(qs.min()) - 1
+            lo = max([int(q) for q, i in zip(qs, ids) if force1[i]], default=never)
+            hi = min([int(q) for q, i in zip(qs, ids) if force0[i]], default=mdp.K + 1) - 1
+            hi = min(hi, mdp.K)
+            if lo > hi:
+                threshold = False
+                where = where or f"(r={r}, s={s}): a=1 forced at q={lo}, a=0 forced below"
+                f.append(lo)
+                continue
+            choice = hi if prev is None else min(hi, prev)
+            if choice < lo:
+                monotone = False
+                where = where or f"(r={r}, s={s}): needs f >= {lo} after f({r - 1}) = {prev}"
+                choice = lo
+            f.append(choice)
+            prev = choice
+        curves[s] = f
+    return SwitchingCurves(curves[0], curves[1], threshold, threshold and monotone, where)
+
+
+# ------------------------------------------------------------ high precision
+
+
+@dataclass(frozen=True)
+class HPGain:
+    gain: object  # mpmath.mpf or Fraction
+    digits: float  # estimated correct significant digits
+    method: str
+    iterations: int
+
+
+def gain_hp(mdp: CrawlerMDP, policy: np.ndarray, dps: int = 40, max_steps: int = 12) -> HPGain:
+    """Gain of a unichain ``policy`` to ``dps`` digits: mixed-precision
+    iterative refinement of g + h = c + P(π)h, h(x̂) = 0.  Residuals are
+    formed in mpmath at ``dps`` + 10 digits from exact-decimal parameters;
+    corrections are solved with the float64 sparse LU.  Stops when the
+    correction to g is below 10^-(dps+2) relative."""
+    import mpmath
+
+    P = mdp.policy_matrix(policy)
+    classes = closed_classes(P)
+    if len(classes) != 1:
+        raise SolverError("policy is multichain; no single gain")
+    ref = int(classes[0][0])
+    lu = _evaluation_lu(mdp, P, ref)
+    with mpmath.workdps(dps + 10):
+        mp = mpmath.mpf
+        lam, mu, gam = (mp(mdp.exact(n).numerator) / mdp.exact(n).denominator for n in ("lam", "mu", "gamma"))
+        nu = lam * mdp.N + mu
+        q, r, s = mdp.states.T
+        cost = [gam * (qq == 0) + nu * (qq == mdp.K and ss == 1) for qq, ss in zip(q.tolist(), s.tolist())]
+        idx, prob = mdp.successors[1]
+        idx0, _ = mdp.successors[0]
+        act = np.asarray(policy)
+        rows = []
+        for x in range(mdp.n):
+            a = int(act[x])
+            qp, rp = _post_decision_one(mdp, int(q[x]), int(r[x]), int(s[x]), a)
+            succ = idx[x] if a == 1 else idx0[x]
+            pd = mu * (qp > 0) / nu
+            pa = lam * rp / nu
+            ps = [pd, pa, (lam * (mdp.N - rp) + mu * (qp == 0)) / nu]
+            rows.append([(int(succ[j]), ps[j]) for j in range(3) if ps[j] != 0])
+        z = [mp(0)] * mdp.n  # z = h except z[ref] = g
+        steps, last = 0, mpmath.inf
+        for steps in range(1, max_steps + 1):
+            hval = list(z)
+            hval[ref] = mp(0)
+            g = z[ref]
+            res = [cost[x] - g - hval[x] + mpmath.fsum(p * hval[j] for j, p in rows[x]) for x in range(mdp.n)]
+            delta = lu.solve(np.array([float(v) for v in res]))
+            z = [z[x] + mp(float(delta[x])) for x in range(mdp.n)]
+            last = abs(mp(float(delta[ref]))) / max(abs(z[ref]), mp(10) ** (-dps))
+            if last < mp(10) ** (-(dps + 2)):
+                break
+        else:
+            raise SolverError(f"iterative refinement did not reach {dps} digits in {max_steps} steps")
+        digits = float(-mpmath.log10(last)) if last > 0 else float(dps + 10)
+        with mpmath.workdps(dps):
+            g = +z[ref]
+    return HPGain(g, min(digits, dps + 10.0), "mixed-precision iterative refinement (float64 LU, mpmath residuals)", steps)
+
+
+def _post_decision_one(mdp: CrawlerMDP, q: int, r: int, s: int, a: int) -> tuple[int, int]:
+    if s == 0:
+        return q - 1, min(r + a, mdp.N)
+    if s == 1:
+        return min(q + 1, mdp.K), r - 1 + a
+    return q, r
+
+
+def ctmc_of_policy(mdp: CrawlerMDP, policy: np.ndarray):
+    """The continuous-time chain on post-decision states (q, r) that the
+    uniformised MDP samples: arrivals at rate λr move to (min(q+1,K),
+    r−1+π(q,r,1)), departures at rate μ to (q−1, min(r+π(q,r,0), N)).
+    Returns (states, transitions {i: [(j, rate-as-Fraction)]}, cost rate
+    per state as Fractions): γ·1(q=0) + λr·1(q=K) (starvation + loss rate)."""
+    lam, mu, gam = mdp.exact("lam"), mdp.exact("mu"), mdp.exact("gamma")
+    act = {tuple(map(int, x)): int(a) for x, a in zip(mdp.states, policy)}
+    start = (0, mdp.N) if (0, mdp.N, 2) in act else (1, mdp.N)
+    seen, order, trans = {start: 0}, [start], {}
+    while len(trans) < len(order):
+        i = len(trans)
+        q, r = order[i]
+        out = []
+        if r > 0:
+            out.append((_post_decision_one(mdp, q, r, 1, act[(q, r, 1)]), lam * r))
+        if q > 0:
+            out.append((_post_decision_one(mdp, q, r, 0, act[(q, r, 0)]), mu))
+        trans[i] = []
+        for y, rate in out:
+            if y == (0, 0):
+                raise SolverError("policy reaches the absorbing state (0, 0)")
+            if y not in seen:
+                seen[y] = len(order)
+                order.append(y)
+            trans[i].append((seen[y], rate))
+    cost = [gam * (q == 0) + lam * r * (q == mdp.K) for q, r in order]
+    return order, trans, cost
+
+
+def gain_exact(mdp: CrawlerMDP, policy: np.ndarray, max_states: int = 600) -> HPGain:
+    """The gain of ``policy`` as an exact rational: the stationary law of
+    the continuous-time chain of :func:`ctmc_of_policy` on the states
+    reachable from (0, N) (or (1, N)), solved in exact arithmetic with
+    python-flint's fmpq_mat, then restricted to its closed class."""
+    import flint
+
+    order, trans, cost = ctmc_of_policy(mdp, policy)
+    # keep the closed class reachable from the start: states every state reaches
+    n = len(order)
+    rows, cols = [], []
+    for i, lst in trans.items():
+        for j, _ in lst:
+            rows.append(i)
+            cols.append(j)
+    G = sps.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+    cls = closed_classes(G)
+    if len(cls) != 1:
+        raise SolverError(f"policy has {len(cls)} recurrent classes")
+    rec = [int(i) for i in cls[0]]
+    m = len(rec)
+    if m > max_states:
+        raise TooLarge("policy", f"recurrent class must have <= {max_states} states for exact arithmetic", value=m)
+    pos = {i: k for k, i in enumerate(rec)}
+    Qm = flint.fmpq_mat(m, m)
+    for i in rec:
+        for j, rate in trans[i]:
+            fr = flint.fmpq(rate.numerator, rate.denominator)
+            Qm[pos[i], pos[j]] += fr
+            Qm[pos[i], pos[i]] -= fr
+    # π Q = 0, Σπ = 1: transpose and replace the first equation
+    A = Qm.transpose()
+    for k in range(m):
+        A[0, k] = 1
+    b = flint.fmpq_mat(m, 1)
+    b[0, 0] = 1
+    pi = A.solve(b)
+    g = sum((pi[pos[i], 0] * flint.fmpq(cost[i].numerator, cost[i].denominator) for i in rec), flint.fmpq(0))
+    return HPGain(Fraction(int(g.p), int(g.q)), math.inf, "exact rational (python-flint fmpq_mat) on the CTMC", 1)
+
+
+# ------------------------------------------------------- static benchmark
+
+
+def static_cost(lam: float, mu: float, K: int, N: int, gamma: float) -> float:
+    """C(Nλ/μ, γ, K) of (1.4), from the generated closed form of the static model."""
+    return float(static_gen.cost(N * lam / mu, gamma, K, mu))
+
+
+def static_optimum(lam: float, mu: float, K: int, gamma: float) -> tuple[int, float]:
+    """(N_s, C_s): the static optimum of Proposition 1 (the static model's
+    solver, :func:`crawlmath.numeric.static_mm1k.static_optimum`)."""
+    opt = static_mm1k.static_optimum(lam, mu, gamma, K)
+    return opt.N_opt, opt.cost_opt
+
+
+# ------------------------------------------------------- printed (1.14)-(1.15)
+
+
+def printed_rows(mdp: CrawlerMDP):
+    """Yield (x, a, [(x', p)]) for every state and allowed action under the
+    transition law *as printed* in (1.14)-(1.16), with x' possibly outside X."""
+    lam, mu, nu, N, K = mdp.lam, mdp.mu, mdp.nu, mdp.N, mdp.K
+    for (q, r, s), allowed in zip(mdp.states.tolist(), mdp.allowed.tolist()):
+        for a in (0, 1):
+            if not allowed[a]:
+                continue
+            if s == 0:
+                rp = min(r + a, N)
+                ind = mu * (q > 1)
+                rows = [((q - 1, rp, 0), ind / nu), ((q - 1, rp, 1), lam * r / nu), ((q - 1, rp, 2), 1 - (ind - lam * r) / nu)]
+            elif s == 1:
+                rp = r + a - 1
+                rows = [((min(q + 1, K), rp, 0), mu / nu), ((min(q + 1, K), rp, 1), lam * rp / nu),
+                        ((min(q + 1, N), rp, 2), 1 - (mu + lam * rp) / nu)]
+            else:
+                ind = mu * (q > 0)
+                rows = [((q, r, 0), ind / nu), ((q, r, 1), lam * r / nu), ((q, r, 2), 1 - (ind + lam * r) / nu)]
+            yield (q, r, s), a, rows
+
+
+def printed_row_sums(mdp: CrawlerMDP) -> tuple[float, tuple]:
+    """Largest |Σ_x' p_{x,x'}(a) − 1| under the printed law, and where."""
+    worst, where = 0.0, None
+    for x, a, rows in printed_rows(mdp):
+        err = abs(sum(p for _, p in rows) - 1)
+        if err > worst:
+            worst, where = err, (x, a)
+    return worst, where
+
+
+def printed_successors_outside(mdp: CrawlerMDP) -> list[tuple]:
+    """(x, a, x') with positive printed probability and x' ∉ X."""
+    out = []
+    for x, a, rows in printed_rows(mdp):
+        for y, p in rows:
+            if p > 0:
+                q, r, s = y
+                if not (0 <= q <= mdp.K and 0 <= r <= mdp.N) or mdp.index[q, r, s] < 0:
+                    out.append((x, a, y))
+    return out
+
+
+
+# ------------------------------------------------------ structure of X, A_x
+
+
+@dataclass(frozen=True)
+class Communication:
+    communicating: bool  # one strongly connected class on all of X (Lemma 2 as printed)
+    main_class: int  # size of the largest communicating class
+    outside: list  # states outside it
+    outside_unreachable: bool  # no allowed transition enters any of them (transient under every policy)
+
+    @property
+    def weakly_communicating(self) -> bool:
+        return self.communicating or self.outside_unreachable
+
+
+def communication(mdp: CrawlerMDP) -> Communication:
+    """Lemma 2 checked on the graph of all allowed (state, action)
+    transitions: communicating iff strongly connected; weakly communicating
+    when the states outside the main class can never be entered."""
+    G = None
+    for a in (0, 1):
+        idx, prob = mdp.successors[a]
+        ok = mdp.allowed[:, a][:, None] & (prob > 0)
+        rows = np.repeat(np.arange(mdp.n), 3).reshape(-1, 3)[ok]
+        g = sps.csr_matrix((np.ones(rows.size), (rows, idx[ok])), shape=(mdp.n, mdp.n))
+        G = g if G is None else G + g
+    ncomp, lab = csgraph.connected_components(G, directed=True, connection="strong")
+    main = np.bincount(lab).argmax()
+    out = np.flatnonzero(lab != main)
+    G = G.tocoo()
+    entered = set(G.col[G.row != G.col].tolist())
+    unreachable = all(int(x) not in entered for x in out)
+    return Communication(ncomp == 1, int((lab == main).sum()), [tuple(int(v) for v in mdp.states[x]) for x in out], unreachable)
+
+
+def activation_max(mdp: CrawlerMDP, h: np.ndarray, rel: float = TIE_REL) -> int:
+    """max{r : a = 1 is strictly optimal in some (q, r, 0)}: the largest
+    number of active crawlers at which the optimal policy still activates one
+    more at a departure.  This is the definition of N_max that reproduces
+    Liu–Nain Table 1.3 (the recurrent class may stop 1-3 crawlers lower)."""
+    Q = mdp.q_values(h)
+    scale = max(1.0, float(np.abs(Q[np.isfinite(Q)]).max()))
+    strict = (Q[:, 1] - Q[:, 0]) < -rel * scale
+    r, s = mdp.states[:, 1], mdp.states[:, 2]
+    return int(r[strict & (s == 0)].max())
+
+
+@dataclass(frozen=True)
+class InstanceReport:
+    """What Tables 1.2/1.3 print for one (λ, μ, K, γ), and how it was found.
+
+    ``n_min``: fewest active crawlers in the recurrent class of the optimal
+    chain; ``n_mean``: their time average Σπ(x)r; ``n_max``: the largest r
+    at which the policy activates (:func:`activation_max`, Table 1.3's
+    definition); ``n_max_recurrent``: the largest r actually visited.
+    ``N`` is the number of available crawlers used; with ``N='auto'`` it is
+    chosen so that it does not bind and ``binds`` records the check.
+    """
+
+    lam: float
+    mu: float
+    K: int
+    gamma: float
+    N: int
+    gain: float
+    n_min: int
+    n_mean: float
+    n_max: int
+    n_max_recurrent: int
+    iterations: int
+    method: str
+    f0: list
+    f1: list
+    monotone: bool
+    residual: float
+    gain_bounds: tuple[float, float]
+    starvation: float
+    loss_rate: float
+    solution: MDPSolution = field(repr=False)
+    rvi: RVIResult | None = field(repr=False, default=None)
+
+    def as_json(self) -> dict:
+        return {
+            "lam": self.lam, "mu": self.mu, "K": self.K, "gamma": self.gamma, "N": self.N,
+            "gain": self.gain, "n_min": self.n_min, "n_mean": self.n_mean, "n_max": self.n_max,
+            "n_max_recurrent": self.n_max_recurrent, "iterations": self.iterations, "method": self.method,
+            "switching_curve": {"f0": self.f0, "f1": self.f1, "monotone": self.monotone},
+            "residual": self.residual, "gain_bounds": list(self.gain_bounds),
+            "starvation": self.starvation, "loss_rate": self.loss_rate,
+        }
+
+
+def auto_N(lam: float, mu: float, K: int, gamma: float) -> tuple[int, MDPSolution]:
+    """An N that does not bind: start at 2N_s + 10 and double until the
+    optimal policy activates no crawler at r ≥ N − 1."""
+    Ns = static_optimum(lam, mu, K, gamma)[0]
+    N = 2 * Ns + 10
+    while True:
+        m = CrawlerMDP(lam, mu, K, N, gamma)
+        sol = policy_iteration(m, initial=m.cap_policy(Ns))
+        if activation_max(m, sol.h) + 2 <= N:
+            return N, sol
+        N *= 2
+
+
+def analyse(lam: float, mu: float, K: int, gamma: float, N="auto", *, method: str = "exact",
+            tau: float = 0.99999) -> InstanceReport:
+    """Solve one instance and report the quantities of Tables 1.2/1.3.
+    ``method='exact'``: policy iteration; ``'rvi'``: Prop. 6 (gain at the
+    stop, iterations of RVI; the statistics are those of the RVI policy,
+    evaluated exactly)."""
+    if method not in ("exact", "rvi"):
+        raise InvalidInput("method", "must be 'exact' or 'rvi'", value=method)
+    tau = require_open_unit(tau, "tau")
+    if N == "auto":
+        N, sol = auto_N(lam, mu, K, gamma)
+        m = sol.mdp
+    else:
+        m = CrawlerMDP(lam, mu, K, N, gamma)
+        sol = policy_iteration(m)
+    rvi = None
+    if method == "rvi":
+        rvi = relative_value_iteration(m, tau=tau)
+        ev = evaluate_policy(m, rvi.policy)
+        pi = stationary_distribution(m.policy_matrix(rvi.policy), ev.recurrent)
+        residual = float(np.abs(rvi.gain + rvi.h - m.T(rvi.h)).max())
+        sol = MDPSolution(ev.gain, rvi.policy, rvi.h, "rvi", rvi.iterations, residual, rvi.gain_bounds, pi,
+                          ev.recurrent, m)
+    curves = sol.curves
+    gain = rvi.gain if rvi else sol.gain
+    return InstanceReport(float(lam), float(mu), int(K), float(gamma), int(N), gain, sol.n_min, sol.n_mean,
+                          activation_max(m, sol.h), sol.n_max, sol.iterations, sol.method, curves.f0, curves.f1,
+                          curves.monotone, sol.residual, sol.gain_bounds, sol.starvation, sol.loss_rate, sol, rvi)
+
+
+# ------------------------------------------------------------ the conjecture
+
+
+@dataclass(frozen=True)
+class ConjectureResult:
+    instances: int
+    counterexamples: list  # (lam, K, gamma, N, where)
+    seconds: float
+
+
+def check_switching_curve_conjecture(lams, Ks, gammas, Ns=("Ns", "auto"), mu: float = 1.0) -> ConjectureResult:
+    """Solve every instance of the grid exactly and test whether some optimal
+    policy is a monotone switching curve (§1.2.2, after Fig. 1.7).  ``Ns``
+    holds integers, "Ns" (the static optimum) or "auto" (unrestricted)."""
+    import time
+
+    t0 = time.perf_counter()
+    bad, count = [], 0
+    for lam in lams:
+        for K in Ks:
+            for gamma in gammas:
+                for spec in Ns:
+                    if spec == "auto":
+                        N, sol = auto_N(lam, mu, K, gamma)
+                    else:
+                        N = static_optimum(lam, mu, K, gamma)[0] if spec == "Ns" else int(spec)
+                        sol = policy_iteration(CrawlerMDP(lam, mu, K, N, gamma))
+                    count += 1
+                    c = sol.curves
+                    if not c.monotone:
+                        bad.append((lam, K, gamma, N, c.where))
+    return ConjectureResult(count, bad, time.perf_counter() - t0)
+
+
+def policy_image(sol: MDPSolution, s: int) -> np.ndarray:
+    """The optimal actions of event type ``s`` (0 departure, 1 arrival) as a
+    (K+1) × (N+1) array indexed [q, r]: 1 activate, 0 not, −1 where (q, r, s)
+    ∉ X.  This is what Figs 1.5–1.7 draw."""
+    if s not in (0, 1):
+        raise InvalidInput("s", "must be 0 (departure) or 1 (arrival)", value=s)
+    m = sol.mdp
+    img = np.full((m.K + 1, m.N + 1), -1, dtype=np.int64)
+    sel = m.states[:, 2] == s
+    img[m.states[sel, 0], m.states[sel, 1]] = sol.policy[sel]
+    return img

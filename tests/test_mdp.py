@@ -1,0 +1,174 @@
+"""Tests of the dynamic crawler-activation MDP (Liu–Nain §1.2.2)."""
+from __future__ import annotations
+
+import itertools
+import json
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from crawlmath.cli import main
+from crawlmath.numeric import mdp as M
+from crawlmath.numeric.errors import InvalidInput, SolverError
+from crawlmath.numeric.tolerance import digits_agreed
+
+small = st.builds(
+    lambda lam, mu, K, N, gamma: M.CrawlerMDP(lam, mu, K, N, gamma),
+    st.sampled_from([0.05, 0.1, 0.3, 0.7, 1.5]), st.sampled_from([0.5, 1.0, 2.0]),
+    st.integers(2, 5), st.integers(1, 6), st.sampled_from([0.1, 0.4, 1.0, 2.4, 6.0]))
+
+
+def brute_force_gain(m: M.CrawlerMDP) -> float:
+    """min over every pure stationary policy of its worst-state gain (the
+    optimal gain is constant, so the minimiser is a unichain policy)."""
+    free = np.flatnonzero(m.allowed.all(axis=1))
+    base = np.where(m.allowed[:, 1], 1, 0)
+    best = np.inf
+    for bits in itertools.product((0, 1), repeat=len(free)):
+        pol = base.copy()
+        pol[free] = bits
+        ev = M.evaluate_multichain(m, pol)
+        best = min(best, float(ev.g.max()))
+    return best
+
+
+@pytest.mark.parametrize("lam,mu,K,N,gamma", [(0.5, 1, 2, 1, 1.0), (0.3, 1, 3, 1, 2.0), (0.4, 1, 2, 2, 0.5)])
+def test_policy_iteration_matches_brute_force(lam, mu, K, N, gamma):
+    m = M.CrawlerMDP(lam, mu, K, N, gamma)
+    assert M.policy_iteration(m).gain == pytest.approx(brute_force_gain(m), rel=1e-10)
+
+
+@settings(max_examples=25, deadline=None)
+@given(small)
+def test_rvi_agrees_with_exact(m):
+    exact = M.policy_iteration(m)
+    r = M.relative_value_iteration(m, tau=0.9, tol=1e-10)
+    lo, hi = r.gain_bounds
+    assert lo - 1e-12 <= exact.gain <= hi + 1e-12
+    assert r.gain == pytest.approx(exact.gain, rel=1e-6)
+    assert exact.residual < 1e-9
+
+
+@settings(max_examples=25, deadline=None)
+@given(small)
+def test_stationary_distribution(m):
+    s = M.policy_iteration(m)
+    pi = s.stationary
+    assert pi.min() >= 0 and pi.sum() == pytest.approx(1, abs=1e-12)
+    P = m.policy_matrix(s.policy)
+    assert np.abs(pi @ P - pi).max() < 1e-12
+    assert float(pi @ m.cost) == pytest.approx(s.gain, rel=1e-9)
+    assert s.gain == pytest.approx(s.starvation * m.gamma + s.loss_rate, rel=1e-9)
+    assert s.n_min <= s.n_mean <= s.n_max
+
+
+@settings(max_examples=15, deadline=None)
+@given(small)
+def test_static_policy_is_mm1k_formula_and_dynamic_is_no_worse(m):
+    g = M.evaluate_policy(m, m.static_policy()).gain
+    assert g == pytest.approx(M.static_cost(m.lam, m.mu, m.K, m.N, m.gamma), rel=1e-9)
+    assert M.policy_iteration(m).gain <= g * (1 + 1e-12)
+
+
+def test_rows_stochastic_and_sparse():
+    m = M.CrawlerMDP(0.1, 1, 5, 16, 1.0)
+    for a in (0, 1):
+        P = m.P[a]
+        assert P.format == "csr" and P.nnz <= 3 * m.n
+        assert np.allclose(np.asarray(P.sum(axis=1)).ravel(), 1)
+    assert m.n == 3 * 6 * 17 - 17 - 6 - 1
+
+
+def test_printed_law_errata():
+    m = M.CrawlerMDP(0.1, 1, 5, 16, 1.0)
+    err, _ = M.printed_row_sums(m)
+    assert err > 0.5
+    assert any(y[0] > m.K for _, _, y in M.printed_successors_outside(m))
+    c = M.communication(m)
+    assert not c.communicating and c.weakly_communicating
+    assert c.outside == [(q, 16, 2) for q in range(1, 6)]
+
+
+def test_figure_costs_and_curves():
+    for gamma, printed in ((1.0, 0.20907), (1.4, 0.25924), (2.0, 0.32211)):
+        s = M.policy_iteration(M.CrawlerMDP(0.1, 1, 5, 16, gamma))
+        assert abs(s.gain - printed) <= 5e-6
+        assert s.curves.monotone
+
+
+def test_high_precision_two_routes():
+    m = M.CrawlerMDP(0.3, 1, 3, 4, 1.4)
+    s = M.policy_iteration(m)
+    a = M.gain_hp(m, s.policy, dps=40)
+    b = M.gain_exact(m, s.policy)
+    with mpmath.workdps(50):
+        assert digits_agreed(a.gain, mpmath.mpf(b.gain.numerator) / b.gain.denominator) >= 35
+
+
+def test_conjecture_small_grid():
+    res = M.check_switching_curve_conjecture([0.2, 1.0], [2, 4], [0.3, 3.0], Ns=(1, "Ns"))
+    assert res.instances == 16 and res.counterexamples == []
+
+
+@pytest.mark.parametrize("kw,arg", [(dict(N=0), "N"), (dict(K=1), "K"), (dict(lam=0.0), "lam"),
+                                    (dict(mu=-1.0), "mu"), (dict(gamma=float("nan")), "gamma")])
+def test_bad_input(kw, arg):
+    base = dict(lam=0.1, mu=1.0, K=5, N=16, gamma=1.0)
+    base.update(kw)
+    with pytest.raises(InvalidInput) as e:
+        M.CrawlerMDP(**base)
+    assert e.value.argument == arg
+
+
+def test_bad_tau_and_policy():
+    m = M.CrawlerMDP(0.1, 1, 5, 4, 1.0)
+    for tau in (0.0, 1.0, 1.5):
+        with pytest.raises(InvalidInput):
+            M.relative_value_iteration(m, tau=tau)
+    bad = m.static_policy()
+    bad[m.state_index(1, 0, 0)] = 0
+    with pytest.raises(InvalidInput):
+        m.policy_matrix(bad)
+
+
+def test_multichain_policy_refused_by_unichain_evaluation():
+    m = M.CrawlerMDP(0.3, 1, 4, 2, 1.0)
+    q, r, s = m.states.T
+    pol = ((s == 1) | ((q == 1) & (r == 0) & (s == 0))).astype(int)
+    with pytest.raises(SolverError):
+        M.evaluate_policy(m, pol)
+    ev = M.evaluate_multichain(m, pol)
+    assert len(ev.classes) == 2
+
+
+def test_cli_json(capsys):
+    assert main(["mdp", "--lam", "0.1", "--mu", "1", "--K", "5", "--N", "16", "--gamma", "1", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    for key in ("gain", "n_min", "n_mean", "n_max", "iterations", "method", "switching_curve"):
+        assert key in d
+    assert set(d["switching_curve"]) >= {"f0", "f1"} and len(d["switching_curve"]["f0"]) == 17
+    assert round(d["gain"], 5) == 0.20907
+
+
+@pytest.mark.parametrize("args", [["--N", "0"], ["--K", "1"], ["--lam", "-1"], ["--gamma", "0"],
+                                  ["--method", "rvi", "--tau", "1"], ["--N", "many"]])
+def test_cli_bad_input_exit_2(args, capsys):
+    base = {"--lam": "0.1", "--K": "5", "--N": "16", "--gamma": "1"}
+    argv = ["mdp"]
+    for k, v in base.items():
+        if k not in args:
+            argv += [k, v]
+    assert main(argv + args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("crawlmath: error:")
+
+
+def test_auto_N_does_not_bind_and_policy_image():
+    rep = M.analyse(0.2, 1.0, 3, 2.0, "auto")
+    assert rep.n_max + 2 <= rep.N and rep.n_max_recurrent <= rep.n_max
+    bigger = M.policy_iteration(M.CrawlerMDP(0.2, 1.0, 3, rep.N + 10, 2.0))
+    assert bigger.gain == pytest.approx(rep.gain, rel=1e-10)
+    img = M.policy_image(rep.solution, 0)
+    assert img.shape == (4, rep.N + 1) and (img[0] == -1).all() and img[1, 0] == 1
