@@ -131,11 +131,13 @@ class BMAP:
                     raise InvalidInput(f"{name}_{k}", "entries must be >= 0 (batch transitions are rates)", value=float(m[i, j]), entry=(i, j))
         require_subgenerator(mats[0], f"{name}_0")
         require_generator(sum(mats), f"{name}(1)")
+        self._name = name
         while len(mats) > 2 and not mats[-1].any():
             mats.pop()
         self.D = tuple(mats)
         for m in self.D:
             m.setflags(write=False)
+        self.theta  # noqa: B018 - validates irreducibility of D(1) now
 
     @property
     def order(self) -> int:
@@ -154,7 +156,7 @@ class BMAP:
     @cached_property
     def theta(self) -> np.ndarray:
         """Stationary vector of ``D(1)``."""
-        return stationary(self.D1)
+        return stationary(self.D1, f"{self._name}(1)")
 
     @cached_property
     def lam(self) -> float:
@@ -203,16 +205,18 @@ class BMAP:
         return f"BMAP(order={self.order}, kmax={self.kmax}, lam={self.lam:.6g})"
 
 
-def stationary(Q: np.ndarray) -> np.ndarray:
-    """Stationary row vector of an irreducible generator ``Q`` (``x Q = 0, x e = 1``)."""
+def stationary(Q: np.ndarray, name: str = "Q") -> np.ndarray:
+    """Stationary row vector of an irreducible generator ``Q`` (``x Q = 0, x e = 1``).
+    A generator whose null space has dimension > 1 (several closed classes)
+    is refused."""
     n = Q.shape[0]
+    sv = np.linalg.svd(Q, compute_uv=False)
+    if n > 1 and sv[-2] <= STRUCTURE_ABS * max(1.0, float(sv[0])):
+        raise InvalidInput(name, "generator must be irreducible (no unique stationary vector)", value=float(sv[-2]))
     A = np.vstack([Q.T, np.ones((1, n))])
     b = np.zeros(n + 1)
     b[-1] = 1
     x, *_ = np.linalg.lstsq(A, b, rcond=None)
-    res = float(np.abs(x @ Q).max())
-    if res > STRUCTURE_ABS * max(1.0, float(np.abs(Q).max())) * 100:
-        raise InvalidInput("Q", "generator must be irreducible (no unique stationary vector)", value=res)
     return x
 
 

@@ -15,7 +15,8 @@ relative unless the name says ``ABS``.
 - ``MDP_TIE_REL``: actions whose Q-values agree to this relative tolerance tie.
 - ``printed_tolerance(text)``: a value printed in a paper with d decimals is
   matched by any computed value that rounds to it, i.e. within half a unit
-  of the last printed digit (plus a hair for binary representation).
+  of the last printed digit (plus a hair for binary representation);
+  ``matches_truncated`` is the reading for papers that truncate instead.
 
 >>> printed_tolerance("0.17541")
 5.000000005000001e-06
@@ -45,6 +46,20 @@ def printed_tolerance(text: str) -> float:
 def matches_printed(value: float, printed: str) -> bool:
     """True when ``value`` rounds to the printed decimal ``printed``."""
     return abs(value - float(printed.rstrip("%"))) <= printed_tolerance(printed)
+
+
+def matches_truncated(value: float, printed: str) -> bool:
+    """True when ``value`` *truncates* to the printed decimal: same sign and
+    |printed| <= |value| < |printed| + one unit of the last printed place.
+    For papers that print by truncation (Avrachenkov et al. print 89.405 as
+    89.40); claims say in their detail which reading matched.
+
+    >>> matches_truncated(89.405, "89.40"), matches_truncated(89.411, "89.40")
+    (True, False)
+    """
+    p = float(printed.rstrip("%"))
+    unit = 2 * printed_tolerance(printed) * (1 - 1e-9)
+    return (value >= 0) == (p >= 0) and abs(p) - 1e-12 <= abs(value) < abs(p) + unit
 
 
 def close(a: float, b: float, rel: float = FLOAT_REL, abs_: float = 0.0) -> bool:

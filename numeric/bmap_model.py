@@ -1,0 +1,887 @@
+"""BMAP/PH/1/K with PH obsolescence and threshold control of the number of
+active robots (Avrachenkov, Dudin, Klimenok, Nain, Semenova; seed 000).
+
+Notation (§2–§4 of the paper):
+
+- ``K``: at most K pages in the system (buffer K-1, one in service);
+- ``arrivals[r-1]``: the BMAP ``(D_0^(r), D_1^(r), ...)`` when r robots are
+  active (interpretation 4 of §2; the other three build such a list, see
+  :mod:`crawlmath.numeric.phase_type`);
+- ``service = (beta, S)`` of order ``M``; ``obsolescence = (gamma, Gamma)`` of
+  order ``R``: each page *waiting in the buffer* carries its own obsolescence
+  phase and leaves, lost, when it is absorbed;
+- ``chi(i)``: robots active when i pages are in the system (the policy).
+
+The chain ``xi_t = (i, nu, m, r_1, ..., r_{i-1})`` has levels of size
+``W̄`` (i = 0) and ``W̄ M R^(i-1)`` (i >= 1), states in lexicographic order,
+buffered pages in arrival order (``r_1`` is next into service).  Its
+generator is built twice: from the Lemma of §3 (`kronecker_blocks`) and by
+enumerating states and events (`enumerate_generator`).
+
+Measures (Theorems 1–3, Corollary 1): ``P_star = p_0 e``, ``N_act``, ``lam``
+(eq. 9), ``P_loss`` (eq. 8 and the direct count of lost pages), ``P_obs``
+(eq. 14), ``P_success`` (eq. 15), the mean sojourn times ``V1`` (served
+pages), ``V2`` (obsolete pages) and ``V = V1 P_success + V2 P_obs`` from a
+tagged-page absorbing chain, and the cost ``J`` of eq. (2):
+``J = lam (c_loss P_loss + c_obs P_obs) + a V1 + c_rob N_act + c_star P_star``.
+
+>>> m = example_model()                    # §7 example, corrected D-matrices
+>>> r = evaluate(m, Policy((3,), ()))
+>>> round(r.cost, 3)
+89.405
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+import scipy.sparse as sps
+import scipy.sparse.linalg as spla
+
+from .errors import InvalidInput, TooLarge
+from .phase_type import BMAP, PhaseType
+from .validate import require_int, require_real
+
+# --- model and policy -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Costs:
+    """Cost coefficients of eq. (2), all >= 0."""
+
+    c_loss: float = 0.0
+    c_obs: float = 0.0
+    a: float = 0.0
+    c_rob: float = 0.0
+    c_star: float = 0.0
+
+    def __post_init__(self):
+        for name in ("c_loss", "c_obs", "a", "c_rob", "c_star"):
+            v = require_real(getattr(self, name), name)
+            if v < 0:
+                raise InvalidInput(name, "cost coefficients must be >= 0", value=v)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A threshold policy: ``modes`` are robot counts in the order in which
+    they are used as the queue grows (normally decreasing), ``thresholds`` the
+    ``j_1 <= ... <= j_{n-1}``: mode ``modes[r]`` is used for
+    ``j_r + 1 <= i <= j_{r+1}`` pages in the system (``j_0 = -1``, ``j_n = K``).
+    Equal thresholds (non-strict, §2) leave a mode unused."""
+
+    modes: tuple[int, ...]
+    thresholds: tuple[int, ...] = ()
+
+    def __post_init__(self):
+        if not self.modes:
+            raise InvalidInput("modes", "must name at least one mode", value=self.modes)
+        if len(self.thresholds) != len(self.modes) - 1:
+            raise InvalidInput("thresholds", f"need {len(self.modes) - 1} thresholds for {len(self.modes)} modes", value=self.thresholds)
+        for k, j in enumerate(self.thresholds):
+            require_int(j, "thresholds", minimum=-1)
+            if k and j < self.thresholds[k - 1]:
+                raise InvalidInput("thresholds", "must be non-decreasing", value=self.thresholds, entry=k)
+
+    @property
+    def strict(self) -> bool:
+        """True when every mode is used for at least one level."""
+        t = (-1, *self.thresholds)
+        return all(b > a for a, b in zip(t, t[1:]))
+
+    def levels(self, K: int) -> tuple[int, ...]:
+        """``(chi(0), ..., chi(K))``."""
+        if self.thresholds and self.thresholds[-1] > K:
+            raise InvalidInput("thresholds", f"must be <= K = {K}", value=self.thresholds)
+        bounds = (*self.thresholds, K)
+        return tuple(self.modes[next(r for r, j in enumerate(bounds) if i <= j)] for i in range(K + 1))
+
+
+class BmapModel:
+    """The model of §2: ``arrivals[r-1]`` is the BMAP with r robots active."""
+
+    def __init__(self, arrivals: Sequence[BMAP], service: PhaseType, obsolescence: PhaseType, K: int, costs: Costs = Costs()):
+        if not arrivals:
+            raise InvalidInput("arrivals", "needs at least one BMAP", value=0)
+        W = arrivals[0].order
+        for r, b in enumerate(arrivals, start=1):
+            if not isinstance(b, BMAP):
+                raise InvalidInput("arrivals", "must be BMAP objects", value=type(b).__name__, entry=r - 1)
+            if b.order != W:
+                raise InvalidInput(f"D^({r})", f"must have order {W} like D^(1)", value=b.order)
+        self.arrivals = tuple(arrivals)
+        self.service = service
+        self.obsolescence = obsolescence
+        self.K = require_int(K, "K", minimum=1)
+        self.costs = costs
+        self.kmax = max(b.kmax for b in arrivals)
+        self._D = [b.batch_rates(self.kmax) for b in arrivals]
+        self._memo: dict = {}  # policy-independent blocks and tagged-page vectors
+
+    def memo(self, key, build: Callable):
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]
+
+    @property
+    def N(self) -> int:
+        return len(self.arrivals)
+
+    @property
+    def W(self) -> int:
+        return self.arrivals[0].order
+
+    @property
+    def M(self) -> int:
+        return self.service.order
+
+    @property
+    def R(self) -> int:
+        return self.obsolescence.order
+
+    def level_size(self, i: int) -> int:
+        return self.W if i == 0 else self.W * self.M * self.R ** (i - 1)
+
+    @property
+    def states(self) -> int:
+        """``W̄ (1 + M (R^K - 1)/(R - 1))`` (``W̄ (1 + M K)`` when R = 1)."""
+        return sum(self.level_size(i) for i in range(self.K + 1))
+
+    def D(self, r: int, k: int) -> np.ndarray:
+        """``D_k^(r)`` (zero beyond the largest batch)."""
+        return self._D[r - 1][k] if k <= self.kmax else np.zeros((self.W, self.W))
+
+    def D_tail(self, r: int, k: int) -> np.ndarray:
+        """``sum_{k' >= k} D_{k'}^(r)`` for k >= 1 (= ``D(1) - sum_{k'<k} D_k'``)."""
+        return self._D[r - 1][k:].sum(axis=0)
+
+    def with_K(self, K: int) -> "BmapModel":
+        return BmapModel(self.arrivals, self.service, self.obsolescence, K, self.costs)
+
+    def with_(self, **kw) -> "BmapModel":
+        args = dict(arrivals=self.arrivals, service=self.service, obsolescence=self.obsolescence, K=self.K, costs=self.costs)
+        args.update(kw)
+        return BmapModel(**args)
+
+    def check_policy(self, policy: Policy) -> tuple[int, ...]:
+        for k, r in enumerate(policy.modes):
+            if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or not 1 <= r <= self.N:
+                raise InvalidInput("modes", f"robot counts must lie in 1..{self.N}", value=r, entry=k)
+        return policy.levels(self.K)
+
+
+# --- the generator, two ways -----------------------------------------------
+
+
+def _kron(*ms):
+    out = ms[0]
+    for m in ms[1:]:
+        out = sps.kron(out, m, format="csr")
+    return sps.csr_matrix(out)
+
+
+def _eye(n):
+    return sps.identity(n, format="csr")
+
+
+def gamma_sum_exit(G0: np.ndarray, n: int):
+    """``Γ_0^{⊕n} = sum_q I_{R^{q-1}} ⊗ Γ_0 ⊗ I_{R^{n-q}}`` (R^n x R^{n-1}):
+    the buffered page at position q becomes obsolete.  (The Lemma prints it as
+    ``Γ_0 ⊕ ... ⊕ Γ``, a Kronecker sum of column vectors ending in Γ.)"""
+    R = G0.shape[0]
+    col = sps.csr_matrix(G0.reshape(R, 1))
+    return sum(_kron(_eye(R ** (q - 1)), col, _eye(R ** (n - q))) for q in range(1, n + 1))
+
+
+def _kron_sum_power(G: np.ndarray, n: int):
+    R = G.shape[0]
+    return sum(_kron(_eye(R ** (q - 1)), sps.csr_matrix(G), _eye(R ** (n - q))) for q in range(1, n + 1)) if n else sps.csr_matrix((1, 1))
+
+
+def A_block(model: BmapModel, n: int):
+    """``A_n = S ⊕ Γ^{⊕n}`` (M R^n square)."""
+    return model.memo(("A", n), lambda: _A_block(model, n))
+
+
+def _A_block(model: BmapModel, n: int):
+    S = sps.csr_matrix(model.service.S)
+    if n == 0:
+        return S
+    return _kron(S, _eye(model.R**n)) + _kron(_eye(model.M), _kron_sum_power(model.obsolescence.S, n))
+
+
+def B_block(model: BmapModel, n: int):
+    """``B_n = S_0 β ⊗ e_R ⊗ I_{R^{n-1}} + I_M ⊗ Γ_0^{⊕n}`` (M R^n x M R^{n-1}), n >= 1."""
+    return model.memo(("B", n), lambda: _B_block(model, n))
+
+
+def _B_block(model: BmapModel, n: int):
+    ph, ob = model.service, model.obsolescence
+    S0b = sps.csr_matrix(np.outer(ph.exit, ph.beta))
+    eR = sps.csr_matrix(np.ones((model.R, 1)))
+    return _kron(S0b, eR, _eye(model.R ** (n - 1))) + _kron(_eye(model.M), gamma_sum_exit(ob.exit, n))
+
+
+def _gamma_pow(model: BmapModel, l: int):
+    return model.memo(("gamma", l), lambda: _gamma_pow_build(model, l))
+
+
+def _gamma_pow_build(model: BmapModel, l: int):
+    g = sps.csr_matrix(model.obsolescence.beta.reshape(1, -1))
+    out = sps.csr_matrix(np.ones((1, 1)))
+    for _ in range(l):
+        out = _kron(out, g)
+    return out
+
+
+def kronecker_blocks(model: BmapModel, levels: Sequence[int], *, level0_mode: int | None = None) -> dict:
+    """Non-zero blocks ``Q_{i,i'}`` of the Lemma (§3), with two corrections:
+    level 0 uses ``D^(chi(0))`` (the Lemma prints ``D^(N)``, wrong when mode N
+    is not used) unless ``level0_mode`` is given; ``Γ_0^{⊕n}`` as in
+    `gamma_sum_exit`."""
+    K = model.K
+    r0 = levels[0] if level0_mode is None else level0_mode
+    blocks = {(0, j): model.memo(("Q0", r0, j), lambda j=j: _block_0(model, r0, j)) for j in range(K + 1)}
+    for i in range(1, K + 1):
+        for j in range(i - 1, K + 1):
+            blocks[(i, j)] = model.memo(("Q", levels[i], i, j), lambda i=i, j=j: _block(model, levels[i], i, j))
+    return blocks
+
+
+def _block_0(model: BmapModel, r0: int, j: int):
+    if j == 0:
+        return sps.csr_matrix(model.D(r0, 0))
+    Dj = model.D(r0, j) if j < model.K else model.D_tail(r0, model.K)
+    return _kron(sps.csr_matrix(Dj), sps.csr_matrix(model.service.beta.reshape(1, -1)), _gamma_pow(model, j - 1))
+
+
+def _block(model: BmapModel, r: int, i: int, j: int):
+    """``Q_{i,j}`` for i >= 1 with r robots active at level i."""
+    K, W, M, R = model.K, model.W, model.M, model.R
+    if j == i - 1:
+        ph = model.service
+        return _kron(_eye(W), sps.csr_matrix(ph.exit.reshape(-1, 1))) if i == 1 else _kron(_eye(W), B_block(model, i - 1))
+    if j == i:
+        Dd = model.D(r, 0) if i < K else model._D[r - 1].sum(axis=0)
+        A = A_block(model, i - 1)
+        return _kron(sps.csr_matrix(Dd), _eye(A.shape[0])) + _kron(_eye(W), A)
+    l = j - i
+    Dl = model.D(r, l) if l < K - i else model.D_tail(r, l)
+    return _kron(sps.csr_matrix(Dl), _eye(M * R ** (i - 1)), _gamma_pow(model, l))
+
+
+def assemble(model: BmapModel, blocks: dict):
+    sizes = [model.level_size(i) for i in range(model.K + 1)]
+    rows = [[blocks.get((i, j)) if (i, j) in blocks else None for j in range(model.K + 1)] for i in range(model.K + 1)]
+    for i in range(model.K + 1):
+        if rows[i][i] is None:
+            rows[i][i] = sps.csr_matrix((sizes[i], sizes[i]))
+    return sps.csr_matrix(sps.bmat(rows, format="csr"))
+
+
+def generator_kronecker(model: BmapModel, levels: Sequence[int]):
+    """Q assembled from the Lemma's Kronecker blocks (scipy CSR)."""
+    return assemble(model, kronecker_blocks(model, levels))
+
+
+def state_list(model: BmapModel) -> list[tuple]:
+    """States ``(i, nu, m, r_1, ..., r_{i-1})`` in lexicographic order (0-based phases)."""
+    out = [(0, nu) for nu in range(model.W)]
+    for i in range(1, model.K + 1):
+        out += [(i, *s) for s in itertools.product(range(model.W), range(model.M), *[range(model.R)] * (i - 1))]
+    return out
+
+
+def enumerate_transitions(model: BmapModel, levels: Sequence[int], num: Callable = float):
+    """Yield ``(state, state', rate)`` for every event of §2, from the model's
+    rules, not from the Lemma.  ``num`` converts input numbers (float, or
+    mpmath.mpf for a high-precision generator)."""
+    K, W, M, R = model.K, model.W, model.M, model.R
+    beta = [num(x) for x in model.service.beta]
+    S = [[num(x) for x in row] for row in model.service.S]
+    S0 = [-sum(row) for row in S]
+    gam = [num(x) for x in model.obsolescence.beta]
+    G = [[num(x) for x in row] for row in model.obsolescence.S]
+    G0 = [-sum(row) for row in G]
+    D = {(r, k): [[num(x) for x in row] for row in model.D(r, k)] for r in set(levels) for k in range(model.kmax + 1)}
+
+    def new_pages(n):  # phases and probability of n fresh buffered pages
+        for rs in itertools.product(range(R), repeat=n):
+            w = num(1)
+            for x in rs:
+                w *= gam[x]
+            yield rs, w
+
+    for s in state_list(model):
+        i, nu = s[0], s[1]
+        r = levels[i]
+        for nu2 in range(W):
+            if nu2 != nu and D[(r, 0)][nu][nu2]:
+                yield s, (i, nu2, *s[2:]), D[(r, 0)][nu][nu2]
+            for k in range(1, model.kmax + 1):
+                rate = D[(r, k)][nu][nu2]
+                if not rate:
+                    continue
+                a = min(k, K - i)
+                if a == 0:
+                    if nu2 != nu:
+                        yield s, (K, nu2, *s[2:]), rate
+                elif i == 0:
+                    for m in range(M):
+                        for rs, w in new_pages(a - 1):
+                            yield s, (a, nu2, m, *rs), rate * beta[m] * w
+                else:
+                    for rs, w in new_pages(a):
+                        yield s, (i + a, nu2, *s[2:], *rs), rate * w
+        if i == 0:
+            continue
+        m, buf = s[2], s[3:]
+        for m2 in range(M):
+            if m2 != m and S[m][m2]:
+                yield s, (i, nu, m2, *buf), S[m][m2]
+        if S0[m]:
+            if i == 1:
+                yield s, (0, nu), S0[m]
+            else:
+                for m2 in range(M):
+                    if beta[m2]:
+                        yield s, (i - 1, nu, m2, *buf[1:]), S0[m] * beta[m2]
+        for q, rq in enumerate(buf):
+            for r2 in range(R):
+                if r2 != rq and G[rq][r2]:
+                    yield s, (i, nu, m, *buf[:q], r2, *buf[q + 1 :]), G[rq][r2]
+            if G0[rq]:
+                yield s, (i - 1, nu, m, *buf[:q], *buf[q + 1 :]), G0[rq]
+
+
+def generator_enumerated(model: BmapModel, levels: Sequence[int]):
+    """Q built state by state from `enumerate_transitions` (scipy CSR)."""
+    index = {s: n for n, s in enumerate(state_list(model))}
+    rows, cols, vals = [], [], []
+    for s, t, rate in enumerate_transitions(model, levels):
+        rows.append(index[s])
+        cols.append(index[t])
+        vals.append(rate)
+    n = len(index)
+    Q = sps.csr_matrix((vals, (rows, cols)), shape=(n, n))
+    Q = Q - sps.diags(np.asarray(Q.sum(axis=1)).ravel())
+    return sps.csr_matrix(Q)
+
+
+# --- stationary solvers ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stationary:
+    """Stationary vector split by level, and how it was obtained."""
+
+    p: tuple  # p[i]: level-i probability vector
+    method: str
+    residual: float  # max |p Q| (computed by the caller's generator or matrix-free)
+    iterations: int = 0
+    seconds: float = 0.0
+
+    @property
+    def flat(self) -> np.ndarray:
+        return np.concatenate(self.p)
+
+
+DIRECT_LIMIT = 300_000
+
+
+def split_levels(model: BmapModel, x) -> tuple:
+    out, start = [], 0
+    for i in range(model.K + 1):
+        n = model.level_size(i)
+        out.append(x[start : start + n])
+        start += n
+    return tuple(out)
+
+
+def solve_sparse_direct(model: BmapModel, levels: Sequence[int], Q=None) -> Stationary:
+    """Sparse LU (SuperLU) of ``Q^T`` with the last equation replaced by ``p e = 1``."""
+    if model.states > DIRECT_LIMIT:
+        raise TooLarge("K", f"sparse direct solve limited to {DIRECT_LIMIT} states", value=model.K)
+    Q = generator_kronecker(model, levels) if Q is None else Q
+    n = Q.shape[0]
+    A = sps.lil_matrix(Q.T)
+    A[n - 1, :] = np.ones(n)
+    b = np.zeros(n)
+    b[-1] = 1
+    x = spla.spsolve(sps.csc_matrix(A), b)
+    return Stationary(split_levels(model, x), "sparse-direct (SuperLU)", float(np.abs(Q.T @ x).max()))
+
+
+def generator_dense(model: BmapModel, levels: Sequence[int]) -> np.ndarray:
+    """Q as a dense array from the (cached) Lemma blocks; for small models."""
+    sizes = [model.level_size(i) for i in range(model.K + 1)]
+    off = np.concatenate([[0], np.cumsum(sizes)])
+    Q = np.zeros((off[-1], off[-1]))
+    for (i, j), blk in kronecker_blocks(model, levels).items():
+        dense = model.memo(("dense", id(blk)), blk.toarray)
+        Q[off[i] : off[i + 1], off[j] : off[j + 1]] = dense
+    return Q
+
+
+def solve_dense(model: BmapModel, levels: Sequence[int]) -> Stationary:
+    """LU of ``Q^T`` with the last equation replaced by ``p e = 1`` (small models)."""
+    if model.states > 3000:
+        raise TooLarge("K", "dense LU limited to 3000 states", value=model.K)
+    Q = generator_dense(model, levels)
+    A = Q.T.copy()
+    A[-1, :] = 1
+    b = np.zeros(A.shape[0])
+    b[-1] = 1
+    # SuperLU on the assembled array: LAPACK's threaded LU is slow for these
+    # small systems on a loaded machine
+    x = spla.splu(sps.csc_matrix(A)).solve(b)
+    return Stationary(split_levels(model, x), "LU (SuperLU) of the dense-assembled generator", float(np.abs(x @ Q).max()))
+
+
+def solve_block_recursion(model: BmapModel, levels: Sequence[int]) -> Stationary:
+    """The algorithm of §3 (from [9]): matrices G_i by backward recursion,
+    censored blocks Q̄_{i,l}, F_l, then p_0 and p_i = p_0 F_i.  Dense blocks."""
+    if model.states > 20_000:
+        raise TooLarge("K", "dense block recursion limited to 20000 states", value=model.K)
+    K = model.K
+    Qb = {k: v.toarray() for k, v in kronecker_blocks(model, levels).items()}
+    Z = lambda i, j: Qb.get((i, j), np.zeros((model.level_size(i), model.level_size(j))))  # noqa: E731
+    G: dict[int, np.ndarray] = {}
+    prod: dict[tuple[int, int], np.ndarray] = {}  # prod[(a, b)] = G_{a-1} ... G_b : level a -> level b
+
+    def chain(top: int, bottom: int) -> np.ndarray:
+        if (top, bottom) not in prod:
+            prod[(top, bottom)] = G[top - 1] if top - 1 == bottom else G[top - 1] @ chain(top - 1, bottom)
+        return prod[(top, bottom)]
+
+    for i in range(K - 1, -1, -1):
+        T = -Z(i + 1, i + 1)
+        for l in range(1, K - i):
+            T -= Z(i + 1, i + 1 + l) @ chain(i + 1 + l, i + 1)
+        G[i] = np.linalg.solve(T, Z(i + 1, i))
+    Qbar: dict[tuple[int, int], np.ndarray] = {}
+    for l in range(K, -1, -1):
+        for i in range(0, l + 1):
+            Qbar[(i, l)] = Z(i, l) if l == K else Z(i, l) + Qbar[(i, l + 1)] @ G[l]
+    F = [np.eye(model.W)]
+    for l in range(1, K + 1):
+        acc = sum(F[i] @ Qbar[(i, l)] for i in range(l))
+        F.append(np.linalg.solve(-Qbar[(l, l)].T, acc.T).T)
+    A = np.vstack([Qbar[(0, 0)].T, sum(f.sum(axis=1) for f in F)])
+    b = np.zeros(model.W + 1)
+    b[-1] = 1
+    p0, *_ = np.linalg.lstsq(A, b, rcond=None)
+    p = tuple([p0] + [p0 @ F[i] for i in range(1, K + 1)])
+    Q = generator_kronecker(model, levels)
+    return Stationary(p, "block recursion (§3)", float(np.abs(np.concatenate(p) @ Q).max()))
+
+
+def solve_qbd(model: BmapModel, levels: Sequence[int]) -> Stationary:
+    """The QBD recursion of §6 (single arrivals only)."""
+    if model.kmax > 1:
+        raise InvalidInput("arrivals", "the QBD recursion of §6 needs D_k = 0 for k >= 2", value=model.kmax)
+    K = model.K
+    Qb = {k: v.toarray() for k, v in kronecker_blocks(model, levels).items()}
+    G = {K - 1: np.linalg.solve(-Qb[(K, K)], Qb[(K, K - 1)])}
+    for i in range(K - 2, -1, -1):
+        G[i] = np.linalg.solve(-(Qb[(i + 1, i + 1)] + Qb[(i + 1, i + 2)] @ G[i + 1]), Qb[(i + 1, i)])
+    F = [np.eye(model.W)]
+    for i in range(1, K + 1):
+        T = Qb[(i, i)] + (Qb[(i, i + 1)] @ G[i] if i < K else 0)
+        F.append(np.linalg.solve(-T.T, (F[-1] @ Qb[(i - 1, i)]).T).T)
+    A = np.vstack([(Qb[(0, 0)] + Qb[(0, 1)] @ G[0]).T, sum(f.sum(axis=1) for f in F)])
+    b = np.zeros(model.W + 1)
+    b[-1] = 1
+    p0, *_ = np.linalg.lstsq(A, b, rcond=None)
+    p = tuple([p0] + [p0 @ F[i] for i in range(1, K + 1)])
+    Q = generator_kronecker(model, levels)
+    return Stationary(p, "QBD recursion (§6)", float(np.abs(np.concatenate(p) @ Q).max()))
+
+
+# --- measures ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Measures:
+    """Performance measures and the cost of eq. (2) under one policy."""
+
+    levels: tuple[int, ...]
+    p_star: float
+    phi: tuple  # phi[n-1]: probability that n robots are active
+    n_act: float
+    lam: float
+    p_loss: float  # eq. (8)
+    p_loss_direct: float  # lost pages counted per batch
+    p_obs: float
+    p_success: float
+    p_success_tagged: float  # from the tagged-page chain
+    v1: float
+    v2: float
+    v: float
+    mean_number: float  # L = sum_i i p_i e (Little: L = lam V)
+    cost: float
+    states: int
+    method: str
+    residual: float
+    seconds: float = 0.0
+
+    def as_json(self) -> dict:
+        return {
+            "p_star": self.p_star,
+            "n_act": self.n_act,
+            "phi": list(self.phi),
+            "lam": self.lam,
+            "p_loss": self.p_loss,
+            "p_obs": self.p_obs,
+            "p_success": self.p_success,
+            "v1": self.v1,
+            "v2": self.v2,
+            "v": self.v,
+            "cost": self.cost,
+            "states": self.states,
+            "method": self.method,
+            "residual": self.residual,
+        }
+
+
+class _Arith:
+    """float64 or mpmath arithmetic for the measure formulas (same code)."""
+
+    def __init__(self, mp: bool):
+        self.mp = mp
+        if mp:
+            import mpmath
+
+            self.mpmath = mpmath
+            # the shortest decimal of each float input: what the user typed
+            one = lambda x: mpmath.mpf(repr(float(x)))  # noqa: E731
+            self.conv = lambda a: np.vectorize(one, otypes=[object])(np.asarray(a, dtype=float)) if np.ndim(a) else one(a)
+        else:
+            self.conv = lambda a: np.asarray(a, dtype=float) if np.ndim(a) else float(a)
+
+    def solve(self, A, b):
+        """x with A x = b (A square, b vector)."""
+        if not self.mp:
+            return np.linalg.solve(A, b)
+        mm = self.mpmath
+        x = mm.lu_solve(mm.matrix(A.tolist()), mm.matrix(list(b)))
+        return np.array([x[k] for k in range(len(b))], dtype=object)
+
+
+def _contract_last(x: np.ndarray, vec: np.ndarray, times: int) -> np.ndarray:
+    """Contract the last ``times`` R-factors of a flattened tensor with ``vec``."""
+    R = vec.shape[0]
+    for _ in range(times):
+        x = x.reshape(-1, R) @ vec
+    return x
+
+
+def _tagged_vectors(model: BmapModel, ar: _Arith, A_solve: Callable | None = None):
+    """For t pages ahead (t = 0: tagged in service), vectors over
+    ``(m, r_1..r_{t-1}, r_tag)``: h1 = P(served), g1 = E[T; served],
+    h2 = P(obsolete), g2 = E[T; obsolete].  Recursion of Corollary 1 with
+    ``B̂_0 = S_0 β ⊗ e_R`` (undefined in the paper) and
+    ``B̂_t = B_t ⊗ I_R`` otherwise."""
+    ph, ob = model.service, model.obsolescence
+    M, R = model.M, model.R
+    S = ar.conv(ph.S)
+    S0 = -S.sum(axis=1)
+    beta = ar.conv(ph.beta)
+    G0 = -ar.conv(ob.S).sum(axis=1)
+    eM = ar.conv(np.ones(M))
+    h1 = [eM]
+    g1 = [ar.solve(-S, eM)]
+    h2 = [ar.conv(np.zeros(M))]
+    g2 = [ar.conv(np.zeros(M))]
+    for t in range(1, model.K):
+        n_ahead = t - 1  # buffered pages ahead of the tagged one
+
+        def Bhat(v):  # B̂_t v, v over (m, r_1..r_{t-2}, r_tag') at level t-1
+            v = v.reshape(M, -1)
+            # service completion: the head of the buffer (r_1, or the tagged page when t = 1) starts service
+            out = np.multiply.outer(S0, (beta @ v).reshape(-1))  # (M, R^{t-1}) over (r_2..r_tag)
+            out = np.repeat(out.reshape(M, 1, -1), R, axis=1).reshape(-1)
+            if n_ahead:
+                # obsolescence of buffered page q ahead of the tagged one
+                w = v.reshape(M, *[R] * (t - 1))
+                acc = 0
+                for q in range(n_ahead):
+                    acc = acc + _insert_axis(w, q, G0)
+                out = out + acc.reshape(-1)
+            return out
+
+        own = np.multiply.outer(ar.conv(np.ones(M * R**n_ahead)), G0).reshape(-1)
+        if A_solve:
+            solve = lambda rhs, t=t: A_solve(t, rhs)  # noqa: E731
+        else:
+            A = -(_kron_sum_obj([S] + [ar.conv(ob.S)] * t) if ar.mp else A_block(model, t).toarray())
+            solve = lambda rhs, A=A: ar.solve(A, rhs)  # noqa: E731
+        h1.append(solve(Bhat(h1[-1])))
+        g1.append(solve(h1[-1] + Bhat(g1[-1])))
+        h2.append(solve(Bhat(h2[-1]) + own))
+        g2.append(solve(h2[-1] + Bhat(g2[-1])))
+    return h1, g1, h2, g2
+
+
+def _insert_axis(w: np.ndarray, q: int, G0: np.ndarray) -> np.ndarray:
+    """``w`` over (m, r_2', ..) of the smaller level lifted to (m, r_1..): a new
+    axis at buffer position q weighted by ``Γ_0``."""
+    out = np.multiply.outer(w, G0)  # new axis last
+    return np.moveaxis(out, -1, 1 + q)
+
+
+def _kron_sum_obj(factors) -> np.ndarray:
+    """``F_1 ⊕ ... ⊕ F_n`` in exact object arithmetic (mpmath entries)."""
+    out = factors[0]
+    for F in factors[1:]:
+        out = np.kron(out, np.eye(F.shape[0], dtype=int).astype(object)) + np.kron(np.eye(out.shape[0], dtype=int).astype(object), F)
+    return out
+
+
+def _contracted(model: BmapModel, ar: _Arith, A_solve) -> dict:
+    """For a page arriving as the l-th of a batch to i pages: the tagged-page
+    vectors (h1, g1, h2, g2) at t = i + l - 1 pages ahead, with the fresh
+    phases of the l - 1 batch-mates ahead and of the page itself averaged
+    over gamma (and the server's over beta when i = 0).  Policy-independent."""
+    h1, g1, h2, g2 = _tagged_vectors(model, ar, A_solve)
+    beta = ar.conv(model.service.beta)
+    gam = ar.conv(model.obsolescence.beta)
+    M = model.M
+    out = {}
+    for i in range(model.K):
+        for l in range(1, min(model.K - i, model.kmax) + 1):
+            t = i + l - 1
+            cols = [_contract_last(v[t], gam, l - (i == 0)) for v in (h1, g1, h2, g2)]
+            mat = np.stack(cols, axis=1)
+            out[(i, l)] = beta @ mat.reshape(M, 4) if i == 0 else mat
+    return out
+
+
+def measures(model: BmapModel, levels: Sequence[int], st: Stationary, *, mp: bool = False, A_solve: Callable | None = None) -> Measures:
+    """Theorems 1–3, Corollary 1 and eq. (2) from the stationary vector."""
+    ar = _Arith(mp)
+    K, W, M, R = model.K, model.W, model.M, model.R
+    p = [np.asarray(x, dtype=object) if mp else np.asarray(x, dtype=float) for x in st.p]
+    marg_nu = [x.reshape(W, -1).sum(axis=1) for x in p]  # over nu
+    D = lambda r, k: ar.conv(model.D(r, k))  # noqa: E731
+    tot = [x.sum() for x in p]
+    p_star = tot[0]
+    phi = [sum((tot[i] for i in range(K + 1) if levels[i] == n), ar.conv(0.0)) for n in range(1, model.N + 1)]
+    n_act = sum(n * f for n, f in zip(range(1, model.N + 1), phi))
+    lam = 0
+    loss_rate = 0
+    accepted8 = 0
+    for i in range(K + 1):
+        r = levels[i]
+        for k in range(0, model.kmax + 1):
+            Dk_e = D(r, k).sum(axis=1)
+            rate = marg_nu[i] @ Dk_e
+            if k >= 1:
+                lam = lam + k * rate
+                loss_rate = loss_rate + max(k - (K - i), 0) * rate
+            if k <= K - i:
+                accepted8 = accepted8 + (k - K + i) * rate
+    p_loss = 1 - accepted8 / lam
+    p_loss_direct = loss_rate / lam
+    S0 = -ar.conv(model.service.S).sum(axis=1)
+    G0 = -ar.conv(model.obsolescence.S).sum(axis=1)
+    succ_rate = sum((x.reshape(W, M, -1).sum(axis=(0, 2)) @ S0 for x in p[1:]), ar.conv(0.0))
+    obs_rate = ar.conv(0.0)
+    for i in range(2, K + 1):
+        t = p[i].reshape(W, M, *[R] * (i - 1))
+        for q in range(i - 1):
+            obs_rate = obs_rate + np.moveaxis(t, 2 + q, -1).reshape(-1, R).sum(axis=0) @ G0
+    p_obs = obs_rate / lam
+    p_success = succ_rate / lam
+    contracted = _contracted(model, ar, A_solve) if mp or A_solve else model.memo("contracted", lambda: _contracted(model, ar, None))
+    E = 0  # (E[1; served], E[T; served], E[1; obsolete], E[T; obsolete]) per unit time
+    for i in range(K):
+        r = levels[i]
+        for l in range(1, min(K - i, model.kmax) + 1):
+            u = sum(D(r, k).sum(axis=1) for k in range(l, model.kmax + 1))  # rate of batches of size >= l, per nu
+            q = p[0] @ u if i == 0 else (p[i].reshape(W, -1) * u.reshape(W, 1)).sum(axis=0)
+            E = E + q @ contracted[(i, l)] if i else E + q * contracted[(i, l)]
+    E = {"h1": E[0], "g1": E[1], "h2": E[2], "g2": E[3]}
+    v1 = E["g1"] / E["h1"]
+    v2 = E["g2"] / E["h2"] if E["h2"] else ar.conv(0.0)
+    p_success_tagged = E["h1"] / lam
+    v = v1 * p_success + v2 * p_obs
+    mean_number = sum(i * tot[i] for i in range(K + 1))
+    c = model.costs
+    cost = lam * (c.c_loss * p_loss + c.c_obs * p_obs) + c.a * v1 + c.c_rob * n_act + c.c_star * p_star
+    f = (lambda x: x) if mp else float
+    return Measures(
+        tuple(levels), f(p_star), tuple(f(x) for x in phi), f(n_act), f(lam), f(p_loss), f(p_loss_direct), f(p_obs), f(p_success),
+        f(p_success_tagged), f(v1), f(v2), f(v), f(mean_number), f(cost), model.states, st.method, st.residual,
+    )
+
+
+# --- high precision ----------------------------------------------------------
+
+
+def solve_mp(model: BmapModel, levels: Sequence[int], dps: int = 50) -> Stationary:
+    """Ball-arithmetic (python-flint ``arb``) LU of the *enumerated* generator
+    at about ``dps`` digits (small K only).  The entries enclose the decimal
+    inputs; ``residual`` is the largest relative radius of the enclosures of
+    ``p``, i.e. a rigorous bound ``10^-digits``."""
+    import flint
+    import mpmath
+
+    if model.states > 600:
+        raise TooLarge("K", "the ball-arithmetic solve is limited to 600 states", value=model.K)
+    old = flint.ctx.prec
+    flint.ctx.prec = int(dps * 3.33) + 20
+    try:
+        index = {s: n for n, s in enumerate(state_list(model))}
+        n = len(index)
+        A = flint.arb_mat(n, n)  # A = Q^T, last row replaced by p e = 1
+        diag = [flint.arb(0)] * n
+        for s, t, rate in enumerate_transitions(model, levels, num=lambda x: flint.arb(repr(float(x)))):
+            A[index[t], index[s]] += rate
+            diag[index[s]] -= rate
+        for j in range(n):
+            A[j, j] += diag[j]
+            A[n - 1, j] = 1
+        b = flint.arb_mat(n, 1)
+        b[n - 1, 0] = 1
+        x = A.solve(b)
+        xs = np.array([_arb_to_mpf(x[k, 0], mpmath) for k in range(n)], dtype=object)
+        rel = max(float(x[k, 0].rad()) / max(abs(float(x[k, 0].mid())), 1e-300) for k in range(n))
+    finally:
+        flint.ctx.prec = old
+    return Stationary(split_levels(model, xs), f"arb ball LU ({dps} digits, enumerated generator)", rel)
+
+
+def _arb_to_mpf(a, mpmath):
+    man, exp = a.mid().man_exp()
+    return mpmath.ldexp(mpmath.mpf(int(man)), int(exp))
+
+
+def evaluate_mp(model: BmapModel, policy: Policy, dps: int = 50) -> Measures:
+    """All measures at ``dps`` digits (mpmath numbers in the result); the
+    stationary vector from `solve_mp`, the measures in mpmath."""
+    import mpmath
+
+    levels = model.check_policy(policy)
+    with mpmath.workdps(dps):
+        st = solve_mp(model, levels, dps)
+        return measures(model, levels, st, mp=True)
+
+
+# --- evaluation and optimisation ---------------------------------------------
+
+SOLVERS = {
+    "dense": solve_dense,
+    "sparse": solve_sparse_direct,
+    "block": solve_block_recursion,
+    "qbd": solve_qbd,
+}
+
+
+def evaluate(model: BmapModel, policy: Policy, solver: str = "auto") -> Measures:
+    """Solve the chain under ``policy`` and return every measure."""
+    levels = model.check_policy(policy)
+    return evaluate_levels(model, levels, solver)
+
+
+def evaluate_levels(model: BmapModel, levels: Sequence[int], solver: str = "auto") -> Measures:
+    import time
+
+    t0 = time.perf_counter()
+    if solver == "auto":
+        solver = "dense" if model.states <= 600 else "sparse" if model.states <= 1500 else "structured"
+    if solver == "structured":
+        from .bmap_structured import evaluate_structured
+
+        return evaluate_structured(model, levels)
+    if solver not in SOLVERS:
+        raise InvalidInput("solver", f"must be one of {sorted(SOLVERS) + ['auto', 'structured']}", value=solver)
+    st = SOLVERS[solver](model, levels)
+    m = measures(model, levels, st)
+    return _with_seconds(m, time.perf_counter() - t0)
+
+
+def _with_seconds(m: Measures, s: float) -> Measures:
+    from dataclasses import replace
+
+    return replace(m, seconds=s)
+
+
+CONVENTIONS = ("strict", "nonstrict", "paper")
+
+
+def threshold_candidates(n_modes: int, K: int, convention: str = "paper") -> list[tuple[int, ...]]:
+    """Threshold vectors ``j_1, ..., j_{n-1}`` searched by `optimize`.
+
+    - ``strict``: ``-1 < j_1 < ... < j_{n-1} < K`` (§2: every mode used);
+    - ``nonstrict``: ``-1 <= j_1 <= ... <= j_{n-1} <= K`` (§2, "virtual robots");
+    - ``paper``: ``0 <= j_1 <= ... <= j_{n-1} <= K``: the first mode always
+      serves the empty system, later ranges may be empty.  This is the one
+      that reproduces Tables 1 and 5 (see the claims module).
+    """
+    if convention not in CONVENTIONS:
+        raise InvalidInput("convention", f"must be one of {CONVENTIONS}", value=convention)
+    if n_modes == 1:
+        return [()]
+    if convention == "strict":
+        return list(itertools.combinations(range(0, K), n_modes - 1))
+    low = -1 if convention == "nonstrict" else 0
+    return list(itertools.combinations_with_replacement(range(low, K + 1), n_modes - 1))
+
+
+@dataclass(frozen=True)
+class Optimum:
+    modes: tuple[int, ...]
+    thresholds: tuple[int, ...]
+    cost: float
+    measures: Measures
+    evaluated: int  # policies evaluated
+    curve: tuple = field(default=(), repr=False)  # ((thresholds, cost), ...) over all candidates
+
+
+def optimize(model: BmapModel, modes: Sequence[int], convention: str = "paper", solver: str = "auto", cache: dict | None = None) -> Optimum:
+    """Direct approach of §7: enumerate every threshold vector for the given
+    modes (used in decreasing order of robots) and keep the cheapest.
+    ``cache`` (levels -> Measures) may be shared between calls."""
+    modes = tuple(sorted(set(modes), reverse=True))
+    cache = {} if cache is None else cache
+    curve = []
+    best = None
+    for th in threshold_candidates(len(modes), model.K, convention):
+        pol = Policy(modes, th)
+        levels = model.check_policy(pol)
+        if levels not in cache:
+            cache[levels] = evaluate_levels(model, levels, solver)
+        m = cache[levels]
+        curve.append((th, m.cost))
+        if best is None or m.cost < best[1].cost - 1e-12:
+            best = (th, m)
+    return Optimum(modes, best[0], best[1].cost, best[1], len(curve), tuple(curve))
+
+
+def optimize_all(model: BmapModel, mode_sets: Sequence[Sequence[int]] | None = None, convention: str = "paper", solver: str = "auto") -> dict:
+    """`optimize` for every mode set (all non-empty subsets by default),
+    sharing solves between sets; ``{modes: Optimum}``."""
+    cache: dict = {}
+    sets = all_mode_sets(model.N) if mode_sets is None else [tuple(sorted(set(m), reverse=True)) for m in mode_sets]
+    return {m: optimize(model, m, convention, solver, cache) for m in sets}
+
+
+def all_mode_sets(N: int) -> list[tuple[int, ...]]:
+    """Every non-empty subset of 1..N, robots in decreasing order."""
+    return [tuple(sorted(c, reverse=True)) for n in range(1, N + 1) for c in itertools.combinations(range(1, N + 1), n)]
+
+
+# --- the paper's examples -----------------------------------------------------
+
+
+def example_model(K: int = 5, printed: bool = False) -> BmapModel:
+    """The §7 example (Model 4, N = 4).  ``printed=True`` loads the matrices
+    exactly as printed (rejected by validation); the default loads the
+    corrected file.  See ``proofs/models/avrachenkov-example*.json``."""
+    from .bmap_io import load_model
+
+    name = "avrachenkov-example-printed.json" if printed else "avrachenkov-example.json"
+    return load_model(name, K=K)

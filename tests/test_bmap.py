@@ -1,0 +1,195 @@
+"""BMAP/PH/1/K with PH obsolescence (Avrachenkov et al.): generator, solvers, measures, CLI."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from crawlmath.numeric import bmap_model as bm
+from crawlmath.numeric.bmap_io import load_model, model_from_spec, read_spec
+from crawlmath.numeric.bmap_structured import KronSumSolver, LevelOperators, solve_structured
+from crawlmath.numeric.errors import InvalidInput
+from crawlmath.numeric.phase_type import BMAP, PhaseType
+
+
+@pytest.fixture(scope="module")
+def ex():
+    return load_model("avrachenkov-example.json", K=4)
+
+
+def random_model(seed, W=2, M=2, R=2, K=3, kmax=2, N=2):
+    rng = np.random.default_rng(seed)
+
+    def bmap():
+        Ds = [rng.uniform(0, 1, (W, W)) for _ in range(kmax + 1)]
+        Ds[1] = Ds[1] + 0.1 * np.roll(np.eye(W), 1, axis=1)
+        D0 = Ds[0] - np.diag(np.diag(Ds[0]))
+        Ds[0] = D0 - np.diag(D0.sum(1) + sum(x.sum(1) for x in Ds[1:]))
+        return BMAP(Ds)
+
+    def ph(n):
+        S = rng.uniform(0, 1, (n, n))
+        S -= np.diag(np.diag(S))
+        S -= np.diag(S.sum(1) + rng.uniform(0.2, 1.0, n))
+        b = rng.uniform(0.1, 1, n)
+        return PhaseType(b / b.sum(), S)
+
+    return bm.BmapModel([bmap() for _ in range(N)], ph(M), ph(R), K, bm.Costs(1, 2, 1, 1, 3))
+
+
+def measure_vector(m):
+    return np.array([m.p_star, m.n_act, m.lam, m.p_loss, m.p_obs, m.p_success, m.v1, m.v2, m.cost])
+
+
+def test_table1_highlighted_row(ex):
+    m = load_model("avrachenkov-example.json")
+    r = bm.evaluate(m, bm.Policy((3, 1), (2,)))
+    assert r.cost == pytest.approx(63.5425476900, rel=1e-10)
+    assert m.states == 126
+
+
+def test_generator_two_ways(ex):
+    for pol in (bm.Policy((3, 1), (1,)), bm.Policy((4, 3, 2, 1), (0, 2, 2)), bm.Policy((2,), ())):
+        lv = ex.check_policy(pol)
+        Q1, Q2 = bm.generator_kronecker(ex, lv), bm.generator_enumerated(ex, lv)
+        assert abs(Q1 - Q2).max() < 1e-13
+        assert abs(Q1.sum(axis=1)).max() < 1e-13
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 10**6), st.integers(1, 3), st.integers(1, 2), st.integers(1, 2), st.integers(1, 3), st.integers(1, 3))
+def test_random_models_all_solvers_and_invariants(seed, W, M, R, K, kmax):
+    m = random_model(seed, W, M, R, K, kmax)
+    lv = m.check_policy(bm.Policy((2, 1), (min(1, K - 1),)))
+    assert abs(bm.generator_kronecker(m, lv) - bm.generator_enumerated(m, lv)).max() < 1e-12
+    ref = bm.evaluate_levels(m, lv, "sparse")
+    for solver in ("block", "structured"):
+        other = bm.evaluate_levels(m, lv, solver)
+        np.testing.assert_allclose(measure_vector(other), measure_vector(ref), rtol=1e-9, atol=1e-13)
+    assert ref.p_loss + ref.p_obs + ref.p_success == pytest.approx(1, abs=1e-12)
+    assert ref.p_loss == pytest.approx(ref.p_loss_direct, abs=1e-12)
+    assert sum(ref.phi) == pytest.approx(1, abs=1e-12)
+    assert ref.lam * ref.v == pytest.approx(ref.mean_number, rel=1e-10)
+    assert ref.p_success == pytest.approx(ref.p_success_tagged, rel=1e-10)
+
+
+def test_qbd_recursion_single_arrivals():
+    m = random_model(5, K=4, kmax=1)
+    lv = m.check_policy(bm.Policy((2, 1), (1,)))
+    np.testing.assert_allclose(measure_vector(bm.evaluate_levels(m, lv, "qbd")), measure_vector(bm.evaluate_levels(m, lv, "sparse")), rtol=1e-10)
+    with pytest.raises(InvalidInput):
+        bm.evaluate_levels(random_model(5, K=3, kmax=2), lv[:4], "qbd")
+
+
+def test_high_precision_agrees_with_float():
+    m = load_model("avrachenkov-example.json", K=2)
+    pol = bm.Policy((3, 1), (0,))
+    hp = bm.evaluate_mp(m, pol, 40)
+    fl = bm.evaluate(m, pol)
+    assert float(hp.cost) == pytest.approx(fl.cost, rel=1e-13)
+    assert abs(hp.p_loss + hp.p_obs + hp.p_success - 1) < 1e-35
+
+
+def test_structured_operators_match_sparse(ex):
+    lv = ex.check_policy(bm.Policy((4, 1), (1,)))
+    Q = bm.generator_kronecker(ex, lv)
+    ops = LevelOperators(ex, lv)
+    x = np.random.default_rng(0).random(Q.shape[0])
+    np.testing.assert_allclose(np.concatenate(ops.apply(bm.split_levels(ex, x))), Q.T @ x, atol=1e-13)
+    st_ = solve_structured(ex, lv)
+    assert st_.residual < 1e-12 and st_.flat.sum() == pytest.approx(1)
+
+
+def test_kron_sum_solver():
+    rng = np.random.default_rng(1)
+    F = [np.array([[-3.0, 1.0], [2.0, -3.0]]), np.array([[-0.6, 0.4], [0.1, -0.3]]), np.array([[-1.0]])]
+    A = F[0]
+    for f in F[1:]:
+        A = np.kron(A, np.eye(f.shape[0])) + np.kron(np.eye(A.shape[0]), f)
+    b = rng.random(A.shape[0])
+    np.testing.assert_allclose(A @ KronSumSolver(F).solve(b), b, atol=1e-13)
+
+
+def test_optimize_conventions(ex):
+    assert bm.threshold_candidates(2, 3, "strict") == [(0,), (1,), (2,)]
+    assert bm.threshold_candidates(2, 3, "paper") == [(0,), (1,), (2,), (3,)]
+    assert bm.threshold_candidates(2, 3, "nonstrict")[0] == (-1,)
+    o = bm.optimize(ex, (3, 1))
+    assert o.cost == min(c for _, c in o.curve)
+
+
+def test_policy_levels_and_errors(ex):
+    assert bm.Policy((4, 3, 1), (0, 2)).levels(4) == (4, 3, 3, 1, 1)
+    assert bm.Policy((3, 2, 1), (2, 2)).levels(3) == (3, 3, 3, 1)
+    with pytest.raises(InvalidInput, match="thresholds"):
+        bm.Policy((3, 1), ())
+    with pytest.raises(InvalidInput, match="non-decreasing"):
+        bm.Policy((3, 2, 1), (2, 1))
+    with pytest.raises(InvalidInput, match="modes"):
+        ex.check_policy(bm.Policy((5,), ()))
+    with pytest.raises(InvalidInput, match="must be <= K"):
+        ex.check_policy(bm.Policy((3, 1), (9,)))
+
+
+def test_model_files():
+    with pytest.raises(InvalidInput, match=r"D\^\(2\)_1\[0, 0\]"):
+        load_model("avrachenkov-example-printed.json")
+    with pytest.raises(InvalidInput, match="must sum to 0"):
+        load_model("avrachenkov-real-printed.json")
+    real = load_model("avrachenkov-real.json")
+    assert real.N == 4 and real.R == 1 and real.states == 82
+    spec = read_spec("avrachenkov-example.json")
+    spec["service"]["S"] = [[-3, -1], [2, -3]]
+    with pytest.raises(InvalidInput, match=r"S\[0, 1\]"):
+        model_from_spec(spec)
+    with pytest.raises(InvalidInput, match="missing key"):
+        model_from_spec({"K": 3})
+    with pytest.raises(InvalidInput, match="not found"):
+        load_model("no-such-model.json")
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-c", "from crawlmath.cli import entry; entry()", *args], capture_output=True, text=True)
+
+
+def test_cli_json_and_errors():
+    r = _cli("bmap", "avrachenkov-example.json", "--modes", "3,1", "--thresholds", "2", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    for key in ("p_star", "n_act", "lam", "p_loss", "p_obs", "p_success", "v1", "cost", "thresholds", "modes", "states", "residual"):
+        assert key in d
+    assert d["cost"] == pytest.approx(63.54254769, rel=1e-8)
+    bad = _cli("bmap", "avrachenkov-example-printed.json")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "D^(2)_1[0, 0]" in bad.stderr
+    assert _cli("bmap", "avrachenkov-example.json", "--modes", "3,x").returncode == 2
+
+
+def test_toml_model_file(tmp_path):
+    text = """
+K = 3
+[arrivals]
+interpretation = "scaled"
+robots = 2
+[arrivals.common]
+D = [[[-1.0]], [[1.0]]]
+[service]
+beta = [1.0]
+S = [[-2.0]]
+[obsolescence]
+gamma = [1.0]
+Gamma = [[-0.5]]
+[costs]
+c_loss = 1.0
+c_star = 2.0
+"""
+    p = tmp_path / "mm1k.toml"
+    p.write_text(text)
+    m = load_model(p)
+    assert m.N == 2 and m.states == 4 and m.arrivals[1].lam == pytest.approx(2.0)
+    r = bm.evaluate(m, bm.Policy((2, 1), (0,)))
+    assert r.p_loss + r.p_obs + r.p_success == pytest.approx(1, abs=1e-13)
+    p.write_text("K = [")
+    with pytest.raises(InvalidInput, match="not valid TOML"):
+        load_model(p)
