@@ -1,0 +1,160 @@
+"""BUbiNG workbench colours (Buijsrogge 2014): exact chain, product form,
+simulation, offline strategies, bad input, CLI."""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from crawlmath.cli import main
+from crawlmath.numeric import colours as nc
+from crawlmath.numeric.colours_sim import simulate, trajectories
+from crawlmath.numeric.errors import InvalidInput, TooLarge
+from crawlmath.numeric.generated import buijsrogge as gen
+from crawlmath.numeric.tolerance import SIMULATION_SIGMAS
+
+
+def _brute_force(p: np.ndarray, K: int):
+    """Chain on occupancy vectors built from the game's rules, solved as the
+    left Perron eigenvector (independent of the library's builders)."""
+    C = len(p)
+    states = [q for q in itertools.product(range(K + 1), repeat=C) if sum(q) == K]
+    idx = {q: n for n, q in enumerate(states)}
+    P = np.zeros((len(states), len(states)))
+    for q in states:
+        present = [c for c in range(C) if q[c] > 0]
+        for j in present:
+            for c in range(C):
+                r = list(q)
+                r[j] -= 1
+                r[c] += 1
+                P[idx[q], idx[tuple(r)]] += p[c] / len(present)
+    w, v = np.linalg.eig(P.T)
+    pi = np.real(v[:, np.argmin(abs(w - 1))])
+    pi /= pi.sum()
+    S = np.array([sum(1 for x in q if x) for q in states])
+    return float(pi @ S)
+
+
+@pytest.mark.parametrize("K,C", [(1, 3), (2, 2), (3, 2), (4, 3), (5, 4), (6, 3)])
+def test_exact_chain_matches_brute_force(K, C):
+    want = _brute_force(np.full(C, 1 / C), K)
+    for method in ("lu", "power", "rational"):
+        assert nc.exact_uniform(K, C, method).colours == pytest.approx(want, rel=1e-10)
+    if K + C > 2:
+        assert gen.exact_colours_uniform(K, C) == pytest.approx(want, rel=1e-12)
+
+
+def test_heterogeneous_product_form_matches_brute_force():
+    p = np.array([0.55, 0.25, 0.15, 0.05])
+    want = _brute_force(p, 5)
+    assert nc.exact_general(p, 5).colours == pytest.approx(want, rel=1e-10)
+    assert nc.exact_stationary(p, 5).colours == pytest.approx(want, rel=1e-12)
+
+
+def test_partition_count():
+    assert [nc.partition_count(k, k) for k in range(1, 11)] == [1, 2, 3, 5, 7, 11, 15, 22, 30, 42]
+    assert nc.partition_count(6, 2) == 4
+    assert nc.exact_uniform(9, 4).states == nc.partition_count(9, 4)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 60), st.integers(1, 200))
+def test_exact_and_mean_field_properties(K, C):
+    mf = nc.mean_field(K, C)
+    assert 0 < mf.colours <= min(K, C) + 1e-12
+    if K + C > 2:
+        ex = gen.exact_colours_uniform(K, C)
+        assert mf.colours - 1e-12 <= ex <= min(K, C) + 1e-12
+        assert ex - mf.colours < 0.25  # exact - mean field in [0, 1/4)
+    assert nc.initial_expected(np.full(C, 1 / C), K) <= min(K, C) + 1e-9
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(2, 8), st.integers(2, 6), st.integers(0, 10**6))
+def test_uniform_is_not_beaten(K, C, seed):
+    p = np.random.default_rng(seed).dirichlet(np.ones(C))
+    assert nc.exact_stationary(p, K, dps=20).colours <= gen.exact_colours_uniform(K, C) + 1e-12
+
+
+def test_simulation_within_confidence_of_exact():
+    for dist, C, par in (("uniform", 30, ()), ("powerlaw", 50, (1.2,))):
+        p = nc.colour_distribution(dist, C, *par)
+        sim = simulate(p, 20, 400_000, seed=3)
+        ex = nc.exact_stationary(p, 20)
+        assert abs(sim.mean - ex.colours) <= SIMULATION_SIGMAS * sim.stderr
+        assert abs(sim.p_new_mean - ex.p_new) < 0.02
+
+
+def test_simulation_is_seeded_and_trajectory_shapes():
+    p = nc.colour_distribution("uniform", 100)
+    a = simulate(p, 10, 5000, seed=9, samples=50)
+    b = simulate(p, 10, 5000, seed=9, samples=50)
+    assert np.array_equal(a.colours, b.colours)
+    assert a.times[0] == 1 and len(a.times) == len(a.colours) == len(a.p_new)
+    assert np.all((a.colours >= 1) & (a.colours <= 10))
+
+
+def test_strategies_run_and_greedy_neutral_is_pathwise_neutral():
+    p = nc.colour_distribution("powerlaw", 500, 1.0)
+    a = simulate(p, 50, 20_000, seed=4, strategy="neutral")
+    b = simulate(p, 50, 20_000, seed=4, strategy="greedy-neutral")
+    assert np.array_equal(a.colours, b.colours)
+    m = simulate(p, 50, 20_000, seed=4, strategy="mice", beta=5)
+    assert m.mean > a.mean
+    r = simulate(p, 50, 20_000, seed=4, strategy="recommended")
+    assert r.elephants > 0 and r.mean > a.mean
+    g = simulate(p, 50, 200_000, seed=4, strategy="greedy", stop_at=0.99)
+    assert g.stopped_at > 0
+
+
+def test_trajectories_curves():
+    tr = trajectories(50, 200, 5000, seed=1, samples=100)
+    assert tr["mean_field_colours"] == pytest.approx(50 * 200 / 249)
+    assert tr["exact_colours"] == pytest.approx((50 * 200 - 1) / 248)
+    assert len(tr["fill_t"]) == len(tr["fill_expected"])
+
+
+def test_chapter5_distributions_normalised():
+    for kind, par in (("uniform", ()), ("geometric", (10.0,)), ("normal", (20.0, 5.0)), ("poisson", (30.0,)),
+                      ("powerlaw", (1.1,)), ("powerlaw", (0,))):
+        p = nc.colour_distribution(kind, 100, *par)
+        assert p.sum() == pytest.approx(1.0) and np.all(p >= 0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: nc.mean_field(0, 5),
+    lambda: nc.mean_field(5, 0),
+    lambda: nc.colour_distribution("normal", 10, 5.0, -1.0),
+    lambda: nc.colour_distribution("geometric", 10, 0.0),
+    lambda: nc.colour_distribution("poisson", 10, -2.0),
+    lambda: nc.colour_distribution("powerlaw", 10, -1.0),
+    lambda: nc.colour_distribution("zipf", 10),
+    lambda: simulate(np.full(4, 0.25), 3, 10, strategy="bogus"),
+])
+def test_bad_input(call):
+    with pytest.raises(InvalidInput):
+        call()
+
+
+def test_too_large_is_refused_up_front():
+    with pytest.raises(TooLarge, match="190569292 states"):
+        nc.exact_uniform(100, 1000)
+
+
+def test_cli_json_and_errors(capsys):
+    assert main(["colours", "--K", "6", "--C", "5", "--exact", "--simulate", "20000", "--seed", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in ("mean_field", "initial_expected", "exact", "simulated", "p_new"):
+        assert key in out
+    assert out["exact"]["colours"] == pytest.approx((6 * 5 - 1) / 9)
+    assert math.isfinite(out["simulated"]["stderr"])
+    for argv in (["colours", "--K", "0", "--C", "5"], ["colours", "--K", "5", "--C", "5", "--dist", "normal:1"],
+                 ["colours", "--K", "200", "--C", "200", "--exact"], ["colours", "--K", "5", "--C", "5", "--strategy", "x"]):
+        assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "states" in err and "--K" in err
