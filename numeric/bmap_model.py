@@ -41,7 +41,7 @@ import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
 from .errors import InvalidInput, TooLarge
-from .phase_type import BMAP, PhaseType
+from .phase_type import BMAP, PhaseType, random_bmap, random_phase_type
 from .validate import require_int, require_real
 
 # --- model and policy -------------------------------------------------------
@@ -885,3 +885,11 @@ def example_model(K: int = 5, printed: bool = False) -> BmapModel:
 
     name = "avrachenkov-example-printed.json" if printed else "avrachenkov-example.json"
     return load_model(name, K=K)
+
+
+def random_model(seed: int, W: int = 2, M: int = 2, R: int = 2, K: int = 3, kmax: int = 2, N: int = 2) -> "BmapModel":
+    """A random valid model with N robot modes (for structural checks and
+    property tests; costs fixed at (1, 2, 1, 1, 3))."""
+    rng = np.random.default_rng(seed)
+    return BmapModel([random_bmap(rng, W, kmax) for _ in range(N)], random_phase_type(rng, M),
+                     random_phase_type(rng, R), K, Costs(1, 2, 1, 1, 3))

@@ -286,3 +286,23 @@ def bmmap(D0, Dk_by_robot: Sequence[Sequence]) -> list[BMAP]:
         mats = [D0 + full[l:].sum(axis=(0, 1))] + [full[:l, k].sum(axis=0) for k in range(kmax)]
         out.append(BMAP(mats, name=f"D^({l})"))
     return out
+
+
+def random_phase_type(rng: np.random.Generator, n: int) -> PhaseType:
+    """A random valid PH distribution of order n (for property tests and
+    structural checks): S strictly diagonally dominant, so transient."""
+    S = rng.uniform(0, 1, (n, n))
+    S -= np.diag(np.diag(S))
+    S -= np.diag(S.sum(1) + rng.uniform(0.2, 1.0, n))
+    b = rng.uniform(0.1, 1, n)
+    return PhaseType(b / b.sum(), S)
+
+
+def random_bmap(rng: np.random.Generator, W: int, kmax: int) -> BMAP:
+    """A random valid BMAP with W phases and batches up to kmax; a cyclic
+    shift added to D_1 keeps D(1) irreducible."""
+    Ds = [rng.uniform(0, 1, (W, W)) for _ in range(kmax + 1)]
+    Ds[1] = Ds[1] + 0.1 * np.roll(np.eye(W), 1, axis=1)
+    D0 = Ds[0] - np.diag(np.diag(Ds[0]))
+    Ds[0] = D0 - np.diag(D0.sum(1) + sum(x.sum(1) for x in Ds[1:]))
+    return BMAP(Ds)

@@ -19,24 +19,7 @@ def ex():
     return load_model("avrachenkov-example.json", K=4)
 
 
-def random_model(seed, W=2, M=2, R=2, K=3, kmax=2, N=2):
-    rng = np.random.default_rng(seed)
-
-    def bmap():
-        Ds = [rng.uniform(0, 1, (W, W)) for _ in range(kmax + 1)]
-        Ds[1] = Ds[1] + 0.1 * np.roll(np.eye(W), 1, axis=1)
-        D0 = Ds[0] - np.diag(np.diag(Ds[0]))
-        Ds[0] = D0 - np.diag(D0.sum(1) + sum(x.sum(1) for x in Ds[1:]))
-        return BMAP(Ds)
-
-    def ph(n):
-        S = rng.uniform(0, 1, (n, n))
-        S -= np.diag(np.diag(S))
-        S -= np.diag(S.sum(1) + rng.uniform(0.2, 1.0, n))
-        b = rng.uniform(0.1, 1, n)
-        return PhaseType(b / b.sum(), S)
-
-    return bm.BmapModel([bmap() for _ in range(N)], ph(M), ph(R), K, bm.Costs(1, 2, 1, 1, 3))
+random_model = bm.random_model
 
 
 def measure_vector(m):

@@ -8,7 +8,8 @@ import pytest
 
 import crawlmath
 
-PACKAGES = ["crawlmath", "crawlmath.derive", "crawlmath.numeric", "crawlmath.numeric.generated", "crawlmath.proofs"]
+PACKAGES = ["crawlmath", "crawlmath.commands", "crawlmath.derive", "crawlmath.numeric", "crawlmath.numeric.generated",
+            "crawlmath.proofs", "crawlmath.proofs.claims", "crawlmath.proofs.tables", "crawlmath.report"]
 
 
 def _modules():

@@ -272,25 +272,7 @@ def _dimension():
 
 def _toy_model(W, M, R, K, seed=0, kmax=2) -> bm.BmapModel:
     """A random valid model (for structural checks)."""
-    rng = np.random.default_rng(seed)
-
-    def bmap():
-        Ds = [rng.uniform(0, 1, (W, W)) * (rng.uniform(size=(W, W)) < 0.7) for _ in range(kmax + 1)]
-        D0 = Ds[0] - np.diag(np.diag(Ds[0]))
-        rows = D0.sum(1) + sum(x.sum(1) for x in Ds[1:]) + 0.1
-        Ds[1] = Ds[1] + 0.1 * np.eye(W)
-        D0 -= np.diag(rows + 0.0)
-        Ds[0] = D0
-        return BMAP(Ds)
-
-    def ph(n):
-        S = rng.uniform(0, 1, (n, n))
-        S -= np.diag(np.diag(S))
-        S -= np.diag(S.sum(1) + rng.uniform(0.2, 1.0, n))
-        b = rng.uniform(0.1, 1, n)
-        return PhaseType(b / b.sum(), S)
-
-    return bm.BmapModel([bmap(), bmap()], ph(M), ph(R), K, bm.Costs(1, 2, 1, 1, 3))
+    return bm.random_model(seed, W, M, R, K, kmax)
 
 
 @claim(f"{P}.lemma.two-ways", source=src("§3", "Lemma"), method=Method.FLOAT,
