@@ -88,7 +88,7 @@ def cost_at_one():
     r"""The removable singularity of (1.4) at :math:`\rho = 1`: writing
     :math:`C = (\gamma+\mu\rho^{K+1})/\sum_{i=0}^K\rho^i`, the limit is
     :math:`(\gamma+\mu)/(K+1)`."""
-    return sp.simplify((gamma + mu * rho ** (K + 1)) / sp.Sum(rho**i, (i, 0, K)).doit().subs(rho, 1)).subs(rho, 1)
+    return (gamma + mu * rho ** (K + 1)).subs(rho, 1) / sp.Sum(rho**i, (i, 0, K)).subs(rho, 1).doit()
 
 
 def cost_stable():

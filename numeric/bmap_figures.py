@@ -48,14 +48,20 @@ def hyperexponential(alpha1: float, mean: float, p1: float = 0.9) -> PhaseType:
     return PhaseType([p1, 1 - p1], [[-alpha1, 0.0], [0.0, -alpha2]])
 
 
-def figure2(alphas=(1.521, 3, 5, 7, 9), K: int = 5, modes=(3, 1)) -> dict:
-    """``{alpha_1: (var_s, [(j, J), ...])}`` for service-time variability."""
+def _variation(which: str, alphas, K: int, modes) -> dict:
+    """``{alpha_1: (variance, [(j, J), ...])}`` with the service or the
+    obsolescence time replaced by a hyperexponential of the same mean."""
     base = _example(K)
     out = {}
     for a in alphas:
-        ph = hyperexponential(a, base.service.mean)
-        out[a] = (ph.variance, _curve(base.with_(service=ph), modes))
+        ph = hyperexponential(a, getattr(base, which).mean)
+        out[a] = (ph.variance, _curve(base.with_(**{which: ph}), modes))
     return out
+
+
+def figure2(alphas=(1.521, 3, 5, 7, 9), K: int = 5, modes=(3, 1)) -> dict:
+    """``{alpha_1: (var_s, [(j, J), ...])}`` for service-time variability."""
+    return _variation("service", alphas, K, modes)
 
 
 def figure3(alphas=(1.521, 3, 5, 7, 9), K: int = 5) -> dict:
@@ -73,9 +79,4 @@ def figure3(alphas=(1.521, 3, 5, 7, 9), K: int = 5) -> dict:
 
 def figure4(alphas=(0.2, 0.5, 1, 3, 7), K: int = 5, modes=(3, 1)) -> dict:
     """``{alpha_1: (var_obsolescence, [(j, J), ...])}`` for obsolescence-time variability."""
-    base = _example(K)
-    out = {}
-    for a in alphas:
-        ph = hyperexponential(a, base.obsolescence.mean)
-        out[a] = (ph.variance, _curve(base.with_(obsolescence=ph), modes))
-    return out
+    return _variation("obsolescence", alphas, K, modes)

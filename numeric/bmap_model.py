@@ -469,13 +469,20 @@ def solve_block_recursion(model: BmapModel, levels: Sequence[int]) -> Stationary
     for l in range(1, K + 1):
         acc = sum(F[i] @ Qbar[(i, l)] for i in range(l))
         F.append(np.linalg.solve(-Qbar[(l, l)].T, acc.T).T)
-    A = np.vstack([Qbar[(0, 0)].T, sum(f.sum(axis=1) for f in F)])
+    return _from_level_zero(model, levels, Qbar[(0, 0)], F, "block recursion (§3)")
+
+
+def _from_level_zero(model: BmapModel, levels: Sequence[int], boundary: np.ndarray, F: list, method: str) -> Stationary:
+    """Finish a level recursion p_l = p_0 F_l: p_0 solves p_0 boundary = 0
+    with sum_l p_0 F_l e = 1 (the stacked system is consistent, so its
+    least-squares solution is exact); the residual max|pQ| is reported."""
+    A = np.vstack([boundary.T, sum(f.sum(axis=1) for f in F)])
     b = np.zeros(model.W + 1)
     b[-1] = 1
     p0, *_ = np.linalg.lstsq(A, b, rcond=None)
-    p = tuple([p0] + [p0 @ F[i] for i in range(1, K + 1)])
+    p = tuple([p0] + [p0 @ f for f in F[1:]])
     Q = generator_kronecker(model, levels)
-    return Stationary(p, "block recursion (§3)", float(np.abs(np.concatenate(p) @ Q).max()))
+    return Stationary(p, method, float(np.abs(np.concatenate(p) @ Q).max()))
 
 
 def solve_qbd(model: BmapModel, levels: Sequence[int]) -> Stationary:
@@ -491,13 +498,7 @@ def solve_qbd(model: BmapModel, levels: Sequence[int]) -> Stationary:
     for i in range(1, K + 1):
         T = Qb[(i, i)] + (Qb[(i, i + 1)] @ G[i] if i < K else 0)
         F.append(np.linalg.solve(-T.T, (F[-1] @ Qb[(i - 1, i)]).T).T)
-    A = np.vstack([(Qb[(0, 0)] + Qb[(0, 1)] @ G[0]).T, sum(f.sum(axis=1) for f in F)])
-    b = np.zeros(model.W + 1)
-    b[-1] = 1
-    p0, *_ = np.linalg.lstsq(A, b, rcond=None)
-    p = tuple([p0] + [p0 @ F[i] for i in range(1, K + 1)])
-    Q = generator_kronecker(model, levels)
-    return Stationary(p, "QBD recursion (§6)", float(np.abs(np.concatenate(p) @ Q).max()))
+    return _from_level_zero(model, levels, Qb[(0, 0)] + Qb[(0, 1)] @ G[0], F, "QBD recursion (§6)")
 
 
 # --- measures ----------------------------------------------------------------

@@ -178,12 +178,6 @@ def _candidates(rho_opt, lam, mu):
     return sorted({max(1, int(mpmath.floor(x))), max(1, int(mpmath.ceil(x)))})
 
 
-def optimal_N(lam, mu, gamma, K, rho_opt=None) -> int:
-    """N(γ, K) by Proposition 1: the better of ⌊ρ(γ,K)μ/λ⌋ and ⌈ρ(γ,K)μ/λ⌉
-    (at least one crawler; ties go to the smaller N)."""
-    return static_optimum(lam, mu, gamma, K).N_opt if rho_opt is None else _best_n(lam, mu, gamma, K, rho_opt, float)
-
-
 def _cost_of_n(n, lam, mu, gamma, K, mp: bool):
     if mp:
         r = mpmath.mpf(n) * mpmath.mpmathify(lam) / mpmath.mpmathify(mu)

@@ -304,8 +304,11 @@ def _limit_cost():
 @claim(f"{P}.eq-1.12", source=src("eqs. (1.10)-(1.12)"), method=Method.FLOAT,
        statement="(1.11) and (1.12) are the same rule, and N(gamma, K) equals it for K large enough.")
 def _eq_1_12():
-    same = sp.simplify(d.large_K_rule().args[0][1].lhs - d.large_K_rule().args[0][1].rhs
-                       + (d.large_K_rule_from_limit().args[0][1].lhs - d.large_K_rule_from_limit().args[0][1].rhs)) == 0
+    def holds_when_nonnegative(rule):
+        cond = rule.args[0][1]  # the condition choosing ceil(mu/lambda)
+        return cond.gts - cond.lts  # >= 0 exactly when cond holds
+
+    same = sp.simplify(holds_when_nonnegative(d.large_K_rule()) - holds_when_nonnegative(d.large_K_rule_from_limit())) == 0
     bad = []
     for lam in (0.013, 0.03, 0.07, 0.3):
         for g in (0.2, 1.0, 3.0):
