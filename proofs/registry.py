@@ -93,6 +93,8 @@ class Outcome:
     erratum: Erratum | None = None
     computed: str | None = None  # the value we computed, for table cells
     digits: float | None = None  # significant digits on which two routes agree
+    error_bound: float | None = None  # absolute bound on the error of `computed`, when known
+    certain: bool | None = None  # the verdict cannot flip within error_bound (None: unknown)
 
     @classmethod
     def passed(cls, detail: str, **kw) -> "Outcome":
@@ -151,6 +153,8 @@ class Result:
             d["cell"] = {"table": c.cell.table, "row": c.cell.row, "column": c.cell.column, "printed": c.cell.printed, "computed": o.computed}
         if o.digits is not None:
             d["digits"] = o.digits
+        d["error_bound"] = o.error_bound
+        d["certain"] = o.certain
         return d
 
 

@@ -1,4 +1,13 @@
-"""``crawlmath verify``: run the claim registry and print one table."""
+"""``crawlmath verify``: run the claim registry, print one table, and compare
+every verdict with the committed record (``proofs/verdicts.json``).
+
+Exit status (so a script can tell a known finding from a regression):
+  0  every claim run is PASS or ERRATUM, as recorded
+  1  some claims FAIL -- known findings about the papers, all as recorded
+  2  bad input (e.g. ``--only`` matches nothing)
+  5  a verdict differs from the record (or a claim is new / gone): crawlmath
+     changed; update the record deliberately with ``--update-record --reason``
+"""
 from __future__ import annotations
 
 import collections
@@ -7,12 +16,15 @@ import sys
 from ._common import Progress, print_json
 
 NAME = "verify"
-HELP = "Check every registered claim of the seed papers (PASS / FAIL / ERRATUM); exit 1 on any FAIL."
+HELP = "Check every registered claim of the seed papers (PASS / FAIL / ERRATUM) against the verdict record."
 EXAMPLE = """
-crawlmath verify                      # everything
+crawlmath verify                      # everything; exit 0 all hold, 1 known FAILs, 5 a verdict changed
+crawlmath verify --quick --failures   # skip slow claims, show only what is not PASS
 crawlmath verify --only liu-nain.static --json > static.json
 crawlmath verify --list               # ids, sources and statements without running
+crawlmath verify --update-record --reason "Table 2 K=20 computed through the lumped chain"
 """
+EXIT_VERDICT_CHANGED = 5
 
 
 def add_arguments(p):
@@ -20,16 +32,23 @@ def add_arguments(p):
     p.add_argument("--quick", action="store_true", help="skip claims marked slow")
     p.add_argument("--list", action="store_true", help="list the selected claims without running them")
     p.add_argument("--failures", action="store_true", help="print only rows that are not PASS")
-    p.add_argument("--json", action="store_true", help="print a JSON list of {id, source, statement, method, status, detail}")
+    p.add_argument("--json", action="store_true",
+                   help="print a JSON list of {id, source, statement, method, status, recorded, detail, ...}")
+    p.add_argument("--ignore-record", action="store_true", help="do not compare with the verdict record (exit 0 or 1 only)")
+    p.add_argument("--update-record", action="store_true",
+                   help="write the verdicts of the claims run into the record (needs --reason); exit 0 or 1")
+    p.add_argument("--reason", metavar="TEXT", help="why the verdicts change; kept in the record's history")
 
 
 def run(args) -> int:
-    from ..proofs.registry import Status, run as run_claims, select
+    from ..proofs import record as rec
+    from ..proofs.registry import Status, all_claims, run as run_claims, select
+    from ..numeric.errors import InvalidInput
 
+    if args.update_record and not (args.reason and args.reason.strip()):
+        raise InvalidInput("--reason", "is required with --update-record (say why the verdicts change)")
     claims = select(args.only, quick=args.quick)
     if not claims:
-        from ..numeric.errors import InvalidInput
-
         raise InvalidInput("--only", "matches no claim id", value=",".join(args.only))
     if args.list:
         if args.json:
@@ -39,11 +58,37 @@ def run(args) -> int:
                 print(f"{c.id}\t{c.method.value}\t{c.source}\t{c.statement}")
         return 0
     results = run_claims(claims, Progress("verify", enabled=not args.json or sys.stderr.isatty()))
+    statuses = {r.claim.id: r.outcome.status.value for r in results}
+    complete = not args.only and not args.quick
+    record = rec.load()
+    changes = [] if args.ignore_record else record.diff(statuses, complete)
     if args.json:
-        print_json([r.as_json() for r in results])
+        rows = []
+        for r in results:
+            row = r.as_json()
+            row["recorded"] = record.claims.get(r.claim.id)
+            rows.append(row)
+        print_json(rows)
     else:
         _print_table(results, args.failures)
-    return 1 if any(r.outcome.status is Status.FAIL for r in results) else 0
+    failed = any(r.outcome.status is Status.FAIL for r in results)
+    if args.update_record:
+        registered = {c.id for c in all_claims()}
+        rec.save(record.updated(statuses, complete, args.reason.strip(), registered))
+        print(f"verify: record updated ({len(changes)} verdict(s) changed): {rec.PATH}", file=sys.stderr)
+        return 1 if failed else 0
+    if changes:
+        _print_changes(changes)
+        return EXIT_VERDICT_CHANGED
+    return 1 if failed else 0
+
+
+def _print_changes(changes) -> None:
+    print(f"\nverify: {len(changes)} verdict(s) differ from the record (proofs/verdicts.json):", file=sys.stderr)
+    for c in changes:
+        print(f"  {c}", file=sys.stderr)
+    print("verify: if the change is intended, run `crawlmath verify --update-record --reason TEXT` and say why in the commit",
+          file=sys.stderr)
 
 
 def _print_table(results, failures_only: bool) -> None:

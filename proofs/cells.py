@@ -1,0 +1,159 @@
+"""One cell engine for every printed table.
+
+A printed table cell is decided by three things only: the printed text of
+*that* cell, the value crawlmath computes for it, and the printing convention
+of its table.  No other printed cell ever decides a verdict (it may appear in
+an ERRATUM's evidence, written by the claim itself).
+
+The printing convention of a table (rounding to the printed digits, or
+truncation) is established once, from evidence, with :func:`convention`, and
+recorded here; a cell is never granted whichever reading happens to pass.
+
+A cell that does not match lists, in its detail, the other readings that were
+tried (:class:`Hypothesis`) with their numbers, so a reader can see what was
+searched before the printed value was called unreproduced.
+
+Certainty (issue 17): when the caller gives ``error_bound`` (an absolute
+bound on the computed value's error), the outcome records whether the verdict
+could flip within it: ``certain`` is True when the distance from the value to
+the nearest boundary at which the printed digits would change exceeds the bound.
+
+>>> convention("Example Table", Printing.ROUND, "all 12 cells round; none needs truncation")
+>>> judge_cell("Example Table", "0.17541", 0.175414, error_bound=1e-12).status.value
+'PASS'
+>>> o = judge_cell("Example Table", "0.17541", 0.17552,
+...                hypotheses=[Hypothesis("gamma = 17/15", 0.175409, True)])
+>>> o.status.value, o.certain
+('FAIL', None)
+>>> print(o.detail)
+computed 0.17552 vs printed 0.17541 (rounding: round-half to 5 decimals); no match; other readings tried: gamma = 17/15 -> 0.175409 (matches)
+"""
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from ..numeric.tolerance import matches_printed, matches_truncated, printed_tolerance
+from .registry import Outcome
+
+
+class Printing(str, enum.Enum):
+    ROUND = "rounding"
+    TRUNCATE = "truncation"
+    EXACT = "exact"  # integers, mode lists, words: equality of the printed text
+
+
+@dataclass(frozen=True)
+class Convention:
+    printing: Printing
+    evidence: str  # how the convention was established (numbers), shown in the report
+
+
+CONVENTIONS: dict[str, Convention] = {}
+
+
+def convention(table: str, printing: Printing, evidence: str) -> None:
+    """Record how ``table`` prints its numbers, with the evidence for it.
+    Recording a different convention for the same table is an error."""
+    old = CONVENTIONS.get(table)
+    if old is not None and old.printing is not printing:
+        raise ValueError(f"{table}: convention already recorded as {old.printing.value}")
+    CONVENTIONS[table] = Convention(printing, evidence)
+
+
+def printing_of(table: str) -> Printing:
+    try:
+        return CONVENTIONS[table].printing
+    except KeyError:
+        raise KeyError(f"no printing convention recorded for {table!r}; call cells.convention() first") from None
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """Another reading of the paper tried for a cell, with the value it gives."""
+
+    reading: str
+    value: float | int | str
+    matches: bool
+
+    def __str__(self) -> str:
+        v = f"{self.value:.6g}" if isinstance(self.value, float) else str(self.value)
+        return f"{self.reading} -> {v} ({'matches' if self.matches else 'no match'})"
+
+
+def matches(printing: Printing, value, printed: str) -> bool:
+    """Does ``value`` print as ``printed`` under ``printing``?"""
+    if printing is Printing.EXACT:
+        return _exact_text(value) == printed.strip()
+    if not isinstance(value, (int, float)) or not math.isfinite(float(value)):
+        return False
+    if printing is Printing.ROUND:
+        return matches_printed(float(value), printed)
+    return matches_truncated(float(value), printed)
+
+
+def margin(printing: Printing, value: float, printed: str) -> float:
+    """Distance from ``value`` to the nearest boundary at which the printed
+    digits would change (inside or outside the printed interval)."""
+    p = float(printed.strip().rstrip("%"))
+    half = printed_tolerance(printed) / (1 + 1e-9)
+    if printing is Printing.ROUND:
+        lo, hi = p - half, p + half
+    else:
+        unit = 2 * half
+        lo, hi = (p, p + unit) if p >= 0 else (p - unit, p)
+    return min(abs(value - lo), abs(value - hi))
+
+
+def judge_cell(table: str, printed: str, value, *, fmt: Callable[[object], str] | None = None,
+               what: str = "", hypotheses: Iterable[Hypothesis] = (), error_bound: float | None = None,
+               note: str = "") -> Outcome:
+    """PASS when ``value`` prints as ``printed`` under ``table``'s convention,
+    else FAIL listing ``hypotheses``.  ``error_bound`` (absolute) makes the
+    verdict's certainty known; ``fmt`` formats the computed value for the
+    report (default: as many decimals as printed)."""
+    printing = printing_of(table)
+    ok = matches(printing, value, printed)
+    shown = (fmt or _like(printed))(value)
+    how = printing.value if printing is Printing.EXACT else f"{printing.value}: {_rule(printing, printed)}"
+    detail = f"{what + ': ' if what else ''}computed {shown} vs printed {printed} ({how}); {'match' if ok else 'no match'}"
+    tried = list(hypotheses)
+    if tried:
+        detail += "; other readings tried: " + "; ".join(map(str, tried))
+    if note:
+        detail += f"; {note}"
+    certain = None
+    if error_bound is not None and printing is not Printing.EXACT and isinstance(value, (int, float)):
+        certain = bool(margin(printing, float(value), printed) > error_bound)
+    elif printing is Printing.EXACT and error_bound == 0:
+        certain = True
+    return Outcome.judge(ok, detail, computed=shown, error_bound=error_bound, certain=certain)
+
+
+def _exact_text(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def _decimals(printed: str) -> int:
+    text = printed.strip().rstrip("%")
+    return len(text.split(".", 1)[1]) if "." in text else 0
+
+
+def _like(printed: str) -> Callable[[object], str]:
+    d = _decimals(printed)
+
+    def fmt(v) -> str:
+        if isinstance(v, float):
+            return f"{v:.{d}f}" + ("%" if printed.strip().endswith("%") else "")
+        return _exact_text(v)
+
+    return fmt
+
+
+def _rule(printing: Printing, printed: str) -> str:
+    d = _decimals(printed)
+    return ("round-half" if printing is Printing.ROUND else "truncate") + f" to {d} decimal{'s' if d != 1 else ''}"
