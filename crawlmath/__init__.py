@@ -9,4 +9,9 @@ Subpackages (the folder tree is the architecture; data flows one way):
 - :mod:`crawlmath.proofs`  (folder ``proofs/``)  the claim registry, errata, paper tables;
 - :mod:`crawlmath.commands` the ``crawlmath`` subcommands.
 """
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version as _version
+
+try:
+    __version__ = _version("crawlmath")
+except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0+unknown"

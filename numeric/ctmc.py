@@ -1,0 +1,280 @@
+"""Reference values for your own continuous-time Markov chain.
+
+:func:`ctmc_stationary` returns the stationary vector π of an irreducible
+generator Q (πQ = 0, Σπ = 1), in float64 or to a requested number of correct
+digits, with the residual and the route that produced it.  It is the routine
+crawlmath's own model solvers are tested against, exposed so that you can
+produce reference values for *your* solver.
+
+Routes:
+
+- float64, n ≤ ``DENSE_MAX``: the GTH elimination (Grassmann, Taksar, Heyman
+  1985), which subtracts nothing, so every entry of π -- even 1e-300 -- has
+  full relative accuracy;
+- float64, larger n: sparse LU of Qᵀ with one balance equation replaced by
+  the normalisation, gated on its residual;
+- ``digits=D``: two independent routes that must agree to D digits: a
+  rigorous ball-arithmetic solve (python-flint ``arb_mat``; every ball contains
+  the exact solution for the given Q, whose float entries are exact binary
+  rationals) and the GTH elimination in mpmath.  The enclosure's radius is
+  reported as ``error_bound``.  Both take the chain to be defined by its
+  off-diagonal rates: the diagonal is minus their exact sum (the float
+  diagonal of Q may differ from it by rounding).
+
+>>> import numpy as np
+>>> Q = np.array([[-1.0, 1.0], [2.0, -2.0]])   # an M/M/1/1 queue, λ = 1, μ = 2
+>>> ctmc_stationary(Q).pi.round(12).tolist()
+[0.666666666667, 0.333333333333]
+>>> r = ctmc_stationary(Q, digits=30)
+>>> r.pi_text[0], r.method
+('0.666666666666666666666666666667', 'arb-solve+mpmath-gth')
+>>> ctmc_stationary(np.array([[-1.0, 1.0, 0.0], [0.0, 0.0, 0.0], [0.0, 1.0, -1.0]]))
+Traceback (most recent call last):
+...
+crawlmath.numeric.errors.InvalidInput: Q: must be irreducible: states [1] form a closed class of 3 states (got 'reducible')
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sps
+from scipy.sparse import csgraph
+
+from .errors import InvalidInput, SolverError, TooLarge
+from .tolerance import FLOAT_REL, STRUCTURE_ABS
+
+DENSE_MAX = 2000  # GTH is O(n³) in float64: 2000 states ≈ 3 s
+HP_MAX = 400  # the two high-precision routes are O(n³) in multiprecision
+
+
+@dataclass(frozen=True)
+class Stationary:
+    """π with how it was obtained.
+
+    ``pi`` (float64), ``pi_text`` (decimal strings to ``digits`` places when
+    requested, else None), ``residual`` = max|πQ| / max|Q|, ``method``,
+    ``digits`` (significant digits on which the two high-precision routes
+    agree, or None) and ``error_bound`` (rigorous absolute bound on the
+    entries of ``pi_text``, or None).
+    """
+
+    pi: np.ndarray = field(repr=False)
+    residual: float
+    method: str
+    pi_text: list[str] | None = field(default=None, repr=False)
+    digits: float | None = None
+    error_bound: float | None = None
+
+
+def ctmc_stationary(Q, digits: int | None = None, *, max_states: int | None = None) -> Stationary:
+    """Stationary vector of an irreducible generator ``Q`` (dense or sparse).
+
+    ``digits``: deliver every entry to that many significant digits,
+    certified by two routes (see the module docstring); ``max_states``
+    raises the size limit of the high-precision routes (default ``HP_MAX``).
+    A reducible Q is refused, naming a closed class; a Q that is not a
+    generator is refused, naming the entry.
+    """
+    Q = _generator(Q)
+    n = Q.shape[0]
+    _require_irreducible(Q)
+    if digits is None:
+        pi, method = (_gth_float(Q.toarray()), "gth") if n <= DENSE_MAX else (_sparse_lu(Q), "sparse-lu")
+        return Stationary(pi, _residual(Q, pi), method)
+    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not 1 <= digits <= 1000:
+        raise InvalidInput("digits", "must be an integer from 1 to 1000", value=digits)
+    limit = HP_MAX if max_states is None else int(max_states)
+    if n > limit:
+        raise TooLarge("Q", f"{n} states exceed the high-precision limit {limit} (O(n^3) multiprecision work); "
+                            "pass max_states= to raise it", value=n)
+    return _high_precision(Q.toarray(), int(digits))
+
+
+# ----------------------------------------------------------------- checks
+
+
+def _generator(Q) -> sps.csr_matrix:
+    M = sps.csr_matrix(Q, dtype=float) if sps.issparse(Q) else sps.csr_matrix(np.asarray(Q, dtype=float))
+    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] == 0:
+        raise InvalidInput("Q", "must be a non-empty square matrix", value=M.shape)
+    if not np.all(np.isfinite(M.data)):
+        bad = np.flatnonzero(~np.isfinite(M.data))[0]
+        raise InvalidInput("Q", "entries must be finite", value=float(M.data[bad]), entry=_entry(M, bad))
+    C = M.tocoo()
+    off = (C.row != C.col) & (C.data < 0)
+    if off.any():
+        i = np.flatnonzero(off)[0]
+        raise InvalidInput("Q", "off-diagonal entries must be >= 0", value=float(C.data[i]), entry=(int(C.row[i]), int(C.col[i])))
+    rows = np.asarray(M.sum(axis=1)).ravel()
+    scale = np.maximum(1.0, np.asarray(abs(M).max(axis=1).todense()).ravel())
+    bad = np.flatnonzero(~(np.abs(rows) <= STRUCTURE_ABS * scale))
+    if bad.size:
+        raise InvalidInput("Q", f"rows must sum to 0 (within {STRUCTURE_ABS:g} of the row's largest entry)",
+                           value=float(rows[bad[0]]), entry=int(bad[0]))
+    return M
+
+
+def _entry(M: sps.csr_matrix, k: int) -> tuple[int, int]:
+    row = int(np.searchsorted(M.indptr, k, side="right") - 1)
+    return row, int(M.indices[k])
+
+
+def _require_irreducible(Q: sps.csr_matrix) -> None:
+    n = Q.shape[0]
+    A = Q.tocoo()
+    keep = (A.row != A.col) & (A.data > 0)
+    G = sps.csr_matrix((np.ones(keep.sum()), (A.row[keep], A.col[keep])), shape=(n, n))
+    ncomp, lab = csgraph.connected_components(G, directed=True, connection="strong")
+    if ncomp == 1:
+        return
+    leaving = np.zeros(ncomp, dtype=bool)
+    G = G.tocoo()
+    leaving[lab[G.row[lab[G.row] != lab[G.col]]]] = True
+    closed = [np.flatnonzero(lab == c) for c in range(ncomp) if not leaving[c]]
+    C = min(closed, key=len)
+    shown = C[:10].tolist() + (["..."] if C.size > 10 else [])
+    raise InvalidInput("Q", f"must be irreducible: states {shown} form a closed class of {n} states".replace("'...'", "..."),
+                       value="reducible")
+
+
+def _residual(Q: sps.csr_matrix, pi: np.ndarray) -> float:
+    r = float(np.abs(Q.T @ pi).max()) / float(abs(Q).max())
+    if not (r <= 1e3 * np.finfo(float).eps * Q.shape[0]) or not np.all(np.isfinite(pi)):
+        raise SolverError(f"stationary vector residual max|πQ|/max|Q| = {r:.3g} is too large")
+    return r
+
+
+# ----------------------------------------------------------------- float routes
+
+
+def _gth_float(Q: np.ndarray) -> np.ndarray:
+    """GTH elimination: censor states n−1, …, 1 one by one (no subtraction)."""
+    A = Q.copy()
+    n = A.shape[0]
+    np.fill_diagonal(A, 0.0)
+    for k in range(n - 1, 0, -1):
+        s = A[k, :k].sum()
+        if not s > 0:
+            raise SolverError(f"GTH: state {k} has no transition to states below it after censoring")
+        A[:k, :k] += np.outer(A[:k, k] / s, A[k, :k])
+        A[:k, k] /= s
+    pi = np.zeros(n)
+    pi[0] = 1.0
+    for k in range(1, n):
+        pi[k] = pi[:k] @ A[:k, k]
+    return pi / pi.sum()
+
+
+def _sparse_lu(Q: sps.csr_matrix) -> np.ndarray:
+    import scipy.sparse.linalg as spla
+
+    n = Q.shape[0]
+    A = Q.T.tolil()
+    A[n - 1, :] = np.ones(n)
+    b = np.zeros(n)
+    b[-1] = 1.0
+    try:
+        pi = spla.splu(A.tocsc()).solve(b)
+    except RuntimeError as exc:
+        raise SolverError(f"sparse LU failed: {exc}") from None
+    if pi.min() < -FLOAT_REL:
+        raise SolverError(f"sparse LU gave a negative probability {pi.min():.3g}")
+    pi = np.clip(pi, 0.0, None)
+    return pi / pi.sum()
+
+
+# ----------------------------------------------------------------- high precision
+
+
+def _high_precision(Q: np.ndarray, digits: int) -> Stationary:
+    import mpmath
+
+    ball, radius = _arb_solve(Q, digits)
+    with mpmath.workdps(digits + 15):
+        gth = _gth_mp(Q)
+        agreed = min(_agree(b, g) for b, g in zip(ball, gth))
+        if not agreed >= digits:
+            raise SolverError(f"high-precision routes agree to {agreed:.1f} digits only, {digits} asked "
+                              f"(arb ball midpoint vs mpmath GTH)")
+        text = [mpmath.nstr(g, digits, min_fixed=-math.inf, max_fixed=math.inf) if g != 0 else "0" for g in gth]
+        pi = np.array([float(g) for g in gth])
+    Qs = sps.csr_matrix(Q)
+    return Stationary(pi, _residual(Qs, pi), "arb-solve+mpmath-gth", text, agreed, radius)
+
+
+def _arb_solve(Q: np.ndarray, digits: int):
+    """Rigorous enclosure of π: solve Qᵀπ = 0 with the last equation replaced
+    by Σπ = 1 in ball arithmetic, raising the precision until every ball is
+    relatively smaller than 10^-(digits+2)."""
+    import mpmath
+    from flint import arb, arb_mat, ctx
+
+    n = Q.shape[0]
+    old = ctx.prec
+    try:
+        for bits in (int(digits * 3.33) + 64, int(digits * 6.7) + 128, int(digits * 13.4) + 256):
+            ctx.prec = bits
+            A = arb_mat(n, n)
+            for j in range(n):  # column j of Qᵀ is row j of Q, diagonal from the exact off-diagonal sum
+                total = arb(0)
+                for i in range(n):
+                    if i != j and Q[j, i] != 0:
+                        total += arb(float(Q[j, i]))
+                        if i < n - 1:
+                            A[i, j] = arb(float(Q[j, i]))
+                if j < n - 1:
+                    A[j, j] = -total
+            for j in range(n):
+                A[n - 1, j] = 1
+            b = arb_mat(n, 1)
+            b[n - 1, 0] = 1
+            try:
+                x = A.solve(b)
+            except ZeroDivisionError:
+                continue
+            balls = [x[i, 0] for i in range(n)]
+            if all(bl.rad() <= abs(bl.mid()) * arb(10) ** (-(digits + 2)) for bl in balls):
+                with mpmath.workdps(digits + 15):
+                    mids = [mpmath.mpf(bl.mid().str(digits + 15, radius=False)) for bl in balls]
+                radius = max(float(bl.rad()) for bl in balls)
+                return mids, radius
+    finally:
+        ctx.prec = old
+    raise SolverError(f"ball-arithmetic solve could not certify {digits} digits (system too ill-conditioned)")
+
+
+def _gth_mp(Q: np.ndarray):
+    import mpmath
+
+    n = Q.shape[0]
+    A = [[mpmath.mpf(float(Q[i, j])) if i != j else mpmath.mpf(0) for j in range(n)] for i in range(n)]
+    for k in range(n - 1, 0, -1):
+        s = mpmath.fsum(A[k][:k])
+        if not s > 0:
+            raise SolverError(f"GTH: state {k} has no transition to states below it after censoring")
+        col = [A[i][k] / s for i in range(k)]
+        row = A[k][:k]
+        for i in range(k):
+            ci = col[i]
+            if ci:
+                Ai = A[i]
+                for j in range(k):
+                    if row[j]:
+                        Ai[j] += ci * row[j]
+            A[i][k] = ci
+    pi = [mpmath.mpf(1)] + [mpmath.mpf(0)] * (n - 1)
+    for k in range(1, n):
+        pi[k] = mpmath.fsum(pi[i] * A[i][k] for i in range(k))
+    total = mpmath.fsum(pi)
+    return [p / total for p in pi]
+
+
+def _agree(a, b) -> float:
+    import mpmath
+
+    if a == b:
+        return math.inf
+    scale = max(abs(a), abs(b))
+    return float(-mpmath.log10(abs(a - b) / scale))
