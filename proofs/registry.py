@@ -26,12 +26,20 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-# Short paper keys (the id prefix of every claim) and their seed files.
-PAPERS: dict[str, tuple[str, str]] = {
-    "liu-nain": ("003_dde4fe79a247e1b3.txt", "Z. Liu, P. Nain, Optimization issues in web search engines (2005)"),
-    "coffman": ("002_4ad982fbd4856c9a.txt", "E. G. Coffman, Z. Liu, R. R. Weber, Optimal robot scheduling for Web search engines (1997)"),
-    "avrachenkov": ("000_5df23f3f1376a820.txt", "K. Avrachenkov et al., Optimal threshold control by the robots of web search engines with obsolescence of documents"),
-    "buijsrogge": ("001_046e391deba72d92.txt", "A. Buijsrogge, Optimization of the BUbiNG web crawler (MSc thesis, 2014)"),
+# Short paper keys (the id prefix of every claim): (seed file, full reference,
+# short citation).  Claims cite by short citation, section and equation; the
+# seed file name (the plain-text copy the project was built from) is metadata.
+PAPERS: dict[str, tuple[str, str, str]] = {
+    "liu-nain": ("003_dde4fe79a247e1b3.txt", "Z. Liu, P. Nain, Optimization issues in web search engines (2005)",
+                 "Liu–Nain 2005"),
+    "coffman": ("002_4ad982fbd4856c9a.txt",
+                "E. G. Coffman, Z. Liu, R. R. Weber, Optimal robot scheduling for Web search engines (INRIA RR-3317, 1997)",
+                "Coffman–Liu–Weber 1997"),
+    "avrachenkov": ("000_5df23f3f1376a820.txt",
+                    "K. Avrachenkov, A. Dudin, V. Klimenok, P. Nain, O. Semenova, Optimal threshold control by the robots "
+                    "of web search engines with obsolescence of documents", "Avrachenkov et al."),
+    "buijsrogge": ("001_046e391deba72d92.txt", "A. Buijsrogge, Optimization of the BUbiNG web crawler (MSc thesis, Univ. Twente, 2014)",
+                   "Buijsrogge 2014"),
 }
 
 
@@ -63,10 +71,15 @@ class Source:
 
     @property
     def seed(self) -> str:
+        """The plain-text copy of the paper this claim was checked against (metadata)."""
         return PAPERS[self.paper][0]
 
+    @property
+    def citation(self) -> str:
+        return PAPERS[self.paper][2]
+
     def __str__(self) -> str:
-        return f"{self.seed} {self.section} {self.ref}"
+        return f"{self.citation}, {self.section}, {self.ref}"
 
 
 @dataclass(frozen=True)
@@ -141,6 +154,7 @@ class Result:
         d = {
             "id": c.id,
             "source": str(c.source),
+            "seed": c.source.seed,
             "statement": c.statement,
             "method": c.method.value,
             "status": o.status.value,
