@@ -102,6 +102,32 @@ def _print_table(results, failures_only: bool) -> None:
             e = r.outcome.erratum
             print(f"{'':8} {'':{wid}} {'':10}   printed:   {e.printed}")
             print(f"{'':8} {'':{wid}} {'':10}   corrected: {e.corrected}")
+    _print_certification(results)
     counts = collections.Counter(r.outcome.status.value for r in results)
     secs = sum(r.seconds for r in results)
     print(f"\n{len(results)} claims: {counts['PASS']} PASS, {counts['ERRATUM']} ERRATUM, {counts['FAIL']} FAIL  ({secs:.1f} s)")
+
+
+LEVELS = (("symbolic", "proof (symbolic)"), ("interval", "interval-certified"), ("numeric-hp", "high precision, two routes"),
+          ("float", "float only"), ("simulation", "simulation"))
+
+
+def certification(results) -> dict[str, dict[str, int]]:
+    """Per paper: how many verdicts rest on each kind of check, and how many
+    table-cell verdicts are known not to flip within their error bound."""
+    out: dict[str, dict[str, int]] = {}
+    for r in results:
+        row = out.setdefault(r.claim.paper, collections.Counter())
+        row[r.claim.method.value] += 1
+        if r.claim.cell is not None:
+            row["cells"] += 1
+            row["cells certain"] += bool(r.outcome.certain)
+    return {p: dict(c) for p, c in out.items()}
+
+
+def _print_certification(results) -> None:
+    table = certification(results)
+    print("\ncertification by paper: " + ", ".join(label for _, label in LEVELS) + "; table cells certain/total")
+    for paper, c in sorted(table.items()):
+        levels = " / ".join(str(c.get(key, 0)) for key, _ in LEVELS)
+        print(f"  {paper:12} {levels}; cells {c.get('cells certain', 0)}/{c.get('cells', 0)}")
