@@ -24,22 +24,35 @@ import pkgutil
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, NamedTuple
 
-# Short paper keys (the id prefix of every claim): (seed file, full reference,
-# short citation).  Claims cite by short citation, section and equation; the
-# seed file name (the plain-text copy the project was built from) is metadata.
-PAPERS: dict[str, tuple[str, str, str]] = {
-    "liu-nain": ("003_dde4fe79a247e1b3.txt", "Z. Liu, P. Nain, Optimization issues in web search engines (2005)",
-                 "Liu–Nain 2005"),
-    "coffman": ("002_4ad982fbd4856c9a.txt",
-                "E. G. Coffman, Z. Liu, R. R. Weber, Optimal robot scheduling for Web search engines (INRIA RR-3317, 1997)",
-                "Coffman–Liu–Weber 1997"),
-    "avrachenkov": ("000_5df23f3f1376a820.txt",
-                    "K. Avrachenkov, A. Dudin, V. Klimenok, P. Nain, O. Semenova, Optimal threshold control by the robots "
-                    "of web search engines with obsolescence of documents", "Avrachenkov et al."),
-    "buijsrogge": ("001_046e391deba72d92.txt", "A. Buijsrogge, Optimization of the BUbiNG web crawler (MSc thesis, Univ. Twente, 2014)",
-                   "Buijsrogge 2014"),
+class Paper(NamedTuple):
+    """One seed paper: ``seed`` (the plain-text copy checked against; metadata),
+    ``reference`` (full), ``citation`` (short, used in claim sources),
+    ``authors`` and ``title``."""
+
+    seed: str
+    reference: str
+    citation: str
+    authors: str
+    title: str
+
+
+def _paper(seed: str, authors: str, title: str, venue: str, citation: str) -> Paper:
+    return Paper(seed, f"{authors}, {title} ({venue})", citation, authors, title)
+
+
+# Short paper keys: the id prefix of every claim.
+PAPERS: dict[str, Paper] = {
+    "liu-nain": _paper("003_dde4fe79a247e1b3.txt", "Z. Liu, P. Nain", "Optimization issues in web search engines",
+                       "book chapter, 2005", "Liu–Nain 2005"),
+    "coffman": _paper("002_4ad982fbd4856c9a.txt", "E. G. Coffman, Z. Liu, R. R. Weber",
+                      "Optimal robot scheduling for Web search engines", "INRIA RR-3317, 1997", "Coffman–Liu–Weber 1997"),
+    "avrachenkov": _paper("000_5df23f3f1376a820.txt", "K. Avrachenkov, A. Dudin, V. Klimenok, P. Nain, O. Semenova",
+                          "Optimal threshold control by the robots of web search engines with obsolescence of documents",
+                          "journal article", "Avrachenkov et al."),
+    "buijsrogge": _paper("001_046e391deba72d92.txt", "A. Buijsrogge", "Optimization of the BUbiNG web crawler",
+                         "MSc thesis, Univ. Twente, 2014", "Buijsrogge 2014"),
 }
 
 
@@ -72,11 +85,11 @@ class Source:
     @property
     def seed(self) -> str:
         """The plain-text copy of the paper this claim was checked against (metadata)."""
-        return PAPERS[self.paper][0]
+        return PAPERS[self.paper].seed
 
     @property
     def citation(self) -> str:
-        return PAPERS[self.paper][2]
+        return PAPERS[self.paper].citation
 
     def __str__(self) -> str:
         return f"{self.citation}, {self.section}, {self.ref}"

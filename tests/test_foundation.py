@@ -47,8 +47,11 @@ def test_verify_exits_1_on_fail(monkeypatch, capsys):
     fake = R.Claim("liu-nain.test.fails", R.Source("liu-nain", "§0", "none"), "fails", R.Method.FLOAT,
                    lambda: R.Outcome.failed("1 != 2"))
     monkeypatch.setattr(R, "select", lambda prefixes, quick=False: [fake])
-    assert main(["verify", "--only", "liu-nain.test"]) == 1
+    assert main(["verify", "--only", "liu-nain.test", "--ignore-record"]) == 1
     assert "FAIL" in capsys.readouterr().out
+    # not in the verdict record: a new verdict is a change, exit 5
+    assert main(["verify", "--only", "liu-nain.test"]) == 5
+    assert "liu-nain.test.fails: (not recorded) -> FAIL" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv", [

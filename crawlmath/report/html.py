@@ -5,7 +5,10 @@ from __future__ import annotations
 import math
 from html import escape
 
-from ..proofs.registry import PAPERS, Result, Status
+import re
+
+from ..proofs import findings as _findings
+from ..proofs.registry import PAPERS, Claim, Result, Status
 from .build import ReportData, TableView, anchor, slug
 
 CSS = """
@@ -21,6 +24,14 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .grid td.FAIL, .grid td.ERRATUM { outline: 2px solid #c62828; }
 .grid small { color: #555; }
 .detail { font-size: 12px; max-width: 48em; word-break: break-word; }
+.cards { display: flex; flex-wrap: wrap; gap: 1em; }
+.card { flex: 1 1 520px; border: 1px solid #ccc; border-radius: 6px; padding: .6em 1em; }
+.card h3 { margin: .2em 0; font-size: 1.05em; } .card .authors { color: #555; font-size: 12px; }
+.counts span { margin-right: 1em; font-weight: bold; }
+.findings li { margin: .25em 0; } .findings .ev { font-size: 11px; color: #555; }
+.erratum { border: 1px solid #e0c96b; background: #fffbea; border-radius: 6px; padding: .5em 1em; margin: .8em 0; }
+.erratum .forms { display: grid; grid-template-columns: 7em 1fr; gap: .2em .8em; }
+.erratum .evidence { font-size: 12px; margin-top: .4em; word-break: break-word; }
 .missing { color: #b71c1c; font-style: italic; }
 figure { display: inline-block; margin: 1em; max-width: 720px; vertical-align: top; }
 figure img { max-width: 100%; border: 1px solid #ddd; }
@@ -45,25 +56,77 @@ def _fmt_diff(d: float | None) -> str:
     return "" if d is None else f"{d:+.3g}"
 
 
+FAIL_KINDS = ("theorem, lemma or corollary", "equation or formula", "printed table cell", "iteration count or run detail",
+              "statement in the text")
+
+
+def fail_kind(claim: Claim) -> str:
+    """What kind of printed result a claim checks, so that an unreproduced
+    iteration count does not weigh like a false theorem.
+
+    >>> from crawlmath.proofs.registry import Claim, Method, Source
+    >>> fail_kind(Claim("coffman.x", Source("coffman", "§5", "Theorem 5.1, (18)"), "s", Method.FLOAT, lambda: None))
+    'theorem, lemma or corollary'
+    """
+    ref = f"{claim.source.ref} {claim.cell.column if claim.cell else ''} {claim.id.rsplit('.', 1)[-1]}"
+    if re.search(r"iter", ref, re.I):
+        return FAIL_KINDS[3]
+    if claim.cell is not None:
+        return FAIL_KINDS[2]
+    if re.search(r"Theorem|Lemma|Corollary|Proposition|Prop\.|Thm", claim.source.ref):
+        return FAIL_KINDS[0]
+    if re.search(r"\(\d+(\.\d+)*\)|eq\.|formula", claim.source.ref):
+        return FAIL_KINDS[1]
+    return FAIL_KINDS[4]
+
+
+def _paper_card(data: ReportData, s) -> list[str]:
+    paper = PAPERS[s.paper]
+    status = {r.claim.id: r.outcome.status for r in data.results}
+    out = [f"<div class='card' id='card-{s.paper}'><h3><a href='#paper-{s.paper}'>{escape(paper.title)}</a></h3>",
+           f"<div class='authors'>{escape(paper.authors)} &middot; {escape(paper.reference.rsplit('(', 1)[-1].rstrip(')'))}</div>",
+           f"<p class='counts'><span class='PASS'>{s.passed} PASS</span><span class='ERRATUM'>{s.errata} ERRATUM</span>"
+           f"<span class='FAIL'>{s.failed} FAIL</span> of {s.total} claims</p>"]
+    items = []
+    for f in _findings.of(s.paper):
+        ev = [c for c in f.claims if c in status]
+        if not ev:
+            continue
+        links = ", ".join(f"<a href='#{anchor(c)}'>{escape(status[c].value)}</a>" for c in ev)
+        items.append(f"<li>{escape(f.sentence)} <span class='ev'>(evidence: {links})</span></li>")
+    if items:
+        out.append("<ul class='findings'>" + "".join(items) + "</ul>")
+    fails = [r for r in data.failures() if r.claim.paper == s.paper]
+    if fails:
+        by_kind: dict[str, list[Result]] = {}
+        for r in fails:
+            by_kind.setdefault(fail_kind(r.claim), []).append(r)
+        parts = []
+        for kind in FAIL_KINDS:
+            rs = by_kind.get(kind, [])
+            if rs:
+                links = ", ".join(f"<a href='#{anchor(r.claim.id)}'>{escape(r.claim.id.split('.', 1)[1])}</a>" for r in rs[:12])
+                more = f" and {len(rs) - 12} more" if len(rs) > 12 else ""
+                parts.append(f"<li><b>{len(rs)} {escape(kind)}</b>: {links}{more}</li>")
+        out.append("<p>Not reproduced (FAIL), by kind:</p><ul>" + "".join(parts) + "</ul>")
+    out.append("</div>")
+    return out
+
+
 def _summary(data: ReportData) -> list[str]:
     c = data.counts
     out = [
-        "<h2 id='summary'>Summary</h2>",
+        "<h2 id='summary'>What holds, paper by paper</h2>",
         f"<p>{len(data.results)} claims checked ({escape(data.selection)}): "
-        f"<b>{c['PASS']} PASS</b>, <b>{c['FAIL']} FAIL</b>, <b>{c['ERRATUM']} ERRATUM</b> "
+        f"<b>{c['PASS']} PASS</b>, <b>{c['ERRATUM']} ERRATUM</b> (printed form wrong, corrected form shown to hold), "
+        f"<b>{c['FAIL']} FAIL</b> (printed value not reproduced after the readings listed in its detail), "
         f"in {data.seconds:.1f} s of checks.</p>",
-        "<table><tr><th>paper</th><th>seed file</th><th>claims</th><th>PASS</th><th>FAIL</th><th>ERRATUM</th><th>seconds</th></tr>",
+        "<div class='cards'>",
     ]
     for s in data.summaries():
-        out.append(
-            f"<tr><td><a href='#paper-{s.paper}'>{escape(s.title)}</a></td><td><code>{escape(s.seed)}</code></td>"
-            f"<td class='num'>{s.total}</td><td class='num'>{s.passed}</td>"
-            f"<td class='num{' FAIL' if s.failed else ''}'>{s.failed}</td><td class='num{' ERRATUM' if s.errata else ''}'>{s.errata}</td>"
-            f"<td class='num'>{s.seconds:.1f}</td></tr>"
-        )
-    out.append("</table>")
-    if data.failures():
-        out.append("<p>Failed claims: " + ", ".join(f"<a href='#{anchor(r.claim.id)}'>{escape(r.claim.id)}</a>" for r in data.failures()) + "</p>")
+        if s.total:
+            out += _paper_card(data, s)
+    out.append("</div>")
     return out
 
 
@@ -72,15 +135,15 @@ def _errata(data: ReportData) -> list[str]:
     errata = data.errata()
     if not errata:
         return out + ["<p>No erratum among the checked claims.</p>"]
-    out.append("<table><tr><th>claim</th><th>source</th><th>printed</th><th>corrected</th><th>evidence</th></tr>")
+    out.append(f"<p>{len(errata)} printed results shown wrong, each with the corrected form that holds and the evidence.</p>")
     for r in errata:
         e = r.outcome.erratum
         out.append(
-            f"<tr class='ERRATUM'><td><a href='#{anchor(r.claim.id)}'>{escape(r.claim.id)}</a><br><small>{escape(r.claim.statement)}</small></td>"
-            f"<td>{escape(str(r.claim.source))}</td><td>{escape(e.printed)}</td><td>{escape(e.corrected)}</td>"
-            f"<td class='detail'>{escape(e.evidence)}</td></tr>"
+            f"<div class='erratum'><b><a href='#{anchor(r.claim.id)}'>{escape(str(r.claim.source))}</a></b> &mdash; "
+            f"{escape(r.claim.statement)}<div class='forms'><span>printed</span><span>{escape(e.printed)}</span>"
+            f"<span>corrected</span><span>{escape(e.corrected)}</span></div>"
+            f"<div class='evidence'>{escape(e.evidence)}</div></div>"
         )
-    out.append("</table>")
     return out
 
 
@@ -167,7 +230,8 @@ def _claims(data: ReportData) -> list[str]:
     for sec in data.sections():
         if sec.paper != paper:
             paper = sec.paper
-            out.append(f"<h3 id='paper-{paper}'>{escape(PAPERS[paper][1])} <small><code>{escape(PAPERS[paper][0])}</code></small></h3>")
+            out.append(f"<h3 id='paper-{paper}'>{escape(PAPERS[paper][1])} <small>(checked against the text "
+                       f"<code>{escape(PAPERS[paper][0])}</code>)</small></h3>")
         out.append(f"<h4>{escape(sec.section)}</h4>")
         out.append("<table><tr><th>status</th><th>id</th><th>source</th><th>statement</th><th>method</th><th>digits</th><th>detail</th><th>s</th></tr>")
         out += [_row(r) for r in sec.results]
