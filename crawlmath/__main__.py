@@ -1,4 +1,5 @@
 """``python -m crawlmath``: the same console script as ``crawlmath``."""
 from .cli import entry
 
-entry()
+if __name__ == "__main__":
+    entry()
