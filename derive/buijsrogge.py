@@ -17,8 +17,13 @@ C*K/(C + K - 1)
 """
 from __future__ import annotations
 
-import sympy as sp
+import functools
 
+import sympy as sp
+from sympy.codegen.cfunctions import log1p
+from sympy.codegen.rewriting import expm1_opt, optimize
+
+from . import DerivationError, only_root, require_zero
 from .formula import Formula
 
 K, C, S, i, a, lam, x = sp.symbols("K C S i a lambda x", positive=True)
@@ -26,17 +31,65 @@ CITE = "(Buijsrogge 2014, {})"
 
 
 def expected_colours_at_K(p: list, K_):
-    r"""Lemma 3.2.1, eq. (3.1): :math:`E[\sum_j N(j,K)] = C - \sum_i (1-p_i)^K`."""
+    r"""Lemma 3.2.1, eq. (3.1): :math:`E[\sum_j N(j,K)] = C - \sum_i (1-p_i)^K`.
+
+    >>> expected_colours_at_K([sp.Rational(1, 2)] * 2, 2)
+    3/2
+    """
     return len(p) - sum((1 - pi) ** K_ for pi in p)
 
 
 def expected_colours_uniform(K_=K, C_=C):
-    r"""Corollary 3.2.1: :math:`C(1 - (1 - 1/C)^K)`.
+    r"""Corollary 3.2.1: (3.1) with :math:`p_i = 1/C`, summed over the C
+    colours by SymPy: :math:`C(1 - (1 - 1/C)^K)`.
 
     >>> expected_colours_uniform(2, 2)
     3/2
+    >>> expected_colours_uniform()
+    C*(1 - (1 - 1/C)**K)
     """
-    return C_ * (1 - (1 - sp.Integer(1) / C_) ** K_)
+    colour = sp.Symbol("colour", integer=True, positive=True)
+    per_colour = colour_drawn_probability().subs(pcol, 1 / C)
+    return sp.summation(per_colour, (colour, 1, C)).subs({K: K_, C: C_}, simultaneous=True)
+
+
+pcol = sp.Symbol("p", positive=True)  # the probability p_i of one colour
+
+
+def colour_drawn_probability():
+    r"""Lemma 3.2.1 for one colour: P(drawn at least once in K independent
+    draws) = 1 - :math:`\prod_{t=1}^K (1-p)` = :math:`1-(1-p)^K`; summed
+    over the colours it is (3.1).
+
+    >>> colour_drawn_probability()
+    1 - (1 - p)**K
+    """
+    draw = sp.Symbol("t", integer=True, positive=True)
+    return 1 - sp.product(1 - pcol, (draw, 1, K))
+
+
+def colour_drawn_probability_stable():
+    r""":func:`colour_drawn_probability` with :math:`(1-p)^K = e^{K\,\mathrm{log1p}(-p)}`
+    and SymPy's ``expm1_opt``: no cancellation for small p.
+
+    >>> colour_drawn_probability_stable()
+    -expm1(K*log1p(-p))
+    """
+    expr = colour_drawn_probability()
+    expr = expr.replace(lambda e: e.is_Pow and e.exp == K, lambda e: sp.exp(K * log1p(sp.expand(e.base - 1))))
+    return optimize(expr, [expm1_opt])
+
+
+def expected_colours_uniform_stable():
+    r"""Corollary 3.2.1 for floating point: :math:`(1+a)^K = e^{K\,\mathrm{log1p}(a)}`
+    with :math:`a = -1/C`, then SymPy's ``expm1_opt``: no cancellation for C >> K.
+
+    >>> expected_colours_uniform_stable()
+    -C*expm1(K*log1p(-1/C))
+    """
+    expr = expected_colours_uniform()
+    expr = expr.replace(lambda e: e.is_Pow and e.exp == K, lambda e: sp.exp(K * log1p(sp.expand(e.base - 1))))
+    return optimize(sp.expand(expr), [expm1_opt])
 
 
 def expansion_C_equals_K(order: int = 2):
@@ -56,7 +109,11 @@ def expansion_C_equals_K(order: int = 2):
 def lagrangian_gradient(K_=K):
     r"""Theorem 3.2.1: :math:`\partial/\partial p_i` of the objective
     :math:`C - \sum (1-p_i)^K`, i.e. :math:`K(1-p_i)^{K-1}` (the thesis prints
-    the factor ``K-1``)."""
+    the factor ``K-1``).
+
+    >>> lagrangian_gradient(3)[0]
+    3*(1 - p_i)**2
+    """
     p = sp.Symbol("p_i", positive=True)
     return sp.diff(-(1 - p) ** K_, p), p
 
@@ -69,6 +126,9 @@ def exact_drift(n: dict, K_: int, C_, S_=None):
     Removal: a present colour chosen uniformly (a colour of length ``i`` with
     probability ``N(i)/S``); then a ball of a uniform colour is added.
     Returns ``{i: drift}`` for ``i = 0..K`` as SymPy expressions.
+
+    >>> exact_drift({1: 2}, 2, sp.Integer(3))
+    {0: 1/3, 1: -2/3, 2: 1/3}
     """
     S_ = sp.Integer(sum(n.get(j, 0) for j in range(1, K_ + 1))) if S_ is None else S_
     N = {j: sp.Integer(n.get(j, 0)) for j in range(1, K_ + 2)}
@@ -86,7 +146,11 @@ def exact_drift(n: dict, K_: int, C_, S_=None):
 
 def printed_drift_4_1(n: dict, K_: int, C_, S_=None):
     r"""The right-hand sides of (4.1) minus :math:`E[N(i,t)]`, evaluated at a
-    deterministic state ``n`` (so every expectation is a plain value)."""
+    deterministic state ``n`` (so every expectation is a plain value).
+
+    >>> printed_drift_4_1({1: 2}, 2, sp.Integer(3)) == exact_drift({1: 2}, 2, sp.Integer(3))
+    True
+    """
     S_ = sp.Integer(sum(n.get(j, 0) for j in range(1, K_ + 1))) if S_ is None else S_
     N = {j: sp.Integer(n.get(j, 0)) for j in range(1, K_ + 2)}
     N[0] = C_ - S_
@@ -100,15 +164,25 @@ def printed_drift_4_1(n: dict, K_: int, C_, S_=None):
 
 
 def nu_printed(i_=i, S_=S, C_=C):
-    r"""The printed solution of (4.2)–(4.4):
-    :math:`\nu(i) = (C-S)\,\frac{S}{C-1}\left(\frac{S-1}{C-1}\right)^{i-1}`."""
+    r"""The printed solution of (4.2)–(4.4) (reference only):
+    :math:`\nu(i) = (C-S)\,\frac{S}{C-1}\left(\frac{S-1}{C-1}\right)^{i-1}`.
+
+    >>> nu_printed(1)
+    S*(C - S)/(C - 1)
+    """
     return (C_ - S_) * S_ / (C_ - 1) * ((S_ - 1) / (C_ - 1)) ** (i_ - 1)
 
 
 def mean_field_equations():
-    r"""Stationary mean-field equations from (4.1) with ``N(i)`` replaced by
-    ``nu(i)``: returns (eq0, eq1, eq_i, eq_K) as expressions equal to 0,
-    in terms of ``nu(i-1), nu(i), nu(i+1)`` (symbols ``n0, n1, n2``) and S."""
+    r"""Stationary mean-field equations: the thesis's (4.1) with ``N(i)``
+    replaced by ``nu(i)`` and E[N(i, t+1)] = E[N(i, t)] (§4.2): returns
+    (eq0, eq1, eq_i, eq_K) as expressions equal to 0, in terms of
+    ``nu(i-1), nu(i), nu(i+1)`` (symbols ``n0, n1, n2``) and S.  (The i = 0..K-1
+    lines equal the exact drift of the chain, :func:`exact_drift`.)
+
+    >>> mean_field_equations()[0][0]
+    -1 + n1/S + S/C - n1/(C*S)
+    """
     n0, n1, n2 = sp.symbols("n0 n1 n2")
     eq0 = n1 / S + S / C - n1 / (S * C) - 1
     eq1 = 2 * n1 / (C * S) - n1 / S - n1 / C + n2 / S - n2 / (C * S) + 1 - S / C
@@ -117,34 +191,102 @@ def mean_field_equations():
     return (eq0, eq1, eqi, eqK), (n0, n1, n2)
 
 
+@functools.cache
+def mean_field_nu_of_S():
+    r"""Solve the mean-field equations for :math:`\nu(i)`, i >= 1, given S:
+    (4.2) is eq0 solved for :math:`\nu(1)` (with :math:`\nu(0) = C - S`),
+    (4.3) eq1 solved for :math:`\nu(2)`, and the interior equations are a
+    second-order linear recurrence, solved by ``rsolve`` from these two
+    values; the K-line must hold on the solution (raises otherwise).
+
+    >>> sp.factor(mean_field_nu_of_S())
+    S*((S - 1)/(C - 1))**(i - 1)*(C - S)/(C - 1)
+    """
+    (eq0, eq1, eqi, eqK), (n0, n1, n2) = mean_field_equations()
+    nu1 = only_root(sp.solve(eq0, n1), "(4.2): eq0 for nu(1)")
+    nu2 = only_root(sp.solve(eq1.subs(n1, nu1), n2), "(4.3): eq1 for nu(2)")
+    v = sp.Function("v")
+    m = sp.Symbol("m", integer=True, nonnegative=True)
+    recurrence = sp.numer(sp.together(eqi.subs({n0: v(m), n1: v(m + 1), n2: v(m + 2)})))
+    # rsolve's initial values at m = 0, 1 stand for nu(1), nu(2).
+    sol = sp.rsolve(recurrence, v(m), {v(0): nu1, v(1): nu2})
+    if sol is None:
+        raise DerivationError("rsolve found no solution of the interior mean-field recurrence")
+    nu_i = sp.simplify(sp.powsimp(sp.expand_power_exp(sol.subs(m, i - 1)), force=True))
+    # Divided by nu(K-1) != 0 the K-line is free of the symbolic power.
+    k_line = sp.powsimp(sp.expand(eqK.subs({n0: nu_i.subs(i, K - 1), n1: nu_i.subs(i, K)}) / nu_i.subs(i, K - 1)), force=True)
+    require_zero(k_line, "the K-line of (4.1) on the solution")
+    return nu_i
+
+
+@functools.cache
 def normalisation_S():
-    r"""Theorem 4.2.1: solve :math:`\sum_{i\ge1} i\,\nu(i) = K` (infinite
-    geometric sum) for S; the root is :math:`KC/(K+C-1)`."""
-    xx = (S - 1) / (C - 1)
-    total = (C - S) * S / (C - 1) / (1 - xx) ** 2
-    sols = sp.solve(sp.Eq(total, K), S)
-    return [sp.simplify(s) for s in sols]
+    r"""Theorem 4.2.1: solve :math:`\sum_{i\ge1} i\,\nu(i) = K` for S, the
+    sum evaluated by ``summation`` over i >= 1 (the thesis's infinite-sum
+    approximation, convergent since :math:`|S-1| < C-1`); the root is
+    :math:`KC/(K+C-1)`.  Returns the list of roots (one).
+
+    >>> normalisation_S()
+    [C*K/(C + K - 1)]
+    """
+    nu_i = mean_field_nu_of_S()
+    first, ratio = nu_i.subs(i, 1), sp.simplify(nu_i.subs(i, i + 1) / nu_i)
+    if ratio.has(i):
+        raise DerivationError(f"nu(i) is not geometric in i: ratio {ratio}")
+    xr = sp.Symbol("x", positive=True)  # the ratio (S-1)/(C-1), in (0, 1)
+    series = sp.piecewise_fold(sp.summation(i * xr ** (i - 1), (i, 1, sp.oo)))
+    if isinstance(series, sp.Piecewise):
+        series = series.args[0][0]  # the branch |x| < 1
+    if series.has(sp.Sum):
+        raise DerivationError(f"the normalisation sum was not evaluated: {series}")
+    total = first * series.subs(xr, ratio)
+    return [sp.factor(root) for root in sp.solve(sp.Eq(total, K), S)]
 
 
 def mean_field_colours(K_=K, C_=C):
-    r"""Theorem 4.2.1: :math:`E[\sum_j N(j)] \approx KC/(K+C-1)`."""
-    return K_ * C_ / (K_ + C_ - 1)
+    r"""Theorem 4.2.1: :math:`E[\sum_j N(j)] \approx KC/(K+C-1)`, the root of
+    :func:`normalisation_S`.
+
+    >>> mean_field_colours(100, 1000)
+    100000/1099
+    """
+    root = only_root(normalisation_S(), "Theorem 4.2.1 normalisation")
+    return root.subs({K: K_, C: C_}, simultaneous=True)
 
 
 def mean_field_p_new(K_=K, C_=C):
-    r"""Theorem 4.2.1: :math:`P_{new} \approx (C-1)/(K+C-1)`."""
-    return 1 - mean_field_colours(K_, C_) / C_
+    r"""Theorem 4.2.1: :math:`P_{new} = (C - S)/C` (the thesis's definition)
+    at the mean-field S: :math:`(C-1)/(K+C-1)`.
+
+    >>> sp.factor(mean_field_p_new())
+    (C - 1)/(C + K - 1)
+    """
+    return sp.factor((C - mean_field_colours()) / C).subs({K: K_, C: C_}, simultaneous=True)
 
 
 def mean_field_nu(i_=i, K_=K, C_=C):
-    r"""Corollary 4.2.1: :math:`\nu(i) = KC^2(K-1)^{i-1}/(K+C-1)^{i+1}`."""
-    return K_ * C_**2 * (K_ - 1) ** (i_ - 1) / (K_ + C_ - 1) ** (i_ + 1)
+    r"""Corollary 4.2.1: :math:`\nu(i)` of :func:`mean_field_nu_of_S` at the
+    mean-field S, :math:`KC^2(K-1)^{i-1}/(K+C-1)^{i+1}`.
+
+    >>> mean_field_nu(1, 3, 3)
+    27/25
+    """
+    nu = sp.factor(mean_field_nu_of_S().subs(S, mean_field_colours()))
+    # ((K-1)/(K+C-1))^(i-1) split into numerator and denominator powers (both bases >= 0 for K >= 1).
+    nu = nu.replace(lambda e: e.is_Pow and e.exp.has(i),
+                    lambda e: sp.numer(sp.factor(e.base)) ** e.exp / sp.denom(sp.factor(e.base)) ** e.exp)
+    nu = sp.powsimp(nu, force=True)
+    return nu.subs({i: i_, K: K_, C: C_}, simultaneous=True)
 
 
 def nu_C_equals_K_expansion(i_: int):
     r"""Corollary 4.2.4, computed: :math:`\nu(i)` at C = K expanded in 1/K up
     to O(1/K): ``K/2^{i+1} + (3-i)/2^{i+2}`` (the thesis prints
-    ``(K+1)/2^{i+1}``, right only at i = 1)."""
+    ``(K+1)/2^{i+1}``, right only at i = 1).
+
+    >>> nu_C_equals_K_expansion(2)
+    K/8 + 1/16
+    """
     u = sp.Symbol("u", positive=True)
     expr = mean_field_nu(i_, 1 / u, 1 / u)
     ser = sp.series(expr, u, 0, 1).removeO()
@@ -155,35 +297,97 @@ def super_colour_load(p_star, S_=S):
     r"""§4.2.3/§4.3.2 as a formula: a colour drawn with probability ``p*`` is
     added at rate ``p*`` and, while present, removed at rate ``1/S``; its load
     :math:`\rho = p^* S` and it dominates the workbench when :math:`\rho > 1`
-    (the thesis: :math:`p^* > E[1/\sum_j N(j)]`)."""
+    (the thesis: :math:`p^* > E[1/\sum_j N(j)]`).
+
+    >>> super_colour_load(sp.Rational(1, 10), 5)
+    1/2
+    """
     return p_star * S_
+
+
+def mean_field_nu_stable():
+    r""":func:`mean_field_nu` for floating point: the powers with exponent
+    :math:`i\pm1` are taken as one exponential of a sum of logarithms
+    (``powsimp``), so large i neither overflows nor gives inf/inf.
+
+    >>> mean_field_nu_stable()
+    C**2*K*exp((-i - 1)*log(C + K - 1) + (i - 1)*log(K - 1))
+    """
+    nu = mean_field_nu()
+    as_exp = nu.replace(lambda e: e.is_Pow and e.exp.has(i), lambda e: sp.exp(e.exp * sp.log(e.base)))
+    return sp.powsimp(as_exp, combine="exp")
+
+
+def occupancy_count(s_, K_, C_):
+    r"""Number of occupancy vectors q (K balls, C colours) with exactly s
+    colours present: choose the s colours, then a composition of K into s
+    positive parts, :math:`\binom{C}{s}\binom{K-1}{s-1}` (stars and bars).
+
+    >>> occupancy_count(2, 3, 3)
+    6
+    """
+    return sp.binomial(C_, s_) * sp.binomial(K_ - 1, s_ - 1)
+
+
+@functools.cache
+def product_form_moments():
+    r"""For uniform p the product form :math:`\pi(q) \propto NNZ(q)\prod_i
+    p_i^{q_i}` (:func:`product_form_balance`) is :math:`\propto S(q)`, so
+    :math:`E_\pi[S] = \sum_s s^2 a_s / \sum_s s\, a_s` with
+    :math:`a_s` = :func:`occupancy_count`; both sums by ``summation``
+    (hypergeometric, Vandermonde).  Returns (sum s a_s, sum s^2 a_s) for
+    integer K + C > 2.
+
+    >>> product_form_moments()[0]
+    C*binomial(C + K - 2, K - 1)
+    """
+    Ki, Ci = sp.symbols("K C", integer=True, positive=True)
+    s_ = sp.Symbol("s", integer=True, positive=True)
+    sums = []
+    for power in (1, 2):
+        total = sp.summation(s_**power * occupancy_count(s_, Ki, Ci), (s_, 1, sp.oo))
+        if isinstance(total, sp.Piecewise):
+            total = total.args[0][0]  # the branch K + C > power
+        if total.has(sp.Sum):
+            raise DerivationError(f"sum of s^{power} a_s not evaluated: {total}")
+        sums.append(sp.simplify(sp.hyperexpand(total)).subs({Ki: K, Ci: C}))
+    return tuple(sums)
 
 
 def exact_colours_uniform(K_=K, C_=C):
     r"""Exact stationary :math:`E[\sum_j N(j)]` for uniform colours (new; not in
-    the thesis): :math:`(KC-1)/(K+C-2) = 1 + (K-1)(C-1)/(K+C-2)`.
-
-    Proof: :func:`product_form_balance` shows :math:`\pi(q) \propto
-    NNZ(q)\prod_i p_i^{q_i}`; for uniform p this is the Bose–Einstein law
-    size-biased by S, so :math:`E_\pi[S] = E_{BE}[S^2]/E_{BE}[S]`
-    (:func:`bose_einstein_moments`).
+    the thesis): :math:`(KC-1)/(K+C-2) = 1 + (K-1)(C-1)/(K+C-2)`, the ratio
+    of :func:`product_form_moments` simplified by ``combsimp``.  (A second
+    route: :func:`bose_einstein_moments`.)
 
     >>> exact_colours_uniform(4, 4)
     5/2
+    >>> exact_colours_uniform()
+    (C*K - 1)/(C + K - 2)
     """
-    return (K_ * C_ - 1) / sp.sympify(K_ + C_ - 2)
+    first, second = product_form_moments()
+    ratio = sp.factor(sp.combsimp(second / first))
+    return ratio.subs({K: K_, C: C_}, simultaneous=True)
 
 
 def exact_p_new_uniform(K_=K, C_=C):
-    r"""Exact stationary :math:`P_{new} = 1 - E[S]/C = (C-1)^2/(C(K+C-2))`."""
-    return (C_ - 1) ** 2 / (C_ * sp.sympify(K_ + C_ - 2))
+    r"""Exact stationary :math:`P_{new} = 1 - E[S]/C = (C-1)^2/(C(K+C-2))`.
+
+    >>> exact_p_new_uniform()
+    (C - 1)**2/(C*(C + K - 2))
+    """
+    return sp.factor(1 - exact_colours_uniform() / C).subs({K: K_, C: C_}, simultaneous=True)
 
 
 def bose_einstein_moments():
     r"""Under the Bose–Einstein law (all :math:`\binom{K+C-1}{K}` occupancy
     vectors equally likely): :math:`E[S] = C\,P(q_1\ge1) = KC/(K+C-1)` and
     :math:`E[S(S-1)] = C(C-1)P(q_1\ge1, q_2\ge1)`; returns
-    ``(E[S], E[S(S-1)], E[S^2]/E[S])`` simplified."""
+    ``(E[S], E[S(S-1)], E[S^2]/E[S])`` simplified.
+
+    >>> bose_einstein_moments()[2]
+    (C*K - 1)/(C + K - 2)
+    """
     tot = sp.binomial(K + C - 1, K)
     es = sp.combsimp(C * sp.binomial(K + C - 2, K - 1) / tot)
     ess = sp.combsimp(C * (C - 1) * sp.binomial(K + C - 3, K - 2) / tot)
@@ -195,7 +399,11 @@ def product_form_balance(K_: int, C_: int):
     :math:`\pi(q) = NNZ(q)\prod_i p_i^{q_i}` solves the balance equations of
     Section 4.1, :math:`\pi(q) = \sum_{i,j: q_j\ge1} \pi(q+e_i-e_j)\,
     p_j / NNZ(q+e_i-e_j)`, at every state of the (K, C) chain; returns the
-    list of nonzero residuals (empty when the product form holds)."""
+    list of nonzero residuals (empty when the product form holds).
+
+    >>> product_form_balance(2, 2)
+    []
+    """
     ps = sp.symbols(f"p1:{C_ + 1}", positive=True)
 
     def comps(k, c):
@@ -227,17 +435,29 @@ def product_form_balance(K_: int, C_: int):
 
 
 def formulas() -> list[Formula]:
+    """The closed forms emitted to ``numeric/generated/buijsrogge.py``.
+
+    >>> [f.name for f in formulas()][:2]
+    ['mean_field_colours', 'mean_field_p_new']
+    """
+    kc = {"K": (2.0, 1e6), "C": (2.0, 1e7)}
     return [
         Formula("mean_field_colours", (K, C), mean_field_colours(), CITE.format("Thm 4.2.1"),
-                "Mean-field number of colours in the workbench KC/(K+C-1)"),
-        Formula("mean_field_p_new", (K, C), sp.simplify(mean_field_p_new()), CITE.format("Thm 4.2.1"),
-                "Mean-field probability that a drawn colour is new, (C-1)/(K+C-1)"),
+                "Mean-field number of colours in the workbench KC/(K+C-1)", printed=K * C / (K + C - 1), domain=kc),
+        Formula("mean_field_p_new", (K, C), mean_field_p_new(), CITE.format("Thm 4.2.1"),
+                "Mean-field probability that a drawn colour is new, (C-1)/(K+C-1)", printed=(C - 1) / (K + C - 1), domain=kc),
         Formula("mean_field_nu", (i, K, C), mean_field_nu(), CITE.format("Cor 4.2.1"),
-                "Mean-field number of colours with i balls online"),
-        Formula("exact_colours_uniform", (K, C), exact_colours_uniform(), "(crawlmath, product form of the Sec. 4.1 chain)",
-                "Exact stationary number of colours for uniform colours (KC-1)/(K+C-2)"),
-        Formula("exact_p_new_uniform", (K, C), exact_p_new_uniform(), "(crawlmath, product form of the Sec. 4.1 chain)",
-                "Exact stationary P_new for uniform colours (C-1)^2/(C(K+C-2))"),
+                "Mean-field number of colours with i balls online",
+                printed=K * C**2 * (K - 1) ** (i - 1) / (K + C - 1) ** (i + 1), stable=mean_field_nu_stable(),
+                domain={**kc, "i": (1.0, 30.0)}),
+        Formula("exact_colours_uniform", (K, C), exact_colours_uniform(), "(Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath)",
+                "Exact stationary number of colours for uniform colours (KC-1)/(K+C-2)", domain=kc),
+        Formula("exact_p_new_uniform", (K, C), exact_p_new_uniform(), "(Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath)",
+                "Exact stationary P_new for uniform colours (C-1)^2/(C(K+C-2))", domain=kc),
+        Formula("colour_drawn_probability", (pcol, K), colour_drawn_probability(), CITE.format("Lemma 3.2.1, eq. 3.1"),
+                "Probability that a colour of probability p is drawn in K draws, 1-(1-p)^K (one term of (3.1))",
+                stable=colour_drawn_probability_stable(), domain={"p": (1e-12, 0.999), "K": (1.0, 1e6)}),
         Formula("expected_colours_uniform", (K, C), expected_colours_uniform(), CITE.format("Cor 3.2.1"),
-                "Expected colours after K uniform draws C(1-(1-1/C)^K)"),
+                "Expected colours after K uniform draws C(1-(1-1/C)^K)", printed=C * (1 - (1 - 1 / C) ** K),
+                stable=expected_colours_uniform_stable(), domain=kc),
     ]

@@ -3,32 +3,46 @@
 For every module ``crawlmath.derive.M`` that defines ``formulas()``, the file
 ``numeric/generated/M.py`` holds, per `Formula` ``f``:
 
-- ``f.name(...)``: vectorised float64 (NumPy, broadcasting, real arguments
-  taken as float arrays so overflow gives inf; removable
-  singularities written as ``Piecewise`` are selected, and the other branch's
-  0/0 warnings are silenced);
-- ``f.name_mp(...)``: the same expression in mpmath at the caller's working
-  precision (real arguments are converted with ``mpmath.mpmathify`` first, so
-  integers never fall into float division -- pass strings for exact
-  decimals; integer-typed symbols such as K go through ``operator.index``);
-- ``f.name_arb(...)``, only for formulas of pure arithmetic (+, *, **, finite
-  sums, exact rationals): python-flint ball arithmetic at the caller's
+- ``f.name(...)``: vectorised float64 (NumPy, broadcasting; real arguments
+  taken as float arrays, integer-typed ones too after a check that they are
+  integral) of ``f.emitted`` -- the formula's ``stable``
+  rewriting when it has one, else the derived ``expr``.  ``Piecewise``
+  branches are all evaluated by NumPy, so the evaluation itself runs with
+  floating-point warnings off; the *result* is then checked: a non-finite
+  argument raises ``InvalidInput`` and a nan/inf result for finite arguments
+  raises ``SolverError`` (never a silent nan/inf);
+- ``f.name_mp(...)``: the *derived* ``expr`` in mpmath at the caller's
+  working precision (real arguments are converted with ``mpmath.mpmathify``
+  first, so integers never fall into float division -- pass strings for
+  exact decimals; integer-typed symbols such as K go through
+  ``operator.index``).  It is the float function's independent twin: a
+  truncated series in ``stable`` never leaks into high precision;
+- ``f.name_arb(...)``, only when ``expr`` is pure arithmetic (+, *, **,
+  finite sums, exact rationals): python-flint ball arithmetic at the caller's
   ``flint.ctx.prec``, giving rigorous enclosures.
 
-The generated text is a pure function of the derivations, so ``--check``
-regenerates it in memory and compares byte for byte.
+``printed`` is never emitted.  The generated text is a pure function of the
+derivations, so ``--check`` regenerates it in memory and compares byte for
+byte.  `generate` writes the whole module set or nothing (see `write_set`).
 """
 from __future__ import annotations
 
+import builtins
+import contextlib
 import importlib
+import inspect
 import os
 import pkgutil
+import signal
+import symtable
 import tempfile
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
+from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import MpmathPrinter, PythonCodePrinter
 
 from . import __path__ as _derive_path
@@ -50,7 +64,39 @@ import flint
 import mpmath
 import numpy
 
+from crawlmath.numeric.errors import InvalidInput, SolverError
+
 __all__ = {names!r}
+
+
+def _finite_arguments(**arguments):
+    """Raise InvalidInput naming the first argument that holds a nan or inf."""
+    for name, value in arguments.items():
+        bad = ~numpy.isfinite(value)
+        if numpy.any(bad):
+            raise InvalidInput(name, "must be finite", value=numpy.asarray(value)[bad].flat[0].item())
+
+
+def _as_integers(name, value):
+    """An integer argument as a float array (exact up to 2**53; larger
+    powers overflow to inf and are refused), after checking it is integral."""
+    try:
+        array = numpy.asarray(value, dtype=float)
+    except (OverflowError, TypeError, ValueError):
+        raise InvalidInput(name, "must be an integer representable in float64", value=value) from None
+    bad = numpy.isfinite(array) & (array != numpy.round(array))
+    if numpy.any(bad):
+        raise InvalidInput(name, "must be an integer", value=array[bad].flat[0].item())
+    return array
+
+
+def _finite_result(function, result):
+    """The float64 result, or SolverError when it holds a nan or inf (the
+    arguments being finite, the float route failed to deliver: overflow or
+    an input outside the formula's domain; the _mp twin may still)."""
+    if not numpy.all(numpy.isfinite(result)):
+        raise SolverError(f"{{function}}: float64 evaluation gave a non-finite value; use {{function}}_mp")
+    return result
 '''
 
 
@@ -82,9 +128,57 @@ class _VectorPrinter(NumPyPrinter):
         return f"(lambda {self._print(var)}: numpy.sum({self._print(expr.function)}, axis=0))({index})"
 
 
-class _ArbPrinter(PythonCodePrinter):
+class _ExactIntegers:
+    """Printer mixin for the mpmath and arb variants: integer-valued symbols
+    (integer arguments, summation indices) stay Python ints where they count
+    (``range`` bounds) and are converted to the number type everywhere else,
+    so ``1/(K + 1)`` is never Python's float division."""
+
+    number = ""  # the converting callable, e.g. "mpmath.mpf"
+    _raw = False
+
+    def _print_Symbol(self, expr):
+        name = super()._print_Symbol(expr)
+        if not self._raw and (expr.is_integer or expr in self._indices):
+            return f"{self.number}({name})"
+        return name
+
+    def _print_Pow(self, expr, rational=False):
+        # an integer exponent stays a Python int: x**K is then an exact
+        # power (a ball x**arb(K) would go through exp(K log x))
+        e = expr.exp
+        as_int = e.xreplace({i: sp.Dummy(integer=True) for i in self._indices})
+        if e.free_symbols and as_int.is_integer:
+            self._raw = True
+            exponent = self._print(e)
+            self._raw = False
+            return f"{self.parenthesize(expr.base, PRECEDENCE['Pow'])}**({exponent})"
+        return super()._print_Pow(expr, rational=rational)
+
+    def _print_Sum(self, expr):
+        self._indices = getattr(self, "_indices", frozenset()) | {i for i, _, _ in expr.limits}
+        self._raw = True
+        loops = " ".join(f"for {self._print(i)} in range({self._print(a)}, {self._print(b)} + 1)" for i, a, b in expr.limits[::-1])
+        self._raw = False
+        return f"(builtins.sum({self._print(expr.function)} {loops}))"
+
+    _indices = frozenset()
+
+
+class _MpPrinter(_ExactIntegers, MpmathPrinter):
+    number = "mpmath.mpf"
+
+
+class _ArbPrinter(_ExactIntegers, PythonCodePrinter):
     """Ball arithmetic with python-flint: rationals become exact ``arb``
     quotients (never float division)."""
+
+    number = "flint.arb"
+
+    def _print_Pow(self, expr, rational=False):
+        if expr.exp.is_Rational and not expr.exp.is_Integer:  # sqrt etc.: a ball power, not math.sqrt
+            return f"{self.parenthesize(expr.base, PRECEDENCE['Pow'])}**{self._print_Rational(expr.exp)}"
+        return super()._print_Pow(expr, rational=rational)
 
     def _print_Rational(self, expr):
         return f"(flint.arb({expr.p}) / {expr.q})"
@@ -117,22 +211,24 @@ def _converter(arg: sp.Symbol) -> str:
 
 def _function(f: Formula) -> str:
     args = ", ".join(map(_name, f.args))
-    np_code = _VectorPrinter({"fully_qualified_modules": True}).doprint(f.expr)
-    mp_code = MpmathPrinter({"fully_qualified_modules": True}).doprint(f.expr)
-    doc = f"{f.doc} {f.source}.\n\n    {f.expr}"
+    np_code = _VectorPrinter({"fully_qualified_modules": True}).doprint(f.emitted)
+    mp_code = _MpPrinter({"fully_qualified_modules": True}).doprint(f.expr)
+    doc = f"{f.doc} {f.source}.\n\n    {f.emitted}"
     convert = "".join(f"    {_name(a)} = {_converter(a)}({_name(a)})\n" for a in f.args)
-    # Real arguments become float arrays so that overflow gives inf (Python
-    # floats would raise) and the function broadcasts.
-    reals = [_name(a) for a in f.args if not a.is_integer]
-    np_convert = "".join(f"    {r} = numpy.asarray({r}, dtype=float)\n" for r in reals)
-    if f.expr.has(sp.Sum):
-        np_convert += f"    _nd = numpy.broadcast({', '.join(reals)}).ndim\n"
+    # Real arguments become float arrays so that the function broadcasts and
+    # overflow gives inf (Python floats would raise), which is then refused.
+    np_convert = "".join(f"    {_name(a)} = _as_integers({_name(a)!r}, {_name(a)})\n" if a.is_integer
+                         else f"    {_name(a)} = numpy.asarray({_name(a)}, dtype=float)\n" for a in f.args)
+    if f.args:
+        np_convert += f"    _finite_arguments({', '.join(f'{n}={n}' for n in map(_name, f.args))})\n"
+    if f.emitted.has(sp.Sum):
+        np_convert += f"    _nd = numpy.broadcast({', '.join(map(_name, f.args))}).ndim\n"
     arb = ""
     if has_arb_variant(f):
         arb_convert = "".join(f"    {_name(a)} = {'operator.index' if a.is_integer else 'flint.arb'}({_name(a)})\n" for a in f.args)
         arb = (
             f"\n\ndef {f.name}_arb({args}):\n"
-            f'    """{f.doc} {f.source} (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""\n'
+            f'    """{f.doc} {f.source} (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""\n'
             f"{arb_convert}"
             f"    return {_ArbPrinter({'fully_qualified_modules': True}).doprint(f.expr)}\n"
         )
@@ -140,10 +236,13 @@ def _function(f: Formula) -> str:
         f"\n\ndef {f.name}({args}):\n"
         f'    """{doc}\n    """\n'
         f"{np_convert}"
+        # NumPy evaluates every Piecewise branch; the unselected one may
+        # divide by zero.  The result is checked instead of the warnings.
         f"    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):\n"
-        f"        return {np_code}\n"
+        f"        result = {np_code}\n"
+        f"    return _finite_result({f.name!r}, result)\n"
         f"\n\ndef {f.name}_mp({args}):\n"
-        f'    """{f.doc} {f.source} (mpmath, working precision)."""\n'
+        f'    """{f.doc} {f.source} (derived form, mpmath, working precision)."""\n'
         f"{convert}"
         f"    return {mp_code}\n"
         f"{arb}"
@@ -156,22 +255,137 @@ def render(module: str) -> str:
     return HEADER.format(module=module, names=names) + "".join(_function(f) for f in fs)
 
 
+SOURCE_HEADER = '''"""Generated by `crawlmath codegen` from crawlmath.derive.{module} -- do not edit.
+
+{doc}
+
+Regenerate with `crawlmath codegen`; `crawlmath codegen --check` fails when
+this file is stale.
+"""
+
+__all__ = {names!r}
+'''
+
+
+def source_modules() -> list[str]:
+    """Names of derive modules that define ``generated_sources()``: rule
+    functions in plain Python (no SymPy), emitted verbatim."""
+    names = []
+    for info in sorted(pkgutil.iter_modules(_derive_path), key=lambda m: m.name):
+        if info.name in ("codegen", "formula") or info.name.startswith("_"):
+            continue
+        mod = importlib.import_module(f"{__package__}.{info.name}")
+        if callable(getattr(mod, "generated_sources", None)):
+            names.append(info.name)
+    return names
+
+
+def _free_names(table: symtable.SymbolTable) -> set[str]:
+    """Names a function body reads from outside itself (globals), recursively."""
+    free = {s.get_name() for s in table.get_symbols() if s.is_global() and s.is_referenced()}
+    for child in table.get_children():
+        free |= _free_names(child)
+    return free
+
+
+def require_self_contained(text: str, where: str) -> None:
+    """Raise ValueError when the emitted ``text`` reads a name that is neither
+    a builtin nor defined in ``text`` itself (an emitted rule must not need
+    SymPy or any helper of its derive module)."""
+    table = symtable.symtable(text, where, "exec")
+    defined = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    missing = sorted(_free_names(table) - defined - set(dir(builtins)))
+    if missing:
+        raise ValueError(f"{where}: emitted source reads names it does not define: {missing}")
+
+
+def render_sources(module: str, name: str, spec: dict) -> str:
+    """The file ``numeric/generated/<name>.py``: a header (``spec["doc"]``)
+    and the source of every function of ``spec["functions"]``, verbatim."""
+    functions = spec["functions"]
+    body = "".join("\n\n" + textwrap.dedent(inspect.getsource(fn)) for fn in functions)
+    text = SOURCE_HEADER.format(module=module, doc=spec["doc"], names=sorted(fn.__name__ for fn in functions)) + body
+    require_self_contained(text, f"numeric/generated/{name}.py")
+    return text
+
+
 def expected_files() -> dict[Path, str]:
-    return {GENERATED_DIR / f"{m}.py": render(m) for m in derivation_modules()}
+    files = {GENERATED_DIR / f"{m}.py": render(m) for m in derivation_modules()}
+    for m in source_modules():
+        for name, spec in importlib.import_module(f"{__package__}.{m}").generated_sources().items():
+            files[GENERATED_DIR / f"{name}.py"] = render_sources(m, name, spec)
+    return files
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder and rename over."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+FILE_MODE = 0o644  # ordinary permissions for written sources (mkstemp would leave 0600)
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    """Hold SIGINT/SIGTERM/SIGHUP back while the block runs (they are
+    delivered when it ends), so Ctrl-C cannot split a set of renames."""
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _stage(path: Path, text: str) -> Path:
+    """Write ``text`` to a fsynced temporary file next to ``path`` (mode 0644)."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        os.replace(tmp, path)
+            fh.flush()
+            os.fchmod(fh.fileno(), FILE_MODE)
+            os.fsync(fh.fileno())
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        os.unlink(tmp)
         raise
+    return Path(tmp)
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_set(files: dict[Path, str], remove: tuple[Path, ...] = ()) -> None:
+    """Write every file of ``files`` and delete ``remove``, as a whole.
+
+    All texts are first staged as fsynced temporary files beside their
+    targets; any failure there (disk full, permissions, a bad folder) removes
+    the staged files and leaves every target untouched.  Only then are they
+    renamed over their targets, with SIGINT/SIGTERM/SIGHUP held back, and the
+    folders fsynced.  (A SIGKILL or power cut during the renames -- a few
+    microseconds -- can still leave a mixed set; ``--check`` reports it and
+    the next run repairs it.)"""
+    staged: dict[Path, Path] = {}
+    try:
+        for path, text in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            staged[path] = _stage(path, text)
+        with _signals_deferred():
+            for path, tmp in staged.items():
+                os.replace(tmp, path)
+            staged.clear()
+            for path in remove:
+                path.unlink(missing_ok=True)
+    finally:
+        for tmp in staged.values():
+            tmp.unlink(missing_ok=True)
+    for folder in {p.parent for p in (*files, *remove)}:
+        _fsync_dir(folder)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write one file atomically (see `write_set`)."""
+    write_set({path: text})
 
 
 @dataclass(frozen=True)
@@ -195,14 +409,26 @@ def check() -> Staleness:
 
 
 def generate() -> list[Path]:
-    """Write every generated file that differs; remove orphans.  Returns the
-    paths written or removed."""
-    touched = []
-    for path, text in expected_files().items():
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
-            write_atomic(path, text)
-            touched.append(path)
-    for orphan in check().orphaned:
-        orphan.unlink()
-        touched.append(orphan)
-    return touched
+    """Write the generated files that differ and remove orphans, as one set
+    (`write_set`).  Returns the paths written or removed."""
+    want = expected_files()
+    changed = {p: t for p, t in want.items() if not p.exists() or p.read_text(encoding="utf-8") != t}
+    present = {p for p in GENERATED_DIR.glob("*.py") if p.name != "__init__.py"}
+    orphans = tuple(sorted(present - set(want)))
+    write_set(changed, orphans)
+    remove_stale_temporaries(GENERATED_DIR)
+    return [*changed, *orphans]
+
+
+STALE_TEMPORARY_SECONDS = 600.0  # a staged file this old belongs to a run that was killed
+
+
+def remove_stale_temporaries(folder: Path) -> list[Path]:
+    """Delete staged files (``.NAME.*.tmp``) left in ``folder`` by a killed
+    run; recent ones may belong to a run in progress and are kept."""
+    import time
+
+    old = [p for p in folder.glob(".*.tmp") if time.time() - p.stat().st_mtime > STALE_TEMPORARY_SECONDS]
+    for p in old:
+        p.unlink(missing_ok=True)
+    return old

@@ -12,22 +12,31 @@ SymPy result; :func:`formulas` hands the closed forms to ``crawlmath codegen``.
 
 >>> expected_obsolescence()
 d*m + h**d/mu - 1/mu
->>> golden_H_limit()
-2*phi**2/5
+
+The golden-ratio policy of §5 is derived in :mod:`crawlmath.derive.golden`.
 """
 from __future__ import annotations
 
 import functools
 
 import sympy as sp
+from sympy.codegen.rewriting import expm1_opt, optimize
+from sympy.simplify.simplify import factor_sum
 
+from . import DerivationError, only_root, require_zero
 from .formula import Formula
 
 d, m, mu, h, f, x, nu, c0, q, lam, c = sp.symbols("d m mu h f x nu c0 q lambda c", positive=True)
 z, t = sp.symbols("z t", positive=True)
-phi = sp.Symbol("phi", positive=True)
-PHI = (1 + sp.sqrt(5)) / 2
 SRC = "(Coffman–Liu–Weber 1997"
+# Page-indexed quantities for the sums over pages i = 1..n of §3-§4.
+n = sp.Symbol("n", integer=True, positive=True)
+k = sp.Symbol("k", integer=True, positive=True)
+h_, mu_, g_ = (sp.IndexedBase(name, positive=True) for name in ("h", "mu", "g"))
+ln_y = sp.Symbol("ln_y", negative=True)  # ln y*, the common log h_i^{1/x_i}
+S = sp.Symbol("S", negative=True)  # sum_i ln h_i
+P = sp.Symbol("P", positive=True)  # prod_i h_i
+G = sp.Symbol("G", positive=True)  # sum_i (1/h_i - 1)
 
 
 def inner_obsolescence_integral() -> sp.Expr:
@@ -47,12 +56,27 @@ def expected_obsolescence() -> sp.Expr:
     i.i.d. copies of X) uses only E[X^i_j] = d m and E[e^{-mu X^i_j}] = h^d:
     the integrand is linear in t and in e^{-mu t}, which the symbols
     ``T`` (for t) and ``E`` (for e^{-mu t}) make explicit.
+
+    >>> expected_obsolescence().subs({d: 1, h: sp.exp(-mu*m)})
+    m - 1/mu + exp(-m*mu)/mu
     """
     inner = inner_obsolescence_integral()
     T, E = sp.symbols("T E")
     linear = inner.subs(sp.exp(-mu * t), E).subs(t, T)
-    assert sp.diff(linear, T, 2) == 0 and sp.diff(linear, E, 2) == 0
+    if sp.diff(linear, T, 2) != 0 or sp.diff(linear, E, 2) != 0:
+        raise DerivationError(f"the inner integral {inner} is not linear in t and e^(-mu t)")
     return linear.subs({T: d * m, E: h**d})
+
+
+def expected_obsolescence_stable() -> sp.Expr:
+    """Lemma 3.1 for floating point: h^d = e^{d ln h} and SymPy's ``expm1_opt``
+    turns h^d - 1 into expm1(d ln h) (no cancellation when mu d E[X] is small).
+
+    >>> expected_obsolescence_stable()
+    d*m + expm1(d*log(h))/mu
+    """
+    lemma = sp.expand(expected_obsolescence()).subs(h**d, sp.exp(d * sp.log(h)))
+    return optimize(sp.together(lemma - d * m), [expm1_opt]) + d * m
 
 
 def expected_obsolescence_erlang(n: int) -> sp.Expr:
@@ -68,46 +92,170 @@ def expected_obsolescence_erlang(n: int) -> sp.Expr:
 
 def rate_lower_bound() -> sp.Expr:
     """Theorem 3.3: r_i >= (1/E[X]) (E[X] - f/mu + (f/mu) h^{1/f}), from
-    Lemma 3.1 with every distance equal to 1/f."""
+    Lemma 3.1 with every distance equal to 1/f.
+
+    >>> rate_lower_bound()
+    f*h**(1/f)/(m*mu) - f/(m*mu) + 1
+    """
     per_access = expected_obsolescence().subs(d, 1 / f)
     return sp.expand(f * per_access / m)
 
 
+def expm1_form(expr, rest=0) -> sp.Expr:
+    """``expr`` for floating point: every power h**e with a non-integer
+    exponent becomes exp(e ln h), and SymPy's ``expm1_opt`` rewrites the
+    resulting e**u - 1 (after ``rest`` is set aside and common factors pulled
+    out) as expm1(u).
+
+    >>> expm1_form(rate_lower_bound(), 1)
+    f*expm1(log(h)/f)/(m*mu) + 1
+    """
+    as_exp = expr.replace(lambda e: e.is_Pow and e.base == h and not e.exp.is_Integer,
+                          lambda e: sp.exp(e.exp * sp.log(h)))
+    stable = optimize(sp.factor_terms(as_exp - rest), [expm1_opt]) + rest
+    if not stable.has(sp.codegen.cfunctions.expm1):
+        raise DerivationError(f"no expm1 rewriting found for {expr}")
+    return stable
+
+
+@functools.cache
 def lagrangian_stationarity() -> sp.Expr:
     """(8): d/dx_i of c_i (1 - (nu/mu) x + (nu/mu) x h^{1/x}) + lambda x.
 
     >>> sp.simplify(lagrangian_stationarity() - (-(c*nu/mu)*(1 - h**(1/x) + sp.log(h)/x*h**(1/x)) + lam))
     0
     """
-    obj = c * (1 - nu / mu * x + nu / mu * x * h ** (1 / x))
-    return sp.diff(obj + lam * x, x)
+    return sp.diff(lower_bound_objective_term() + lam * x, x)
 
 
+@functools.cache
+def lower_bound_objective_term() -> sp.Expr:
+    """A page's term c_i r_i of the objective (7): the bound of Theorem 3.3 at
+    frequency x with E[X] = 1/nu, times the weight c.
+
+    >>> lower_bound_objective_term()
+    c*(h**(1/x)*nu*x/mu + 1 - nu*x/mu)
+    """
+    return c * rate_lower_bound().subs({f: x, m: 1 / nu})
+
+
+@functools.cache
 def stationarity_in_y() -> sp.Expr:
     """(8) with y = h^{1/x} (so ln h / x = ln y): the bracket is 1 - y + y ln y,
-    whose derivative ln y is < 0 on (0, 1): strictly decreasing."""
+    whose derivative ln y is < 0 on (0, 1): strictly decreasing.
+
+    >>> stationarity_in_y()
+    y*log(y) - y + 1
+    """
     y = sp.Symbol("y", positive=True)
     br = -(lagrangian_stationarity() - lam) * mu / (c * nu)
     return sp.simplify(br.subs(sp.log(h), x * sp.log(y)).subs(h ** (1 / x), y))
 
 
-def optimal_frequencies_proportional() -> sp.Expr:
-    """(10): with c_i = c0 mu_i, (8) forces h_i^{1/x_i} to be one common value
-    y*, so x_i = ln h_i / ln y*; (9) then gives x_i = ln h_i / sum ln h_j.
-    Returned as x_i in terms of ``h`` and ``S`` = sum_j ln h_j."""
-    S = sp.Symbol("S", negative=True)
+def common_level() -> sp.Expr:
+    """(8) with c_i = c0 mu_i reads c0 nu (1 - y + y ln y) = lambda for every
+    page: the left side no longer depends on i and is strictly decreasing in y
+    on (0, 1) (:func:`stationarity_in_y`), so every y_i = h_i^{1/x_i} equals
+    one value y*.  Returns 1 - y + y ln y after checking that c = c0 mu
+    removes the page (raises otherwise).
+
+    >>> common_level()
+    y*log(y) - y + 1
+    """
+    y = sp.Symbol("y", positive=True)
+    bracket = stationarity_in_y()
+    with_c0 = sp.simplify((lagrangian_stationarity() - lam).subs(c, c0 * mu) / (-c0 * nu))
+    require_zero(with_c0.subs(sp.log(h), x * sp.log(y)).subs(h ** (1 / x), y) - bracket, "(8) with c = c0 mu")
+    if sp.diff(bracket, y) != sp.log(y):
+        raise DerivationError(f"d/dy of {bracket} is not ln y")
+    return bracket
+
+
+@functools.cache
+def frequency_at_level() -> sp.Expr:
+    """x solving h^{1/x} = y* for x (``solve``), in terms of ``ln_y`` = ln y*.
+
+    >>> frequency_at_level()
+    log(h)/ln_y
+    """
     ystar = sp.Symbol("ystar", positive=True)
-    xi = sp.log(h) / sp.log(ystar)
-    ln_ystar = sp.solve(sp.Eq(S / sp.log(ystar), 1), ystar)[0]
-    return sp.simplify(xi.subs(ystar, ln_ystar))
+    root = only_root(sp.solve(sp.Eq(h ** (1 / x), ystar), x), "h^(1/x) = y* for x")
+    return root.subs(sp.log(ystar), ln_y)
+
+
+@functools.cache
+def common_level_from_constraint() -> sp.Expr:
+    """(9) sum_i x_i = 1 with x_i = ln h_i / ln y*, solved for ln y*:
+    ln y* = sum_i ln h_i, returned as the Sum over pages i = 1..n.
+
+    >>> common_level_from_constraint()
+    Sum(log(h[k]), (k, 1, n))
+    """
+    total = factor_sum(sp.Sum(frequency_at_level().subs(h, h_[k]), (k, 1, n)))
+    return only_root(sp.solve(sp.Eq(total, 1), ln_y), "sum x_i = 1 for ln y*")
+
+
+def optimal_frequencies_proportional() -> sp.Expr:
+    """(10): x_i = ln h_i / sum_j ln h_j, from :func:`frequency_at_level` with
+    ln y* from :func:`common_level_from_constraint`; returned in terms of
+    ``h`` and ``S`` = sum_j ln h_j.
+
+    >>> optimal_frequencies_proportional()
+    log(h)/S
+    """
+    common_level()
+    level = common_level_from_constraint()
+    return frequency_at_level().subs(ln_y, level).subs(level, S)
+
+
+@functools.cache
+def cstar_at_optimum() -> sp.Expr:
+    """Theorem 3.4 (6): the objective (7) with c_i = c0 mu_i summed over the
+    n pages at x_i of (10): each h_i^{1/x_i} becomes e^{sum ln h} = prod h
+    (SymPy writes it as a Product), sum_i mu_i = mu and sum_i x_i = 1.
+
+    >>> cstar_at_optimum()
+    c0*(mu + nu*Product(h[k], (k, 1, n)) - nu)
+    """
+    level = common_level_from_constraint()
+    term = lower_bound_objective_term().subs({c: c0 * mu, h: h_[k], mu: mu_[k]}).subs(x, frequency_at_level().subs({h: h_[k], ln_y: level}))
+    term = sp.expand(sp.powsimp(sp.expand_log(sp.expand(term), force=True), force=True))
+    total = sum((factor_sum(sp.Sum(a, (k, 1, n))) for a in sp.Add.make_args(term)), sp.Integer(0))
+    return sp.simplify(total.subs(sp.Sum(mu_[k], (k, 1, n)), mu))
 
 
 def cstar_lower_bound() -> sp.Expr:
-    """Theorem 3.4 (6): with x_i = ln h_i / S every h_i^{1/x_i} = e^S = prod h,
-    so C* = c0 (mu - nu + nu P) with ``P`` = prod_i h_i (the N = 3 case is
-    carried out symbolically in the registry row ``coffman.sched.thm-3.4.derivation``)."""
-    P = sp.Symbol("P", positive=True)
-    return c0 * (mu - nu + nu * P)
+    """C* of Theorem 3.4 (6) with ``P`` = prod_i h_i: :func:`cstar_at_optimum`
+    with the Product named.
+
+    >>> cstar_lower_bound()
+    c0*(P*nu + mu - nu)
+    """
+    return cstar_at_optimum().subs(sp.Product(h_[k], (k, 1, n)), P)
+
+
+def lower_bound_multiplier() -> sp.Expr:
+    """lambda of (8) at the optimum of (10) with c_i = c0 mu_i: y* = e^S in
+    c0 nu (1 - y + y ln y).
+
+    >>> lower_bound_multiplier()
+    c0*nu*(S*exp(S) - exp(S) + 1)
+    """
+    y = sp.Symbol("y", positive=True)
+    return sp.factor_terms(sp.expand(c0 * nu * common_level().subs(y, sp.exp(S))))
+
+
+def lower_bound_multiplier_stable() -> sp.Expr:
+    """:func:`lower_bound_multiplier` with 1 - e^S rewritten by ``expm1_opt``.
+
+    >>> lower_bound_multiplier_stable()
+    c0*nu*(S*exp(S) - expm1(S))
+    """
+    lam_star = lower_bound_multiplier()
+    inner = optimize(sp.expand(lam_star / (c0 * nu)), [expm1_opt])
+    if not inner.has(sp.codegen.cfunctions.expm1):
+        raise DerivationError(f"no expm1 rewriting found for {lam_star}")
+    return c0 * nu * inner
 
 
 @functools.cache
@@ -133,7 +281,11 @@ def randomized_rate() -> sp.Expr:
 
 
 def randomized_gap() -> sp.Expr:
-    """r_i(randomized) - r_i(lower bound of Theorem 3.3), in nu = 1/m."""
+    """r_i(randomized) - r_i(lower bound of Theorem 3.3), in nu = 1/m.
+
+    >>> randomized_gap().subs(f, 1)
+    0
+    """
     return sp.simplify((randomized_rate() - rate_lower_bound()).subs(m, 1 / nu))
 
 
@@ -161,22 +313,90 @@ def randomized_gap_near_one() -> sp.Expr:
     return sp.factor(sp.simplify(sp.diff(g, f).subs(f, 1))) * (f - 1)
 
 
+@functools.cache
+def randomized_objective_term() -> sp.Expr:
+    """A page's term c_i r_i of (12): Lemma 4.1's rate at frequency x with
+    E[X] = 1/nu, times the weight c.
+
+    >>> sp.simplify(randomized_objective_term() - (c - nu*c*x/mu + nu*c/mu*x**2*h/(1 - h + x*h)))
+    0
+    """
+    return sp.simplify(c * randomized_rate().subs({f: x, m: 1 / nu}))
+
+
+@functools.cache
 def randomized_stationarity() -> sp.Expr:
-    """(13): d/dx of the objective (12) plus lambda x."""
-    obj = c - nu * c * x / mu + nu * c / mu * x**2 * h / (1 - h + x * h)
-    return sp.diff(obj + lam * x, x)
+    """(13): d/dx of the objective term (12) plus lambda x.
+
+    >>> sp.simplify(randomized_stationarity().subs(x, 0) - lam + c*nu/mu)
+    0
+    """
+    return sp.diff(randomized_objective_term() + lam * x, x)
 
 
+def _admissible(root) -> bool:
+    """1 - h + h x > 0 (Lemma 4.1's denominator) for every h in (0, 1),
+    decided by SymPy with h = 1/(1 + g), g > 0, and sqrt(nu c/(lambda mu)) > 1
+    (the regime where (15) is positive)."""
+    gg, sigma = sp.symbols("gg sigma", positive=True)
+    value = sp.simplify((1 - h + h * root).subs(sp.sqrt(c) * sp.sqrt(nu), sigma * sp.sqrt(lam) * sp.sqrt(mu)).subs(h, 1 / (1 + gg)))
+    if value.is_positive is None and value.is_negative is None:
+        raise DerivationError(f"cannot decide the sign of 1 - h + h x = {value} at the root {root}")
+    return bool(value.is_positive)
+
+
+@functools.cache
 def randomized_frequency_general() -> sp.Expr:
-    """(15): solving (13) for x: x = (sqrt(nu c/(lambda mu)) - 1)(1 - h)/h."""
-    sols = sp.solve(sp.Eq(randomized_stationarity(), 0), x)
-    pos = [s for s in sols if sp.simplify(s.subs({h: sp.Rational(1, 2), c: 4, nu: 1, mu: 1, lam: 1})) > 0]
-    return sp.simplify(pos[0])
+    """(15): solving (13) = 0 for x (``solve``; of its two roots the one with
+    1 - h + h x > 0): x = (sqrt(nu c/(lambda mu)) - 1)(1 - h)/h.
+
+    >>> sp.simplify(randomized_frequency_general() - (sp.sqrt(nu*c/(lam*mu)) - 1)*(1 - h)/h)
+    0
+    """
+    roots = [r for r in sp.solve(sp.Eq(randomized_stationarity(), 0), x) if _admissible(r)]
+    return sp.simplify(only_root(roots, "(13) = 0 with 1 - h + h x > 0"))
+
+
+@functools.cache
+def randomized_frequency_proportional() -> sp.Expr:
+    """(16): with c_i = c0 mu_i, (15) is x_i = (sigma - 1) g_i, g_i = 1/h_i - 1,
+    sigma = sqrt(nu c0/lambda) common to all pages; sum_i x_i = 1 (over pages
+    i = 1..n, G = sum g_i) gives sigma - 1 = 1/G, so x_i = g_i/G.  Returned in
+    ``h`` and ``G``.
+
+    >>> randomized_frequency_proportional()
+    (1 - h)/(G*h)
+    """
+    sigma = sp.Symbol("sigma", positive=True)
+    x15 = randomized_frequency_general().subs(c, c0 * mu)
+    per_page = sp.simplify(x15.subs(sp.sqrt(c0 * nu / lam), sigma).subs(sp.sqrt(c0) * sp.sqrt(nu), sigma * sp.sqrt(lam)))
+    if per_page.has(mu) or per_page.has(lam):
+        raise DerivationError(f"(15) with c = c0 mu still depends on the page beyond h: {per_page}")
+    g_of_h = 1 / h - 1
+    ratio = sp.simplify(per_page / g_of_h)  # sigma - 1
+    total = factor_sum(sp.Sum(ratio * g_[k], (k, 1, n)))
+    sig = only_root(sp.solve(sp.Eq(total.subs(sp.Sum(g_[k], (k, 1, n)), G), 1), sigma), "sum x_i = 1 for sigma")
+    return sp.simplify(per_page.subs(sigma, sig))
+
+
+def randomized_multiplier() -> sp.Expr:
+    """lambda of (13) at (16): sigma = sqrt(nu c0/lambda) = (1 + G)/G solved for lambda.
+
+    >>> randomized_multiplier()
+    G**2*c0*nu/(G + 1)**2
+    """
+    sigma = sp.simplify(randomized_frequency_proportional() / (1 / h - 1) + 1)
+    return only_root(sp.solve(sp.Eq(sp.sqrt(nu * c0 / lam), sigma), lam), "sigma = sqrt(nu c0/lambda)")
 
 
 def randomized_sqrt_lambda(n: int = 3) -> tuple[sp.Expr, sp.Expr]:
     """sqrt(lambda) from (15) and sum x_i = 1 for ``n`` pages with general c_i,
-    next to the printed sqrt(nu) sum sqrt(c_i/mu_i)(1/h_i - 1) / (1 + sum (1/h_i - 1))."""
+    next to the printed sqrt(nu) sum sqrt(c_i/mu_i)(1/h_i - 1) / (1 + sum (1/h_i - 1)).
+
+    >>> derived, printed = randomized_sqrt_lambda(2)
+    >>> sp.simplify(derived - printed)
+    0
+    """
     hs = sp.symbols(f"h1:{n + 1}", positive=True)
     cs = sp.symbols(f"c1:{n + 1}", positive=True)
     ms = sp.symbols(f"mu1:{n + 1}", positive=True)
@@ -189,96 +409,92 @@ def randomized_sqrt_lambda(n: int = 3) -> tuple[sp.Expr, sp.Expr]:
 
 
 def randomized_cstar() -> sp.Expr:
-    """(11): C* = c0 (mu - nu G/(1 + G)), G = sum_i (1/h_i - 1)."""
-    G = sp.Symbol("G", positive=True)
-    return c0 * (mu - nu * G / (1 + G))
+    """(11): the objective (12) with c_i = c0 mu_i at (16), summed over pages
+    i = 1..n with h_i = 1/(1 + g_i) (rational in g_i), sum mu_i = mu and
+    sum g_i = G: C* = c0 (mu - nu G/(1 + G)).
+
+    >>> sp.simplify(randomized_cstar() - c0*(mu - nu*G/(1 + G)))
+    0
+    """
+    xi = randomized_frequency_proportional().subs(h, 1 / (1 + g_[k]))
+    term = randomized_objective_term().subs({c: c0 * mu}).subs({h: 1 / (1 + g_[k]), mu: mu_[k]}).subs(x, xi)
+    term = sp.expand(sp.cancel(sp.together(term)))
+    total = sum((factor_sum(sp.Sum(a, (k, 1, n))) for a in sp.Add.make_args(term)), sp.Integer(0))
+    total = total.subs({sp.Sum(mu_[k], (k, 1, n)): mu, sp.Sum(g_[k], (k, 1, n)): G})
+    if total.has(sp.Sum):
+        raise DerivationError(f"(11): sums left after summing the optimum over pages: {total}")
+    return sp.factor(sp.simplify(total))
 
 
 def cstar_limit() -> sp.Expr:
-    """(17): lim C* = c0 (mu - nu + nu e^{-mu/nu}) when every mu_i -> 0."""
-    return c0 * (mu - nu + nu * sp.exp(-mu / nu))
+    """(17): lim C* when the total rate mu is spread over N equal pages,
+    N -> oo: each h = E e^{-(mu/N) X} = 1 - (mu/N)/nu + a2 (mu/N)^2 + o(N^-2)
+    (E[X] = 1/nu; a2 = E[X^2]/2 drops out), so prod h = h^N -> e^{-mu/nu}
+    (``limit``) in C* = c0 (mu - nu + nu prod h).
 
-
-def golden_bound() -> sp.Expr:
-    """(18): c0 (mu - nu + nu (1 - 1/phi) e^{-mu phi/(nu sqrt5)} + (nu/phi) e^{-mu phi^2/(nu sqrt5)})."""
-    r5 = sp.sqrt(5)
-    return c0 * (mu - nu + nu * (1 - 1 / PHI) * sp.exp(-mu * PHI / (nu * r5)) + nu / PHI * sp.exp(-mu * PHI**2 / (nu * r5)))
-
-
-def golden_H() -> sp.Expr:
-    """H(q) of the proof of Corollary 5.1: (18)/(17) with q = mu/nu."""
-    r5 = sp.sqrt(5)
-    num = q - 1 + (1 - 1 / PHI) * sp.exp(-PHI * q / r5) + sp.exp(-PHI**2 * q / r5) / PHI
-    return num / (q - 1 + sp.exp(-q))
-
-
-def golden_H_limit() -> sp.Expr:
-    """lim_{q->0} H(q), by series, written in phi: 2 phi^2/5."""
-    val = sp.nsimplify(sp.limit(golden_H(), q, 0))
-    assert sp.simplify(val - 2 * PHI**2 / 5) == 0
-    return 2 * phi**2 / 5
-
-
-def golden_R() -> sp.Expr:
-    """R(q) = P'Q - PQ' for H = P/Q (proof of Corollary 5.1), so H' = R/Q^2."""
-    Hq = golden_H()
-    P, Q = sp.fraction(Hq)
-    return sp.diff(P, q) * Q - P * sp.diff(Q, q)
-
-
-def golden_lambdas() -> tuple[sp.Expr, sp.Expr]:
-    """lambda_1, lambda_2 of the proof of Corollary 5.1."""
-    r5 = sp.sqrt(5)
-    g = (1 - sp.exp(-q)) / q
-    return (1 - 2 / r5) * g + (r5 - 1) / (2 * r5), -(1 - 2 / r5) * g + (r5 + 1) / (2 * r5)
-
-
-def golden_D() -> sp.Expr:
-    """lambda_1 e^{-phi q/sqrt5} + lambda_2 e^{-phi^2 q/sqrt5} - e^{-q}; the printed
-    identity says this equals -R(q)/q."""
-    r5 = sp.sqrt(5)
-    l1, l2 = golden_lambdas()
-    return l1 * sp.exp(-PHI * q / r5) + l2 * sp.exp(-PHI**2 * q / r5) - sp.exp(-q)
-
-
-def golden_y() -> sp.Expr:
-    """y = lambda_1 phi/sqrt5 + lambda_2 phi^2/sqrt5 (the text claims y < 1)."""
-    r5 = sp.sqrt(5)
-    l1, l2 = golden_lambdas()
-    return l1 * PHI / r5 + l2 * PHI**2 / r5
-
-
-def golden_ratio_profile() -> sp.Expr:
-    """G(q, s): the k -> infinity cost ratio C(gamma(N))/C* of N equal pages
-    (N -> infinity, every x_i = 1/N = s phi^{-j}, s in [1, phi]), from the limit
-    formula C(gamma(N)) with distances F_j, F_{j+1}, F_{j+2} ~ s phi^{0,1,2}/(sqrt5 x)
-    and weights (1 - 1/s, 1 - 1/(s phi), phi/s - 1) per unit frequency.
-    G(q, 1) = G(q, phi) = H(q)."""
-    s = sp.Symbol("s", positive=True)
-    r5 = sp.sqrt(5)
-    num = q - 1 + (1 - 1 / s) * sp.exp(-q * s / r5) + (1 - 1 / (s * PHI)) * sp.exp(-q * s * PHI / r5) + (PHI / s - 1) * sp.exp(-q * s * PHI**2 / r5)
-    return num / (q - 1 + sp.exp(-q))
-
-
-def golden_profile_small_q() -> sp.Expr:
-    """lim_{q->0} G(q, s) = 2 phi s (phi^2 - s)/5, maximal at s = phi^2/2 with value phi^5/10."""
-    return sp.simplify(sp.limit(golden_ratio_profile(), q, 0))
+    >>> cstar_limit()
+    c0*(mu - nu + nu*exp(-mu/nu))
+    """
+    N = sp.Symbol("N", integer=True, positive=True)
+    a2 = sp.Symbol("a2", positive=True)
+    h_page = 1 - (mu / N) / nu + a2 * (mu / N) ** 2
+    return cstar_lower_bound().subs(P, sp.limit(h_page**N, N, sp.oo))
 
 
 def formulas() -> list[Formula]:
-    s = sp.Symbol("s", positive=True)
-    P, G = sp.symbols("P G", positive=True)
+    """The closed forms emitted to ``numeric/generated/scheduling.py``.
+
+    >>> [f.name for f in formulas()][:3]
+    ['expected_obsolescence', 'rate_lower_bound', 'randomized_rate']
+    """
+    from .golden import psi2_stable  # (e^-x - 1 + x)/x^2 with its series below x0; golden imports this module
+
+    h_dom = {"h": (1e-3, 0.999)}
+    page = {"c": (1e-2, 10.0), "mu": (1e-3, 10.0), "nu": (0.1, 10.0), **h_dom}
+    rate = {"f": (1e-3, 1.0), "m": (0.1, 10.0), "mu": (1e-3, 10.0), "h": (1e-2, 0.99)}
     return [
-        Formula("expected_obsolescence", (d, m, mu, h), expected_obsolescence(), f"{SRC}, Lemma 3.1)", "E[Z^i_j] for inter-access distance d"),
-        Formula("rate_lower_bound", (f, m, mu, h), rate_lower_bound(), f"{SRC}, Thm 3.3)", "lower bound on r_i at frequency f"),
-        Formula("randomized_rate", (f, m, mu, h), randomized_rate(), f"{SRC}, Lemma 4.1)", "r_i of the randomized policy at frequency f"),
-        Formula("cstar", (c0, mu, nu, P), cstar_lower_bound(), f"{SRC}, Thm 3.4, (6))", "lower bound C* with P = prod h_i"),
-        Formula("randomized_cstar", (c0, mu, nu, G), randomized_cstar(), f"{SRC}, Thm 4.1, (11))", "randomized optimum with G = sum (1/h_i - 1)"),
-        Formula("cstar_limit", (c0, mu, nu), cstar_limit(), f"{SRC}, (17))", "N -> infinity limit of C*"),
-        Formula("golden_bound", (c0, mu, nu), golden_bound(), f"{SRC}, Thm 5.1, (18))", "printed bound on limsup C(gamma(N))"),
-        Formula("golden_H", (q,), golden_H(), f"{SRC}, proof of Cor. 5.1)", "H(q) = (18)/(17), q = mu/nu"),
-        Formula("golden_R", (q,), golden_R(), f"{SRC}, proof of Cor. 5.1)", "R(q) = P'Q - PQ', H' = R/Q^2"),
-        Formula("golden_D", (q,), golden_D(), f"{SRC}, proof of Cor. 5.1)", "lambda1 e^{-a q} + lambda2 e^{-b q} - e^{-q}"),
-        Formula("golden_y", (q,), golden_y(), f"{SRC}, proof of Cor. 5.1)", "y = lambda1 phi/sqrt5 + lambda2 phi^2/sqrt5"),
-        Formula("golden_profile", (q, s), golden_ratio_profile(), f"{SRC}, limit C(gamma(N)) of §5)", "asymptotic golden/C* ratio for equal pages at bracket position s"),
+        Formula("expected_obsolescence", (d, m, mu, h), expected_obsolescence(), f"{SRC}, Lemma 3.1)", "E[Z^i_j] for inter-access distance d",
+                printed=d * m - (1 - h**d) / mu, stable=expected_obsolescence_stable(),
+                domain={"d": (1.0, 100.0), "m": (0.1, 10.0), "mu": (1e-3, 10.0), "h": (1e-2, 0.99)}),
+        Formula("rate_lower_bound", (f, m, mu, h), rate_lower_bound(), f"{SRC}, Thm 3.3)", "lower bound on r_i at frequency f",
+                printed=(m - f / mu + f / mu * h ** (1 / f)) / m, stable=expm1_form(rate_lower_bound(), 1), domain=rate),
+        Formula("randomized_rate", (f, m, mu, h), randomized_rate(), f"{SRC}, Lemma 4.1)", "r_i of the randomized policy at frequency f",
+                printed=(m - f / mu + f / mu * f * h / (1 - h + f * h)) / m, domain=rate),
+        Formula("optimal_frequency", (h, ln_y), frequency_at_level(), f"{SRC}, Thm 3.4, (10))",
+                "x_i = ln h_i / ln y*: the frequency with h_i^(1/x_i) = y*; ln y* = sum_j ln h_j at the optimum",
+                printed=sp.log(h) / ln_y, domain={**h_dom, "ln_y": (-50.0, -1e-3)}),
+        Formula("lagrangian_stationarity", (x, h, c, mu, nu, lam), lagrangian_stationarity(), f"{SRC}, Thm 3.4, (8))",
+                "d/dx_i of the Lagrangian of (7): c_i r_i^LB(x_i) + lambda x_i",
+                printed=-(c * nu / mu) * (1 - h ** (1 / x) + sp.log(h) / x * h ** (1 / x)) + lam,
+                stable=expm1_form(lagrangian_stationarity(), lam),
+                domain={**page, "h": (1e-2, 0.99), "x": (1e-2, 1.0), "lambda": (1e-3, 10.0)}),
+        Formula("lower_bound_multiplier", (c0, nu, S), lower_bound_multiplier(), f"{SRC}, Thm 3.4, (8) at (10))",
+                "lambda of (8) at the optimum with c_i = c0 mu_i, S = sum ln h_i", stable=lower_bound_multiplier_stable(),
+                domain={"c0": (1e-2, 10.0), "nu": (0.1, 10.0), "S": (-50.0, -1e-3)}),
+        Formula("cstar", (c0, mu, nu, P), cstar_lower_bound(), f"{SRC}, Thm 3.4, (6))",
+                "lower bound C* with P = prod h_i (cancels as mu -> nu (1 - P), the regime of small rates: domain away from it)",
+                printed=c0 * (mu - nu + nu * P), domain={"c0": (1e-2, 10.0), "mu": (1.0, 10.0), "nu": (0.1, 0.5), "P": (1e-3, 0.5)}),
+        Formula("randomized_objective_term", (x, h, c, mu, nu), randomized_objective_term(), f"{SRC}, Thm 4.1, (12))",
+                "c_i r_i(x_i) of the randomized policy, one page's term of (12)",
+                printed=c - nu * c * x / mu + nu * c / mu * x**2 * h / (1 - h + x * h), domain={**page, "x": (1e-4, 1.0)}),
+        Formula("randomized_stationarity", (x, h, c, mu, nu, lam), randomized_stationarity(), f"{SRC}, Thm 4.1, (13))",
+                "d/dx_i of (12) plus lambda x_i",
+                printed=-c * nu / mu + c * nu / mu * (2 * h * (1 - h) * x + h**2 * x**2) / (1 - h + h * x) ** 2 + lam,
+                stable=sp.factor(randomized_stationarity() - lam) + lam,
+                domain={**page, "x": (1e-4, 1.0), "lambda": (1e-3, 10.0)}),
+        Formula("randomized_frequency", (h, c, mu, nu, lam), randomized_frequency_general(), f"{SRC}, Thm 4.1, (15))",
+                "x_i solving (13) = 0 (before clipping at 0)",
+                printed=(sp.sqrt(nu * c / (lam * mu)) - 1) * (1 - h) / h, domain={**page, "lambda": (1e-3, 10.0)}),
+        Formula("randomized_frequency_proportional", (h, G), randomized_frequency_proportional(), f"{SRC}, Thm 4.1, (16))",
+                "x_i = (1/h_i - 1)/G when c_i = c0 mu_i, G = sum (1/h_i - 1)",
+                printed=(1 / h - 1) / G, domain={**h_dom, "G": (1e-3, 1e4)}),
+        Formula("randomized_multiplier", (c0, nu, G), randomized_multiplier(), f"{SRC}, Thm 4.1, (15)-(16))",
+                "lambda of (13) at (16): nu c0 (G/(1+G))^2",
+                domain={"c0": (1e-2, 10.0), "nu": (0.1, 10.0), "G": (1e-3, 1e4)}),
+        Formula("randomized_cstar", (c0, mu, nu, G), randomized_cstar(), f"{SRC}, Thm 4.1, (11))",
+                "randomized optimum with G = sum (1/h_i - 1) (cancels as mu -> nu G/(1+G), small rates: domain away from it)",
+                printed=c0 * (mu - nu * G / (1 + G)), domain={"c0": (1e-2, 10.0), "mu": (1.0, 10.0), "nu": (0.1, 0.5), "G": (1e-3, 1e4)}),
+        Formula("cstar_limit", (c0, mu, nu), cstar_limit(), f"{SRC}, (17))", "N -> infinity limit of C*",
+                printed=c0 * (mu - nu + nu * sp.exp(-mu / nu)), stable=c0 * nu * (mu / nu) ** 2 * psi2_stable(mu / nu),
+                domain={"c0": (1e-2, 10.0), "mu": (1e-10, 50.0), "nu": (0.1, 10.0)}),
     ]

@@ -1,29 +1,25 @@
-"""The golden-ratio bound of Coffman–Liu–Weber (1997, §5, Corollary 5.1).
+"""The golden-ratio policy's cost ratio (Coffman–Liu–Weber 1997, §5, Theorem 5.1,
+Corollary 5.1; Liu–Nain 2005, §1.3.4, Proposition 12, (1.34)).
 
-With q = mu/nu the printed ratio of (18) to (17) is
+With q = mu/nu and every page at position s in its Fibonacci bracket
+(x = s phi^(-J), s in [1, phi]) the k, N -> infinity cost ratio to C* of (17) is
+(derived in :mod:`crawlmath.derive.golden`)
 
-    H(q) = (q - 1 + (1 - 1/phi) e^{-a q} + (1/phi) e^{-b q}) / (q - 1 + e^{-q}),
-    a = phi/sqrt5, b = phi^2/sqrt5,
+    G(q, s) = sum_m w_m(s) c_m(s)^2 psi_2(c_m(s) q) / psi_2(q),
+    psi_2(x) = (e^(-x) - 1 + x)/x^2,
 
-and the text claims H decreasing on q > 0 with H(0+) = 2 phi^2/5.  Since
-H' = R/Q^2 with R(q) = -q D(q) and (printed identity, checked symbolically)
+and the ratio of any frequency vector is a frequency-weighted average of G.
+H(q) = G(q, 1) is the printed ratio of (18) to (17).  Two interval-arithmetic
+certificates (python-flint ``arb``):
 
-    D(q) = lambda_1 e^{-a q} + lambda_2 e^{-b q} - e^{-q},
+- :func:`certify_H_decreasing`: H' < 0 on (0, inf), i.e. D(q) = -R(q)/q > 0
+  ((0, q0] by a Taylor enclosure, [q0, Q] by balls, [Q, inf) analytically);
+- :func:`certify_profile_bound`: G(q, s) < phi^5/10 on (0, inf) x [1, phi]
+  ((0, Q] x [1, phi] by adaptive boxes, [Q, inf) analytically), while
+  G(q, phi^2/2) -> phi^5/10 as q -> 0: the supremum phi^5/10 is not attained.
 
-H is decreasing exactly where D > 0.  :func:`certify_H_decreasing` proves
-D > 0 on all of (0, inf) with interval arithmetic (python-flint ``arb``):
-
-- (0, q0]: D(q) = sum_{n>=3} d_n q^n (d_0 = d_1 = d_2 = 0 exactly, checked
-  symbolically); the d_n for n < n_terms are enclosed in arb, the rest bounded
-  by |d_n| <= 3 (2.2)^n / n! (each of the three exponential series in D has
-  coefficients at most (1 + b)^n / n! < 2.2^n / n!, weights 2, 2 k0, 2 c);
-  the polynomial is enclosed on a cover of [0, q0].
-- [q0, Q]: D enclosed directly on an adaptive cover by balls.
-- [Q, inf): D e^q > k0 e^{(1-a) Q} - 1 > 0, since lambda_1 > k0 =
-  (sqrt5 - 1)/(2 sqrt5) and lambda_2 > 0.
-
->>> round(float(H(1e-6)), 6), round(2 * PHI**2 / 5, 6)
-(1.047214, 1.047214)
+>>> round(float(H(1e-9)), 9), round(2 * PHI**2 / 5, 9)
+(1.047213595, 1.047213595)
 """
 from __future__ import annotations
 
@@ -33,30 +29,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .generated import scheduling as gen
+from .errors import SolverError
+from .generated import golden as gen
 
 PHI = (1 + math.sqrt(5)) / 2
-TWO_PHI2_OVER_5 = 2 * PHI**2 / 5
-WORST_PROFILE = PHI**5 / 10  # max over s of lim_{q->0} G(q, s), at s = phi^2/2
+TWO_PHI2_OVER_5 = 2 * PHI**2 / 5  # lim_(q->0) H(q): the printed constant of (19)
+WORST_PROFILE = float(gen.golden_worst())  # phi^5/10 = max_s lim_(q->0) G(q, s), at s = phi^2/2
 
 
 def H(q):
-    """H(q) (proof of Corollary 5.1), float64, vectorised; series near 0."""
-    q = np.asarray(q, dtype=float)
-    small = np.abs(q) < 1e-3
-    with np.errstate(all="ignore"):
-        direct = gen.golden_H(q)
-    # Below 1e-3 both numerator and denominator lose digits to cancellation;
-    # use the mpmath route (exact closed form at 50 digits) instead.
-    if np.any(small):
-        import mpmath
-
-        with mpmath.workdps(50):
-            vals = [float(gen.golden_H_mp(mpmath.mpf(float(v)))) for v in np.atleast_1d(q)[np.atleast_1d(small)]]
-        out = np.array(direct, dtype=float, ndmin=1)
-        out[np.atleast_1d(small)] = vals
-        return out.reshape(q.shape) if q.shape else out[0]
-    return direct
+    """H(q) = G(q, 1) (proof of Corollary 5.1), float64, vectorised, accurate to
+    ~1e-15 relative for every q > 0 (the generated cancellation-free form)."""
+    return gen.golden_H(q)
 
 
 def H_curve(q_max: float = 10.0, points: int = 400) -> tuple[np.ndarray, np.ndarray, float]:
@@ -66,9 +50,137 @@ def H_curve(q_max: float = 10.0, points: int = 400) -> tuple[np.ndarray, np.ndar
 
 
 def profile(q, s):
-    """G(q, s): asymptotic cost ratio C(gamma(N))/C* of N equal pages whose
-    frequency sits at s in its Fibonacci bracket (x = s phi^{-j}); G(q, 1) = H(q)."""
+    """G(q, s): asymptotic cost ratio C(gamma(N))/C* of pages whose frequency sits
+    at s in its Fibonacci bracket (x = s phi^(-J)); G(q, 1) = G(q, phi) = H(q)."""
     return gen.golden_profile(np.asarray(q, dtype=float), np.asarray(s, dtype=float))
+
+
+def profile_max(q, points: int = 801) -> np.ndarray:
+    """max over a grid of s in [1, phi] of G(q, s) (for figures: the worst bracket
+    position at each q; the certified bound is :func:`certify_profile_bound`)."""
+    qs = np.atleast_1d(np.asarray(q, dtype=float))
+    ss = np.linspace(1.0, PHI, points)
+    return np.max(profile(qs[:, None], ss[None, :]), axis=1)
+
+
+# --- interval arithmetic helpers ---------------------------------------------------------
+
+def _hull(arb, lo, hi):
+    """A ball containing [lo.lower(), hi.upper()] (lo, hi arb balls)."""
+    a, b = lo.lower(), hi.upper()
+    return (a + b) / 2 + (b - a) / 2 * arb(0, 1)
+
+
+def _psi3_point(arb, x):
+    """psi_3(x) = (e^(-x) - 1 + x - x^2/2)/x^3 at an exact point x >= 0: the
+    alternating series -sum_k (-x)^k/(k+3)! with its next term as error when
+    x < 1, the closed form otherwise (no cancellation issue in ball arithmetic)."""
+    if x == 0:
+        return arb(-1) / 6
+    if x < 1:
+        total, term, k = arb(0), arb(1) / 6, 0
+        while True:
+            total -= term
+            k += 1
+            term = term * (-x) / (k + 3)
+            if term.abs_upper() < arb(2) ** -200:
+                return total + arb(0, 1) * term.abs_upper()
+    return ((-x).exp() - 1 + x - x * x / 2) / (x * x * x)
+
+
+def _psi3_range(arb, xball):
+    """An enclosure of psi_3 on the nonnegative part of ``xball``: psi_3 is
+    increasing (psi_3(x) = -int_0^1 (1-t)^2/2 e^(-x t) dt)."""
+    lo, hi = xball.lower(), xball.upper()
+    lo = arb(0) if lo < 0 else lo
+    return _hull(arb, _psi3_point(arb, lo), _psi3_point(arb, hi))
+
+
+@dataclass(frozen=True)
+class ProfileCertificate:
+    """Interval-arithmetic proof that G(q, s) < phi^5/10 for q > 0, s in [1, phi]."""
+
+    proved: bool
+    Q: float
+    boxes: int  # boxes of (0, Q] x [1, phi] accepted
+    boxes_by_slope: int  # of which accepted by F > 0 (the corner q -> 0, s -> phi^2/2)
+    min_margin: float  # smallest certified lower bound of e_2 + q F over boxes accepted by the gap
+    tail_margin: float  # phi^5/10 - 1 - e^(-Q/sqrt5)/(Q - 1), lower end
+    prec_bits: int
+    seconds: float
+    method: str = ("python-flint arb: (phi^5/10 - G) psi_2(q) = e_2(s) + q F(q, s) enclosed on adaptive boxes of (0, Q] x [1, phi] "
+                   "(psi_3 monotone); [Q, inf) by G <= 1 + e^(-q/sqrt5)/(q - 1)")
+    notes: list = field(default_factory=list)
+
+
+def _slope_ball(arb, B, sb, ql, qh):
+    """F(q, s) = B psi_3(q) - sum_m w_m(s) c_m(s)^3 psi_3(c_m(s) q) on the box."""
+    qball = _hull(arb, arb(ql), arb(qh))
+    F = B * _psi3_range(arb, qball)
+    weights = (gen.golden_weight0_arb, gen.golden_weight1_arb, gen.golden_weight2_arb)
+    for r, w in enumerate(weights):
+        c = gen.golden_rate_arb(sb, r)
+        F -= w(sb) * c**3 * _psi3_range(arb, c * qball)
+    return F
+
+
+def certify_profile_bound(Q: float = 4.0, prec: int = 96, q_pieces: int = 16, s_pieces: int = 16, max_boxes: int = 400000,
+                          bound: str | None = None) -> ProfileCertificate:
+    """Prove b - G(q, s) > 0 on (0, inf) x [1, phi] for b = phi^5/10 (or ``bound``,
+    a decimal string, to show that a smaller constant cannot be certified).
+
+    On (0, Q]: (b - G) psi_2(q) = e_2(s) + (b - phi^5/10)/2 + q F_b(q, s) with
+    e_2 = (phi/5)(s - phi^2/2)^2 >= 0 and F_b = b psi_3(q) - sum_m w_m c_m^3
+    psi_3(c_m q) (derived in derive.golden).  A box is accepted when its
+    constant part is >= 0 and F_b > 0 on it (then the sum is > 0 for q > 0), or
+    when lower(constant part) + max(q) min(lower(F_b), 0) > 0; otherwise it is
+    split.  On [Q, inf): G <= 1 + e^(-q/sqrt5)/(q - 1), decreasing in q.
+    Raises SolverError when the cover needs more than ``max_boxes`` boxes.
+    """
+    import flint
+    from flint import arb
+
+    t0 = time.perf_counter()
+    old = flint.ctx.prec
+    try:
+        flint.ctx.prec = prec
+        worst = gen.golden_worst_arb()
+        B = worst if bound is None else arb(bound)
+        shift = arb(0) if bound is None else (B - worst) / 2
+        phi = (1 + arb(5).sqrt()) / 2
+        s_hi = float(phi.upper())  # covers [1, phi]
+        stack = [(Q * i / q_pieces, Q * (i + 1) / q_pieces, 1 + (s_hi - 1) * j / s_pieces, 1 + (s_hi - 1) * (j + 1) / s_pieces)
+                 for i in range(q_pieces) for j in range(s_pieces)]
+        boxes = by_slope = 0
+        min_margin = math.inf
+        while stack:
+            ql, qh, sl, sh = stack.pop()
+            if boxes + len(stack) > max_boxes:
+                raise SolverError(f"profile bound: more than {max_boxes} boxes needed (last box examined: q in [{ql}, {qh}], s in [{sl}, {sh}])")
+            sb = _hull(arb, arb(sl), arb(sh))
+            F = _slope_ball(arb, B, sb, ql, qh)
+            gap = gen.golden_gap0_arb(sb).lower()
+            gap = (arb(0) if gap < 0 else gap) + shift  # e_2 >= 0 exactly
+            if F > 0 and gap >= 0:
+                boxes += 1
+                by_slope += 1
+                continue
+            margin = gap + arb(qh) * (F.lower() if F.lower() < 0 else arb(0))
+            if margin > 0:
+                boxes += 1
+                min_margin = min(min_margin, float(margin.lower()))
+                continue
+            if (qh - ql) / Q >= (sh - sl) / (s_hi - 1):
+                mid = (ql + qh) / 2
+                stack += [(ql, mid, sl, sh), (mid, qh, sl, sh)]
+            else:
+                mid = (sl + sh) / 2
+                stack += [(ql, qh, sl, mid), (ql, qh, mid, sh)]
+        tail = B - 1 - (-arb(Q) / arb(5).sqrt()).exp() / (arb(Q) - 1)
+        proved = bool(tail > 0)
+        return ProfileCertificate(proved, Q, boxes, by_slope, min_margin, float(tail.lower()), prec, time.perf_counter() - t0)
+    finally:
+        flint.ctx.prec = old
 
 
 @dataclass(frozen=True)
@@ -123,7 +235,15 @@ def taylor_coefficients(arb, K, n_terms: int) -> list:
 
 
 def certify_H_decreasing(q0: float = 1.0, Q: float = 5.0, n_terms: int = 40, prec: int = 128, pieces: int = 64, max_boxes: int = 200000) -> Certificate:
-    """Prove D > 0 on (0, inf), hence H' < 0 on (0, inf).  See the module docstring."""
+    """Prove D > 0 on (0, inf), hence H' < 0 on (0, inf).
+
+    - (0, q0]: D(q) = sum_(n>=3) d_n q^n (d_0 = d_1 = d_2 = 0, checked
+      symbolically in the registry); d_n for n < n_terms enclosed in arb, the
+      rest bounded by |d_n| <= 3 (2.2)^n/n! (each exponential series of D has
+      coefficients at most (1 + b)^n/n! < 2.2^n/n!, weights 2, 2 k0, 2 c);
+    - [q0, Q]: D enclosed directly on an adaptive cover by balls;
+    - [Q, inf): D e^q > k0 e^((1-a) Q) - 1 > 0 (lambda_1 > k0, lambda_2 > 0).
+    """
     import flint
     from flint import arb
 
@@ -133,8 +253,8 @@ def certify_H_decreasing(q0: float = 1.0, Q: float = 5.0, n_terms: int = 40, pre
         flint.ctx.prec = prec
         K = _consts(arb)
         notes = []
-        # Constants used by the tail bound |d_n| <= 3 * 2.2^n / n!.
-        assert (1 + K["b"]) < arb("2.2") and 2 + 2 * K["k0"] + 2 * K["c"] < 3 and K["c"] > 0 and K["k0"] > 0
+        if not ((1 + K["b"]) < arb("2.2") and 2 + 2 * K["k0"] + 2 * K["c"] < 3 and K["c"] > 0 and K["k0"] > 0):
+            raise SolverError("constants of the Taylor tail bound |d_n| <= 3 (2.2)^n/n! not established")
         d = taylor_coefficients(arb, K, n_terms)
         B, Kc = arb("2.2"), arb(3)
         x = B * arb(q0)
@@ -142,10 +262,9 @@ def certify_H_decreasing(q0: float = 1.0, Q: float = 5.0, n_terms: int = 40, pre
         for n in range(2, n_terms + 1):
             fact *= n
         if not (x < n_terms + 1):
-            raise ValueError("q0 too large for n_terms")
+            raise SolverError(f"q0 = {q0} too large for {n_terms} Taylor terms")
         tail = Kc * B**n_terms * arb(q0) ** (n_terms - 3) / fact / (1 - x / (n_terms + 1))
         tail_ub = float(tail.mid() + tail.rad())
-        # Polynomial part of D/q^3 on pieces of [0, q0].
         min_series = math.inf
         boxes_series = 0
         stack = [(q0 * i / pieces, q0 * (i + 1) / pieces) for i in range(pieces)]
@@ -165,7 +284,6 @@ def certify_H_decreasing(q0: float = 1.0, Q: float = 5.0, n_terms: int = 40, pre
             else:
                 notes.append(f"series part not certified on [{lo}, {hi}]")
                 return Certificate(False, q0, Q, n_terms, boxes_series, 0, min_series, math.nan, tail_ub, math.nan, prec, time.perf_counter() - t0, notes=notes)
-        # Direct enclosure of D on [q0, Q].
         min_direct = math.inf
         boxes_direct = 0
         stack = [(q0 + (Q - q0) * i / pieces, q0 + (Q - q0) * (i + 1) / pieces) for i in range(pieces)]

@@ -134,10 +134,10 @@ def _kkt_lower_bound(problem: Problem, x: np.ndarray, lam: float) -> float:
     res = abs(float(x.sum()) - 1.0)
     for i in range(x.size):
         if x[i] > 0:
-            y = problem.h[i] ** (1 / x[i])
-            g = -scale[i] * (1 - y + y * math.log(problem.h[i]) / x[i]) + lam
+            g = float(gen.lagrangian_stationarity(x[i], problem.h[i], problem.weights[i], problem.rates[i], problem.nu, lam))
             res = max(res, abs(g) / max(lam, scale[i]))
         else:
+            # (8) as x -> 0+: h^{1/x} and ln(h) h^{1/x}/x vanish, leaving lambda - c nu/mu.
             res = max(res, max(0.0, scale[i] - lam) / scale[i])
     return res
 
@@ -150,8 +150,25 @@ def _x_of_lambda(problem: Problem, lam: float) -> np.ndarray:
     x = np.zeros(problem.N)
     inside = t < 1
     u = special.gammaincinv(2.0, t[inside])
-    x[inside] = -np.log(problem.h[inside]) / u
+    x[inside] = gen.optimal_frequency(problem.h[inside], -u)
     return x
+
+
+def _delivered(problem: Problem, res: FrequencyResult) -> FrequencyResult:
+    """Result gate: frequencies finite in [0, 1] summing to 1, the KKT residual
+    within ``FLOAT_REL`` (``not res <= tol``, so nan fails), and the optimum a
+    cost sum c_i r_i with r_i in [0, 1]: 0 <= C <= sum c_i.  Otherwise the float
+    route did not deliver (h_i near 0 or 1, weights spanning many decades)."""
+    x = res.frequencies
+    if not (np.all(np.isfinite(x)) and np.all((x >= 0) & (x <= 1 + STRUCTURE_ABS)) and abs(float(x.sum()) - 1) <= STRUCTURE_ABS):
+        raise SolverError(f"{res.method}: frequencies are not a probability vector in float64 (sum {float(x.sum())!r})")
+    if not res.residual <= FLOAT_REL:
+        raise SolverError(f"{res.method}: KKT residual {res.residual:.3g} above the tolerance {FLOAT_REL:g}")
+    total = float(problem.weights.sum())
+    if not -STRUCTURE_ABS * total <= res.lower_bound <= total * (1 + STRUCTURE_ABS):
+        raise SolverError(f"{res.method}: optimal cost {res.lower_bound!r} outside [0, sum c_i = {total:g}] "
+                          "(cancellation in float64)")
+    return res
 
 
 def optimal_frequencies(problem: Problem) -> FrequencyResult:
@@ -159,14 +176,13 @@ def optimal_frequencies(problem: Problem) -> FrequencyResult:
 
     c_i = c0 mu_i: closed form (10) and (6).  General c_i: lambda found by
     Brent's method on log lambda so that (9) holds, x_i(lambda) from (8)."""
-    L = -np.log(problem.h)
     c0 = problem.c0
     if c0 is not None:
-        x = L / L.sum()
-        P = math.exp(-float(L.sum()))
-        cstar = float(gen.cstar(c0, problem.mu, problem.nu, P))
-        lam = c0 * problem.nu * (1 - (1 + L.sum()) * P)
-        return FrequencyResult(x, cstar, "closed form (10), (6)", 0, _kkt_lower_bound(problem, x, lam), lam)
+        S = float(np.log(problem.h).sum())  # ln y* = sum ln h_i, and prod h_i = e^S
+        x = gen.optimal_frequency(problem.h, S)
+        cstar = float(gen.cstar(c0, problem.mu, problem.nu, math.exp(S)))
+        lam = float(gen.lower_bound_multiplier(c0, problem.nu, S))
+        return _delivered(problem, FrequencyResult(x, cstar, "closed form (10), (6)", 0, _kkt_lower_bound(problem, x, lam), lam))
     top = float(np.max(problem.weights * problem.nu / problem.rates))
     f = lambda s: _x_of_lambda(problem, math.exp(s)).sum() - 1.0  # noqa: E731 - decreasing in s
     lo = math.log(top) - 1.0
@@ -178,7 +194,7 @@ def optimal_frequencies(problem: Problem) -> FrequencyResult:
     lam = math.exp(s)
     x = _x_of_lambda(problem, lam)
     x = x / x.sum()
-    return FrequencyResult(x, lower_bound_objective(problem, x), "KKT (8)-(9), Brent on log lambda", info.iterations, _kkt_lower_bound(problem, x, lam), lam)
+    return _delivered(problem, FrequencyResult(x, lower_bound_objective(problem, x), "KKT (8)-(9), Brent on log lambda", info.iterations, _kkt_lower_bound(problem, x, lam), lam))
 
 
 # ---------------------------------------------------------------- cyclic schedules
@@ -228,13 +244,12 @@ def interaccess_distances(sequence, N: int) -> tuple[np.ndarray, np.ndarray]:
 
 def cyclic_cost(sequence, problem: Problem) -> CostResult:
     """C of a cyclic schedule: r_i = (1/(K E[X])) sum_j E[Z^i_j] ((3)) with
-    Lemma 3.1, i.e. r_i = 1 - sum_j (1 - h_i^{d_j}) / (K E[X] mu_i)."""
+    Lemma 3.1 (its generated stable form, expm1(d ln h), keeps digits when
+    mu_i is small)."""
     pages, d = interaccess_distances(sequence, problem.N)
     K = d.size
-    # 1 - h^d = -expm1(d ln h) keeps digits when mu_i is small.
-    lost = -np.expm1(d * np.log(problem.h[pages]))
-    sums = np.bincount(pages, weights=lost, minlength=problem.N)
-    r = 1.0 - sums / (K * problem.mean * problem.rates)
+    z = gen.expected_obsolescence(d, problem.mean, problem.rates[pages], problem.h[pages])
+    r = np.bincount(pages, weights=z, minlength=problem.N) / (K * problem.mean)
     freqs = np.bincount(pages, minlength=problem.N) / K
     return CostResult(float(problem.weights @ r), r, freqs, K, "exact: (3) with Lemma 3.1")
 
@@ -259,9 +274,7 @@ def randomized_cost(frequencies, problem: Problem) -> CostResult:
 def randomized_objective(problem: Problem, x) -> float:
     """Objective (12) (x_i = 0 allowed: the page is never accessed, r_i = 1)."""
     x = np.asarray(x, dtype=float)
-    s = problem.weights / problem.rates
-    h = problem.h
-    return float(problem.weights.sum() - problem.nu * (s @ x) + problem.nu * (s @ (x**2 * h / (1 - h + x * h))))
+    return float(np.sum(gen.randomized_objective_term(x, problem.h, problem.weights, problem.rates, problem.nu)))
 
 
 def randomized_optimal(problem: Problem) -> FrequencyResult:
@@ -275,12 +288,12 @@ def randomized_optimal(problem: Problem) -> FrequencyResult:
     valid = bool(sq.min() >= float(sq @ g) / (1 + G))
     c0 = problem.c0
     if c0 is not None:
-        x = g / G
-        lam = problem.nu * c0 * (G / (1 + G)) ** 2  # (15) with sum x = 1: sqrt(nu c0/lambda) = (1 + G)/G
-        return FrequencyResult(x, float(gen.randomized_cstar(c0, problem.mu, problem.nu, G)), "closed form (16), (11)", 0, _kkt_randomized(problem, x, lam), lam, valid)
+        x = gen.randomized_frequency_proportional(problem.h, G)
+        lam = float(gen.randomized_multiplier(c0, problem.nu, G))
+        return _delivered(problem, FrequencyResult(x, float(gen.randomized_cstar(c0, problem.mu, problem.nu, G)), "closed form (16), (11)", 0, _kkt_randomized(problem, x, lam), lam, valid))
 
     def x_of(lam):
-        return np.maximum(0.0, (np.sqrt(problem.nu * problem.weights / (lam * problem.rates)) - 1) * g)
+        return np.maximum(0.0, gen.randomized_frequency(problem.h, problem.weights, problem.rates, problem.nu, lam))
 
     hi = float(np.max(problem.nu * problem.weights / problem.rates))
     lo = hi * 1e-3
@@ -289,13 +302,12 @@ def randomized_optimal(problem: Problem) -> FrequencyResult:
     lam, info = optimize.brentq(lambda v: x_of(v).sum() - 1, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, full_output=True)
     x = x_of(lam)
     x = x / x.sum()
-    return FrequencyResult(x, randomized_objective(problem, x), "KKT (13)-(15), Brent on lambda", info.iterations, _kkt_randomized(problem, x, lam), lam, valid)
+    return _delivered(problem, FrequencyResult(x, randomized_objective(problem, x), "KKT (13)-(15), Brent on lambda", info.iterations, _kkt_randomized(problem, x, lam), lam, valid))
 
 
 def _kkt_randomized(problem: Problem, x: np.ndarray, lam: float) -> float:
     s = problem.weights * problem.nu / problem.rates
-    h = problem.h
-    grad = -s + s * (2 * h * (1 - h) * x + h**2 * x**2) / (1 - h + h * x) ** 2 + lam  # (13)
+    grad = gen.randomized_stationarity(x, problem.h, problem.weights, problem.rates, problem.nu, lam)
     res = abs(float(x.sum()) - 1.0)
     pos = x > 0
     if pos.any():

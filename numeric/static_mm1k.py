@@ -80,7 +80,10 @@ def optimal_rho(gamma: float, K, mu: float = 1.0) -> float:
     if q(1.0) == 0:
         return 1.0
     a, b = _bracket(q, K, 1.0)
-    return brentq(q, a, b, xtol=1e-300, rtol=4 * 2.0**-52, maxiter=500)
+    root, info = brentq(q, a, b, xtol=1e-300, rtol=4 * 2.0**-52, maxiter=500, full_output=True, disp=False)
+    if not info.converged:
+        raise SolverError(f"rho(gamma={gamma}, K={K}): Brent did not converge in float64 ({info.flag}); use digits=...")
+    return root
 
 
 def optimal_rho_mp(gamma, K, mu=1, digits: int = 50):
@@ -175,6 +178,8 @@ def rho_enclosure(gamma, K, mu=1, digits: int = 50) -> Enclosure:
 
 def _candidates(rho_opt, lam, mu):
     x = rho_opt * mu / lam
+    if isinstance(x, float) and not x <= 2.0**53:  # nan fails too
+        raise SolverError(f"N = rho mu/lam = {x!r} is no exact float64 count; use digits=...")
     return sorted({max(1, int(mpmath.floor(x))), max(1, int(mpmath.ceil(x)))})
 
 

@@ -12,7 +12,12 @@ relative unless the name says ``ABS``.
 - ``HP_DIGITS``: significant digits a ``numeric-hp`` claim must certify.
 - ``SIMULATION_SIGMAS``: a simulated estimate agrees with an exact value when
   within this many standard errors.
+- ``SINGLE_RUN_CENTRAL``: a value printed from *one* simulation run is
+  reproduced when it lies in this central fraction of the distribution of
+  single runs (a two-sided prediction interval from replicated runs).
 - ``MDP_TIE_REL``: actions whose Q-values agree to this relative tolerance tie.
+- ``GENERATED_REL``: generated float64 code against its mpmath twin;
+  ``EXPORT_REL``: the exported C against the Python generated code.
 - ``printed_tolerance(text)``: a value printed in a paper with d decimals is
   matched by any computed value that rounds to it, i.e. within half a unit
   of the last printed digit (plus a hair for binary representation);
@@ -31,9 +36,15 @@ STRUCTURE_ABS = 1e-10
 FLOAT_REL = 1e-9
 HP_DIGITS = 30
 SIMULATION_SIGMAS = 4.0
+SINGLE_RUN_CENTRAL = 0.999
 # Two MDP actions whose Q-values agree to this (relative to max|h|) are a tie;
 # policy iteration then keeps the current action, so it terminates.
 MDP_TIE_REL = 1e-9
+# Generated float64 code (numeric/generated) against its mpmath twin, on the
+# whole domain of each formula (tests/test_generated_accuracy.py), and the C
+# export against the Python generated code (tests/test_export.py).
+GENERATED_REL = 1e-12
+EXPORT_REL = 1e-13
 
 
 def printed_tolerance(text: str) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..numeric.errors import InvalidInput
 from ._common import print_json
 
 NAME = "codegen"
@@ -11,8 +12,8 @@ HELP = "Emit numeric/generated/ from the SymPy derivations in derive/ (--check: 
 EXAMPLE = """
 crawlmath codegen            # rewrite stale generated modules (atomically)
 crawlmath codegen --check    # exit 1 if the committed code differs from the derivations
-crawlmath codegen --lang c --out build/c          # C99 header + source per model, and crawlmath_eval.c
-gcc -std=c99 -O2 build/c/*.c -lm -o build/c/eval && echo 'crawlmath_static_mm1k_cost 0.9 0.5 10 1' | build/c/eval
+crawlmath codegen --lang c --out build/c          # C99 header + source per model (no main)
+gcc -std=c99 -O2 -Ibuild/c my_program.c build/c/*.c -lm   # my_program.c includes crawlmath_static_mm1k.h
 crawlmath codegen --lang latex --out build/tex    # one equation per formula; formulas.tex inputs them all
 """
 
@@ -29,15 +30,30 @@ def add_arguments(p):
 def run(args) -> int:
     from ..derive import codegen
 
-    if args.lang == "python" and args.out is None:
-        return _run_python(args, codegen)
-    return _run_export(args)
+    try:
+        if args.lang == "python" and args.out is None:
+            return _run_python(args, codegen)
+        return _run_export(args, _output_folder(args.out or DEFAULT_OUT[args.lang]))
+    except OSError as exc:
+        where = exc.filename or args.out or codegen.GENERATED_DIR
+        raise InvalidInput("--out", f"cannot write {where}: {exc.strerror or exc}") from exc
 
 
-def _run_export(args) -> int:
+def _output_folder(text: str) -> Path:
+    """``--out``: an existing folder, or a path whose nearest existing
+    ancestor is a folder (it is created); anything else is bad input."""
+    out = Path(text)
+    if out.exists() and not out.is_dir():
+        raise InvalidInput("--out", "must be a folder (or a path to create), not a file or device", value=text)
+    ancestor = next((p for p in out.absolute().parents if p.exists()), None)
+    if not out.exists() and ancestor is not None and not ancestor.is_dir():
+        raise InvalidInput("--out", f"cannot create a folder under {ancestor}: not a folder", value=text)
+    return out
+
+
+def _run_export(args, out: Path) -> int:
     from ..derive import codegen, export
 
-    out = Path(args.out or DEFAULT_OUT[args.lang])
     modules = {m: codegen.formulas_of(m) for m in codegen.derivation_modules()}
     files = export.expected_files(args.lang, out, modules)
     skipped = export.unsupported(modules) if args.lang == "c" else []

@@ -1,7 +1,9 @@
 """Coffman–Liu–Weber (1997) §5: the golden-ratio policy, regenerated.
 
 - H(q), the ratio in the proof of Corollary 5.1, decreasing from its limit
-  2φ²/5 at q → 0+ (:func:`crawlmath.numeric.golden.H`);
+  2φ²/5 at q → 0+ (:func:`crawlmath.numeric.golden.H`), against the worst
+  bracket position max_s G(q, s), which exceeds the printed bound 2φ²/5 (marked
+  false) and tends to φ⁵/10;
 - the exact cost of the golden-ratio schedule γ(k, N) (Lemma 3.1 via
   :func:`crawlmath.numeric.scheduling.cyclic_cost`) against the lower bound
   C* of Theorem 3.4 and the limit formula of §5, as k grows.
@@ -23,27 +25,31 @@ GOLDEN_KS = range(4, 26)
 
 
 def H_data(q_max: float = 10.0, points: int = 300):
-    """(q, H(q), 2φ²/5)."""
-    H, limit = require("numeric.golden", "H", "TWO_PHI2_OVER_5")
+    """(q, H(q), max_s G(q, s), 2φ²/5, φ⁵/10)."""
+    H, profile_max, limit, worst = require("numeric.golden", "H", "profile_max", "TWO_PHI2_OVER_5", "WORST_PROFILE")
     q = np.linspace(q_max / points, q_max, points)
-    return q, np.asarray(H(q), dtype=float), float(limit)
+    return q, np.asarray(H(q), dtype=float), np.asarray(profile_max(q), dtype=float), float(limit), float(worst)
 
 
 def draw_H(path: Path) -> str:
-    q, h, limit = H_data()
+    q, h, gmax, limit, worst = H_data()
     fig, ax = new_figure()
-    ax.plot(q, h, label="H(q)")
-    ax.axhline(limit, color="tab:red", ls="--", lw=1, label=f"2φ²/5 = {limit:.6f}")
+    ax.plot(q, h, label="H(q) = G(q, 1): pages at bracket ends")
+    ax.plot(q, gmax, color="tab:orange", label="max over s of G(q, s): worst bracket position")
+    ax.axhline(limit, color="tab:red", ls="--", lw=1, label=f"printed bound 2φ²/5 = {limit:.6f} (FALSE)")
+    ax.axhline(worst, color="tab:green", ls="-.", lw=1, label=f"φ⁵/10 = {worst:.6f} (certified supremum)")
     ax.axhline(1.0, color="grey", lw=0.8, ls=":")
     ax.set_xlabel("q = μ/ν")
-    ax.set_ylabel("H(q)")
-    ax.set_title("Corollary 5.1: H(q) decreases from 2φ²/5")
-    ax.legend()
+    ax.set_ylabel("lim C(γ(N)) / C*")
+    ax.set_title("Corollary 5.1: the printed bound 2φ²/5 is exceeded")
+    ax.legend(fontsize=8)
     save(fig, path)
     dec = bool(np.all(np.diff(h) < 0))
-    return (f"H on {q.size} points of (0, {q[-1]:g}] (float64, mpmath series below 1e-3): "
-            f"H({q[0]:.3g}) = {h[0]:.6f} vs 2φ²/5 = {limit:.6f}; decreasing on the grid: {'yes' if dec else 'NO'} "
-            "(the proof over all q > 0 is the interval-arithmetic certificate in the registry).")
+    above = int(np.sum(gmax > limit))
+    return (f"H on {q.size} points of (0, {q[-1]:g}] (float64, cancellation-free generated form): "
+            f"H({q[0]:.3g}) = {h[0]:.6f} vs 2φ²/5 = {limit:.6f}; decreasing on the grid: {'yes' if dec else 'NO'}. "
+            f"The printed bound 2φ²/5 of Corollary 5.1 is false: max over s of G(q, s) exceeds it at {above} of {q.size} points "
+            f"(max {gmax.max():.6f}); φ⁵/10 = {worst:.6f} is the certified supremum (registry rows coffman.sched.cor-5.1, cor-5.1.sup).")
 
 
 def golden_cost_data(rates=GOLDEN_RATES, access: str = GOLDEN_ACCESS, ks=GOLDEN_KS) -> dict:
@@ -88,6 +94,6 @@ def draw_golden_cost(path: Path) -> str:
 
 
 FIGURES = [
-    FigureSpec("coffman-H", PAPER, "H(q) and its limit 2φ²/5", "002 §5 proof of Corollary 5.1", draw_H),
+    FigureSpec("coffman-H", PAPER, "H(q), the worst bracket position, and the false bound 2φ²/5", "002 §5 proof of Corollary 5.1", draw_H),
     FigureSpec("coffman-golden-cost", PAPER, "golden-ratio schedule cost vs lower bound", "002 §5, Theorem 3.4, Theorem 5.1", draw_golden_cost),
 ]

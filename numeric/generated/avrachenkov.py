@@ -12,7 +12,39 @@ import flint
 import mpmath
 import numpy
 
+from crawlmath.numeric.errors import InvalidInput, SolverError
+
 __all__ = ['avrachenkov_alpha2', 'avrachenkov_alpha2_arb', 'avrachenkov_alpha2_mp', 'avrachenkov_h2_variance', 'avrachenkov_h2_variance_arb', 'avrachenkov_h2_variance_mp', 'avrachenkov_states', 'avrachenkov_states_mp']
+
+
+def _finite_arguments(**arguments):
+    """Raise InvalidInput naming the first argument that holds a nan or inf."""
+    for name, value in arguments.items():
+        bad = ~numpy.isfinite(value)
+        if numpy.any(bad):
+            raise InvalidInput(name, "must be finite", value=numpy.asarray(value)[bad].flat[0].item())
+
+
+def _as_integers(name, value):
+    """An integer argument as a float array (exact up to 2**53; larger
+    powers overflow to inf and are refused), after checking it is integral."""
+    try:
+        array = numpy.asarray(value, dtype=float)
+    except (OverflowError, TypeError, ValueError):
+        raise InvalidInput(name, "must be an integer representable in float64", value=value) from None
+    bad = numpy.isfinite(array) & (array != numpy.round(array))
+    if numpy.any(bad):
+        raise InvalidInput(name, "must be an integer", value=array[bad].flat[0].item())
+    return array
+
+
+def _finite_result(function, result):
+    """The float64 result, or SolverError when it holds a nan or inf (the
+    arguments being finite, the float route failed to deliver: overflow or
+    an input outside the formula's domain; the _mp twin may still)."""
+    if not numpy.all(numpy.isfinite(result)):
+        raise SolverError(f"{function}: float64 evaluation gave a non-finite value; use {function}_mp")
+    return result
 
 
 def avrachenkov_states(W, M, R, K):
@@ -20,33 +52,41 @@ def avrachenkov_states(W, M, R, K):
 
     Piecewise((W*(K*M + 1), Eq(R, 1)), (W*(M*(R**K - 1)/(R - 1) + 1), True))
     """
+    W = _as_integers('W', W)
+    M = _as_integers('M', M)
+    R = _as_integers('R', R)
+    K = _as_integers('K', K)
+    _finite_arguments(W=W, M=M, R=R, K=K)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return numpy.select([numpy.equal(R, 1),True], [W*(K*M + 1),W*(M*(R**K - 1)/(R - 1) + 1)], default=numpy.nan)
+        result = numpy.select([numpy.equal(R, 1),True], [W*(K*M + 1),W*(M*(R**K - 1)/(R - 1) + 1)], default=numpy.nan)
+    return _finite_result('avrachenkov_states', result)
 
 
 def avrachenkov_states_mp(W, M, R, K):
-    """state-space dimension of the chain xi_t (Avrachenkov et al., §3) (mpmath, working precision)."""
+    """state-space dimension of the chain xi_t (Avrachenkov et al., §3) (derived form, mpmath, working precision)."""
     W = operator.index(W)
     M = operator.index(M)
     R = operator.index(R)
     K = operator.index(K)
-    return ((W*(K*M + 1)) if (R == 1) else (W*(M*(R**K - 1)/(R - 1) + 1)))
+    return ((mpmath.mpf(W)*(mpmath.mpf(K)*mpmath.mpf(M) + 1)) if (mpmath.mpf(R) == 1) else (mpmath.mpf(W)*(mpmath.mpf(M)*(mpmath.mpf(R)**(K) - 1)/(mpmath.mpf(R) - 1) + 1)))
 
 
 def avrachenkov_alpha2(alpha1, b1, beta1):
-    """alpha2 keeping the hyperexponential mean at b1 (Avrachenkov et al., §7).
+    """alpha2 keeping the hyperexponential mean at b1 (needs alpha1 b1 > beta1) (Avrachenkov et al., §7).
 
     alpha1*(1 - beta1)/(alpha1*b1 - beta1)
     """
     alpha1 = numpy.asarray(alpha1, dtype=float)
     b1 = numpy.asarray(b1, dtype=float)
     beta1 = numpy.asarray(beta1, dtype=float)
+    _finite_arguments(alpha1=alpha1, b1=b1, beta1=beta1)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return alpha1*(1 - beta1)/(alpha1*b1 - beta1)
+        result = alpha1*(1 - beta1)/(alpha1*b1 - beta1)
+    return _finite_result('avrachenkov_alpha2', result)
 
 
 def avrachenkov_alpha2_mp(alpha1, b1, beta1):
-    """alpha2 keeping the hyperexponential mean at b1 (Avrachenkov et al., §7) (mpmath, working precision)."""
+    """alpha2 keeping the hyperexponential mean at b1 (needs alpha1 b1 > beta1) (Avrachenkov et al., §7) (derived form, mpmath, working precision)."""
     alpha1 = mpmath.mpmathify(alpha1)
     b1 = mpmath.mpmathify(b1)
     beta1 = mpmath.mpmathify(beta1)
@@ -54,7 +94,7 @@ def avrachenkov_alpha2_mp(alpha1, b1, beta1):
 
 
 def avrachenkov_alpha2_arb(alpha1, b1, beta1):
-    """alpha2 keeping the hyperexponential mean at b1 (Avrachenkov et al., §7) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """alpha2 keeping the hyperexponential mean at b1 (needs alpha1 b1 > beta1) (Avrachenkov et al., §7) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     alpha1 = flint.arb(alpha1)
     b1 = flint.arb(b1)
     beta1 = flint.arb(beta1)
@@ -69,12 +109,14 @@ def avrachenkov_h2_variance(alpha1, alpha2, beta1):
     alpha1 = numpy.asarray(alpha1, dtype=float)
     alpha2 = numpy.asarray(alpha2, dtype=float)
     beta1 = numpy.asarray(beta1, dtype=float)
+    _finite_arguments(alpha1=alpha1, alpha2=alpha2, beta1=beta1)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return (2*alpha1**2*(1 - beta1) + 2*alpha2**2*beta1 - (alpha1*(1 - beta1) + alpha2*beta1)**2)/(alpha1**2*alpha2**2)
+        result = (2*alpha1**2*(1 - beta1) + 2*alpha2**2*beta1 - (alpha1*(1 - beta1) + alpha2*beta1)**2)/(alpha1**2*alpha2**2)
+    return _finite_result('avrachenkov_h2_variance', result)
 
 
 def avrachenkov_h2_variance_mp(alpha1, alpha2, beta1):
-    """variance of the two-phase hyperexponential (Avrachenkov et al., §7) (mpmath, working precision)."""
+    """variance of the two-phase hyperexponential (Avrachenkov et al., §7) (derived form, mpmath, working precision)."""
     alpha1 = mpmath.mpmathify(alpha1)
     alpha2 = mpmath.mpmathify(alpha2)
     beta1 = mpmath.mpmathify(beta1)
@@ -82,7 +124,7 @@ def avrachenkov_h2_variance_mp(alpha1, alpha2, beta1):
 
 
 def avrachenkov_h2_variance_arb(alpha1, alpha2, beta1):
-    """variance of the two-phase hyperexponential (Avrachenkov et al., §7) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """variance of the two-phase hyperexponential (Avrachenkov et al., §7) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     alpha1 = flint.arb(alpha1)
     alpha2 = flint.arb(alpha2)
     beta1 = flint.arb(beta1)

@@ -12,7 +12,39 @@ import flint
 import mpmath
 import numpy
 
-__all__ = ['exact_colours_uniform', 'exact_colours_uniform_arb', 'exact_colours_uniform_mp', 'exact_p_new_uniform', 'exact_p_new_uniform_arb', 'exact_p_new_uniform_mp', 'expected_colours_uniform', 'expected_colours_uniform_arb', 'expected_colours_uniform_mp', 'mean_field_colours', 'mean_field_colours_arb', 'mean_field_colours_mp', 'mean_field_nu', 'mean_field_nu_arb', 'mean_field_nu_mp', 'mean_field_p_new', 'mean_field_p_new_arb', 'mean_field_p_new_mp']
+from crawlmath.numeric.errors import InvalidInput, SolverError
+
+__all__ = ['colour_drawn_probability', 'colour_drawn_probability_arb', 'colour_drawn_probability_mp', 'exact_colours_uniform', 'exact_colours_uniform_arb', 'exact_colours_uniform_mp', 'exact_p_new_uniform', 'exact_p_new_uniform_arb', 'exact_p_new_uniform_mp', 'expected_colours_uniform', 'expected_colours_uniform_arb', 'expected_colours_uniform_mp', 'mean_field_colours', 'mean_field_colours_arb', 'mean_field_colours_mp', 'mean_field_nu', 'mean_field_nu_arb', 'mean_field_nu_mp', 'mean_field_p_new', 'mean_field_p_new_arb', 'mean_field_p_new_mp']
+
+
+def _finite_arguments(**arguments):
+    """Raise InvalidInput naming the first argument that holds a nan or inf."""
+    for name, value in arguments.items():
+        bad = ~numpy.isfinite(value)
+        if numpy.any(bad):
+            raise InvalidInput(name, "must be finite", value=numpy.asarray(value)[bad].flat[0].item())
+
+
+def _as_integers(name, value):
+    """An integer argument as a float array (exact up to 2**53; larger
+    powers overflow to inf and are refused), after checking it is integral."""
+    try:
+        array = numpy.asarray(value, dtype=float)
+    except (OverflowError, TypeError, ValueError):
+        raise InvalidInput(name, "must be an integer representable in float64", value=value) from None
+    bad = numpy.isfinite(array) & (array != numpy.round(array))
+    if numpy.any(bad):
+        raise InvalidInput(name, "must be an integer", value=array[bad].flat[0].item())
+    return array
+
+
+def _finite_result(function, result):
+    """The float64 result, or SolverError when it holds a nan or inf (the
+    arguments being finite, the float route failed to deliver: overflow or
+    an input outside the formula's domain; the _mp twin may still)."""
+    if not numpy.all(numpy.isfinite(result)):
+        raise SolverError(f"{function}: float64 evaluation gave a non-finite value; use {function}_mp")
+    return result
 
 
 def mean_field_colours(K, C):
@@ -22,19 +54,21 @@ def mean_field_colours(K, C):
     """
     K = numpy.asarray(K, dtype=float)
     C = numpy.asarray(C, dtype=float)
+    _finite_arguments(K=K, C=C)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return C*K/(C + K - 1)
+        result = C*K/(C + K - 1)
+    return _finite_result('mean_field_colours', result)
 
 
 def mean_field_colours_mp(K, C):
-    """Mean-field number of colours in the workbench KC/(K+C-1) (Buijsrogge 2014, Thm 4.2.1) (mpmath, working precision)."""
+    """Mean-field number of colours in the workbench KC/(K+C-1) (Buijsrogge 2014, Thm 4.2.1) (derived form, mpmath, working precision)."""
     K = mpmath.mpmathify(K)
     C = mpmath.mpmathify(C)
     return C*K/(C + K - 1)
 
 
 def mean_field_colours_arb(K, C):
-    """Mean-field number of colours in the workbench KC/(K+C-1) (Buijsrogge 2014, Thm 4.2.1) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """Mean-field number of colours in the workbench KC/(K+C-1) (Buijsrogge 2014, Thm 4.2.1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     K = flint.arb(K)
     C = flint.arb(C)
     return C*K/(C + K - 1)
@@ -47,19 +81,21 @@ def mean_field_p_new(K, C):
     """
     K = numpy.asarray(K, dtype=float)
     C = numpy.asarray(C, dtype=float)
+    _finite_arguments(K=K, C=C)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return (C - 1)/(C + K - 1)
+        result = (C - 1)/(C + K - 1)
+    return _finite_result('mean_field_p_new', result)
 
 
 def mean_field_p_new_mp(K, C):
-    """Mean-field probability that a drawn colour is new, (C-1)/(K+C-1) (Buijsrogge 2014, Thm 4.2.1) (mpmath, working precision)."""
+    """Mean-field probability that a drawn colour is new, (C-1)/(K+C-1) (Buijsrogge 2014, Thm 4.2.1) (derived form, mpmath, working precision)."""
     K = mpmath.mpmathify(K)
     C = mpmath.mpmathify(C)
     return (C - 1)/(C + K - 1)
 
 
 def mean_field_p_new_arb(K, C):
-    """Mean-field probability that a drawn colour is new, (C-1)/(K+C-1) (Buijsrogge 2014, Thm 4.2.1) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """Mean-field probability that a drawn colour is new, (C-1)/(K+C-1) (Buijsrogge 2014, Thm 4.2.1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     K = flint.arb(K)
     C = flint.arb(C)
     return (C - 1)/(C + K - 1)
@@ -68,17 +104,19 @@ def mean_field_p_new_arb(K, C):
 def mean_field_nu(i, K, C):
     """Mean-field number of colours with i balls online (Buijsrogge 2014, Cor 4.2.1).
 
-    C**2*K*(K - 1)**(i - 1)*(C + K - 1)**(-i - 1)
+    C**2*K*exp((-i - 1)*log(C + K - 1) + (i - 1)*log(K - 1))
     """
     i = numpy.asarray(i, dtype=float)
     K = numpy.asarray(K, dtype=float)
     C = numpy.asarray(C, dtype=float)
+    _finite_arguments(i=i, K=K, C=C)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return C**2*K*(K - 1)**(i - 1)*(C + K - 1)**(-i - 1)
+        result = C**2*K*numpy.exp((-i - 1)*numpy.log(C + K - 1) + (i - 1)*numpy.log(K - 1))
+    return _finite_result('mean_field_nu', result)
 
 
 def mean_field_nu_mp(i, K, C):
-    """Mean-field number of colours with i balls online (Buijsrogge 2014, Cor 4.2.1) (mpmath, working precision)."""
+    """Mean-field number of colours with i balls online (Buijsrogge 2014, Cor 4.2.1) (derived form, mpmath, working precision)."""
     i = mpmath.mpmathify(i)
     K = mpmath.mpmathify(K)
     C = mpmath.mpmathify(C)
@@ -86,7 +124,7 @@ def mean_field_nu_mp(i, K, C):
 
 
 def mean_field_nu_arb(i, K, C):
-    """Mean-field number of colours with i balls online (Buijsrogge 2014, Cor 4.2.1) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """Mean-field number of colours with i balls online (Buijsrogge 2014, Cor 4.2.1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     i = flint.arb(i)
     K = flint.arb(K)
     C = flint.arb(C)
@@ -94,75 +132,108 @@ def mean_field_nu_arb(i, K, C):
 
 
 def exact_colours_uniform(K, C):
-    """Exact stationary number of colours for uniform colours (KC-1)/(K+C-2) (crawlmath, product form of the Sec. 4.1 chain).
+    """Exact stationary number of colours for uniform colours (KC-1)/(K+C-2) (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath).
 
     (C*K - 1)/(C + K - 2)
     """
     K = numpy.asarray(K, dtype=float)
     C = numpy.asarray(C, dtype=float)
+    _finite_arguments(K=K, C=C)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return (C*K - 1)/(C + K - 2)
+        result = (C*K - 1)/(C + K - 2)
+    return _finite_result('exact_colours_uniform', result)
 
 
 def exact_colours_uniform_mp(K, C):
-    """Exact stationary number of colours for uniform colours (KC-1)/(K+C-2) (crawlmath, product form of the Sec. 4.1 chain) (mpmath, working precision)."""
+    """Exact stationary number of colours for uniform colours (KC-1)/(K+C-2) (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, mpmath, working precision)."""
     K = mpmath.mpmathify(K)
     C = mpmath.mpmathify(C)
     return (C*K - 1)/(C + K - 2)
 
 
 def exact_colours_uniform_arb(K, C):
-    """Exact stationary number of colours for uniform colours (KC-1)/(K+C-2) (crawlmath, product form of the Sec. 4.1 chain) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """Exact stationary number of colours for uniform colours (KC-1)/(K+C-2) (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     K = flint.arb(K)
     C = flint.arb(C)
     return (C*K - 1)/(C + K - 2)
 
 
 def exact_p_new_uniform(K, C):
-    """Exact stationary P_new for uniform colours (C-1)^2/(C(K+C-2)) (crawlmath, product form of the Sec. 4.1 chain).
+    """Exact stationary P_new for uniform colours (C-1)^2/(C(K+C-2)) (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath).
 
     (C - 1)**2/(C*(C + K - 2))
     """
     K = numpy.asarray(K, dtype=float)
     C = numpy.asarray(C, dtype=float)
+    _finite_arguments(K=K, C=C)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return (C - 1)**2/(C*(C + K - 2))
+        result = (C - 1)**2/(C*(C + K - 2))
+    return _finite_result('exact_p_new_uniform', result)
 
 
 def exact_p_new_uniform_mp(K, C):
-    """Exact stationary P_new for uniform colours (C-1)^2/(C(K+C-2)) (crawlmath, product form of the Sec. 4.1 chain) (mpmath, working precision)."""
+    """Exact stationary P_new for uniform colours (C-1)^2/(C(K+C-2)) (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, mpmath, working precision)."""
     K = mpmath.mpmathify(K)
     C = mpmath.mpmathify(C)
     return (C - 1)**2/(C*(C + K - 2))
 
 
 def exact_p_new_uniform_arb(K, C):
-    """Exact stationary P_new for uniform colours (C-1)^2/(C(K+C-2)) (crawlmath, product form of the Sec. 4.1 chain) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """Exact stationary P_new for uniform colours (C-1)^2/(C(K+C-2)) (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     K = flint.arb(K)
     C = flint.arb(C)
     return (C - 1)**2/(C*(C + K - 2))
 
 
+def colour_drawn_probability(p, K):
+    """Probability that a colour of probability p is drawn in K draws, 1-(1-p)^K (one term of (3.1)) (Buijsrogge 2014, Lemma 3.2.1, eq. 3.1).
+
+    -expm1(K*log1p(-p))
+    """
+    p = numpy.asarray(p, dtype=float)
+    K = numpy.asarray(K, dtype=float)
+    _finite_arguments(p=p, K=K)
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        result = -numpy.expm1(K*numpy.log1p(-p))
+    return _finite_result('colour_drawn_probability', result)
+
+
+def colour_drawn_probability_mp(p, K):
+    """Probability that a colour of probability p is drawn in K draws, 1-(1-p)^K (one term of (3.1)) (Buijsrogge 2014, Lemma 3.2.1, eq. 3.1) (derived form, mpmath, working precision)."""
+    p = mpmath.mpmathify(p)
+    K = mpmath.mpmathify(K)
+    return 1 - (1 - p)**K
+
+
+def colour_drawn_probability_arb(p, K):
+    """Probability that a colour of probability p is drawn in K draws, 1-(1-p)^K (one term of (3.1)) (Buijsrogge 2014, Lemma 3.2.1, eq. 3.1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    p = flint.arb(p)
+    K = flint.arb(K)
+    return 1 - (1 - p)**K
+
+
 def expected_colours_uniform(K, C):
     """Expected colours after K uniform draws C(1-(1-1/C)^K) (Buijsrogge 2014, Cor 3.2.1).
 
-    C*(1 - (1 - 1/C)**K)
+    -C*expm1(K*log1p(-1/C))
     """
     K = numpy.asarray(K, dtype=float)
     C = numpy.asarray(C, dtype=float)
+    _finite_arguments(K=K, C=C)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return C*(1 - (1 - 1/C)**K)
+        result = -C*numpy.expm1(K*numpy.log1p(-1/C))
+    return _finite_result('expected_colours_uniform', result)
 
 
 def expected_colours_uniform_mp(K, C):
-    """Expected colours after K uniform draws C(1-(1-1/C)^K) (Buijsrogge 2014, Cor 3.2.1) (mpmath, working precision)."""
+    """Expected colours after K uniform draws C(1-(1-1/C)^K) (Buijsrogge 2014, Cor 3.2.1) (derived form, mpmath, working precision)."""
     K = mpmath.mpmathify(K)
     C = mpmath.mpmathify(C)
     return C*(1 - (1 - 1/C)**K)
 
 
 def expected_colours_uniform_arb(K, C):
-    """Expected colours after K uniform draws C(1-(1-1/C)^K) (Buijsrogge 2014, Cor 3.2.1) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """Expected colours after K uniform draws C(1-(1-1/C)^K) (Buijsrogge 2014, Cor 3.2.1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     K = flint.arb(K)
     C = flint.arb(C)
     return C*(1 - (1 - 1/C)**K)

@@ -12,24 +12,58 @@ import flint
 import mpmath
 import numpy
 
-__all__ = ['cstar', 'cstar_arb', 'cstar_limit', 'cstar_limit_mp', 'cstar_mp', 'expected_obsolescence', 'expected_obsolescence_arb', 'expected_obsolescence_mp', 'golden_D', 'golden_D_mp', 'golden_H', 'golden_H_mp', 'golden_R', 'golden_R_mp', 'golden_bound', 'golden_bound_mp', 'golden_profile', 'golden_profile_mp', 'golden_y', 'golden_y_mp', 'randomized_cstar', 'randomized_cstar_arb', 'randomized_cstar_mp', 'randomized_rate', 'randomized_rate_arb', 'randomized_rate_mp', 'rate_lower_bound', 'rate_lower_bound_arb', 'rate_lower_bound_mp']
+from crawlmath.numeric.errors import InvalidInput, SolverError
+
+__all__ = ['cstar', 'cstar_arb', 'cstar_limit', 'cstar_limit_mp', 'cstar_mp', 'expected_obsolescence', 'expected_obsolescence_arb', 'expected_obsolescence_mp', 'lagrangian_stationarity', 'lagrangian_stationarity_mp', 'lower_bound_multiplier', 'lower_bound_multiplier_mp', 'optimal_frequency', 'optimal_frequency_mp', 'randomized_cstar', 'randomized_cstar_arb', 'randomized_cstar_mp', 'randomized_frequency', 'randomized_frequency_arb', 'randomized_frequency_mp', 'randomized_frequency_proportional', 'randomized_frequency_proportional_arb', 'randomized_frequency_proportional_mp', 'randomized_multiplier', 'randomized_multiplier_arb', 'randomized_multiplier_mp', 'randomized_objective_term', 'randomized_objective_term_arb', 'randomized_objective_term_mp', 'randomized_rate', 'randomized_rate_arb', 'randomized_rate_mp', 'randomized_stationarity', 'randomized_stationarity_arb', 'randomized_stationarity_mp', 'rate_lower_bound', 'rate_lower_bound_arb', 'rate_lower_bound_mp']
+
+
+def _finite_arguments(**arguments):
+    """Raise InvalidInput naming the first argument that holds a nan or inf."""
+    for name, value in arguments.items():
+        bad = ~numpy.isfinite(value)
+        if numpy.any(bad):
+            raise InvalidInput(name, "must be finite", value=numpy.asarray(value)[bad].flat[0].item())
+
+
+def _as_integers(name, value):
+    """An integer argument as a float array (exact up to 2**53; larger
+    powers overflow to inf and are refused), after checking it is integral."""
+    try:
+        array = numpy.asarray(value, dtype=float)
+    except (OverflowError, TypeError, ValueError):
+        raise InvalidInput(name, "must be an integer representable in float64", value=value) from None
+    bad = numpy.isfinite(array) & (array != numpy.round(array))
+    if numpy.any(bad):
+        raise InvalidInput(name, "must be an integer", value=array[bad].flat[0].item())
+    return array
+
+
+def _finite_result(function, result):
+    """The float64 result, or SolverError when it holds a nan or inf (the
+    arguments being finite, the float route failed to deliver: overflow or
+    an input outside the formula's domain; the _mp twin may still)."""
+    if not numpy.all(numpy.isfinite(result)):
+        raise SolverError(f"{function}: float64 evaluation gave a non-finite value; use {function}_mp")
+    return result
 
 
 def expected_obsolescence(d, m, mu, h):
     """E[Z^i_j] for inter-access distance d (Coffman–Liu–Weber 1997, Lemma 3.1).
 
-    d*m + h**d/mu - 1/mu
+    d*m + expm1(d*log(h))/mu
     """
     d = numpy.asarray(d, dtype=float)
     m = numpy.asarray(m, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
     h = numpy.asarray(h, dtype=float)
+    _finite_arguments(d=d, m=m, mu=mu, h=h)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return d*m + h**d/mu - 1/mu
+        result = d*m + numpy.expm1(d*numpy.log(h))/mu
+    return _finite_result('expected_obsolescence', result)
 
 
 def expected_obsolescence_mp(d, m, mu, h):
-    """E[Z^i_j] for inter-access distance d (Coffman–Liu–Weber 1997, Lemma 3.1) (mpmath, working precision)."""
+    """E[Z^i_j] for inter-access distance d (Coffman–Liu–Weber 1997, Lemma 3.1) (derived form, mpmath, working precision)."""
     d = mpmath.mpmathify(d)
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
@@ -38,7 +72,7 @@ def expected_obsolescence_mp(d, m, mu, h):
 
 
 def expected_obsolescence_arb(d, m, mu, h):
-    """E[Z^i_j] for inter-access distance d (Coffman–Liu–Weber 1997, Lemma 3.1) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """E[Z^i_j] for inter-access distance d (Coffman–Liu–Weber 1997, Lemma 3.1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     d = flint.arb(d)
     m = flint.arb(m)
     mu = flint.arb(mu)
@@ -49,18 +83,20 @@ def expected_obsolescence_arb(d, m, mu, h):
 def rate_lower_bound(f, m, mu, h):
     """lower bound on r_i at frequency f (Coffman–Liu–Weber 1997, Thm 3.3).
 
-    f*h**(1/f)/(m*mu) - f/(m*mu) + 1
+    f*expm1(log(h)/f)/(m*mu) + 1
     """
     f = numpy.asarray(f, dtype=float)
     m = numpy.asarray(m, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
     h = numpy.asarray(h, dtype=float)
+    _finite_arguments(f=f, m=m, mu=mu, h=h)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return f*h**(f**(-1.0))/(m*mu) - f/(m*mu) + 1
+        result = f*numpy.expm1(numpy.log(h)/f)/(m*mu) + 1
+    return _finite_result('rate_lower_bound', result)
 
 
 def rate_lower_bound_mp(f, m, mu, h):
-    """lower bound on r_i at frequency f (Coffman–Liu–Weber 1997, Thm 3.3) (mpmath, working precision)."""
+    """lower bound on r_i at frequency f (Coffman–Liu–Weber 1997, Thm 3.3) (derived form, mpmath, working precision)."""
     f = mpmath.mpmathify(f)
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
@@ -69,7 +105,7 @@ def rate_lower_bound_mp(f, m, mu, h):
 
 
 def rate_lower_bound_arb(f, m, mu, h):
-    """lower bound on r_i at frequency f (Coffman–Liu–Weber 1997, Thm 3.3) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """lower bound on r_i at frequency f (Coffman–Liu–Weber 1997, Thm 3.3) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     f = flint.arb(f)
     m = flint.arb(m)
     mu = flint.arb(mu)
@@ -86,12 +122,14 @@ def randomized_rate(f, m, mu, h):
     m = numpy.asarray(m, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
     h = numpy.asarray(h, dtype=float)
+    _finite_arguments(f=f, m=m, mu=mu, h=h)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return (f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1))
+        result = (f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1))
+    return _finite_result('randomized_rate', result)
 
 
 def randomized_rate_mp(f, m, mu, h):
-    """r_i of the randomized policy at frequency f (Coffman–Liu–Weber 1997, Lemma 4.1) (mpmath, working precision)."""
+    """r_i of the randomized policy at frequency f (Coffman–Liu–Weber 1997, Lemma 4.1) (derived form, mpmath, working precision)."""
     f = mpmath.mpmathify(f)
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
@@ -100,7 +138,7 @@ def randomized_rate_mp(f, m, mu, h):
 
 
 def randomized_rate_arb(f, m, mu, h):
-    """r_i of the randomized policy at frequency f (Coffman–Liu–Weber 1997, Lemma 4.1) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """r_i of the randomized policy at frequency f (Coffman–Liu–Weber 1997, Lemma 4.1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     f = flint.arb(f)
     m = flint.arb(m)
     mu = flint.arb(mu)
@@ -108,8 +146,78 @@ def randomized_rate_arb(f, m, mu, h):
     return (f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1))
 
 
+def optimal_frequency(h, ln_y):
+    """x_i = ln h_i / ln y*: the frequency with h_i^(1/x_i) = y*; ln y* = sum_j ln h_j at the optimum (Coffman–Liu–Weber 1997, Thm 3.4, (10)).
+
+    log(h)/ln_y
+    """
+    h = numpy.asarray(h, dtype=float)
+    ln_y = numpy.asarray(ln_y, dtype=float)
+    _finite_arguments(h=h, ln_y=ln_y)
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        result = numpy.log(h)/ln_y
+    return _finite_result('optimal_frequency', result)
+
+
+def optimal_frequency_mp(h, ln_y):
+    """x_i = ln h_i / ln y*: the frequency with h_i^(1/x_i) = y*; ln y* = sum_j ln h_j at the optimum (Coffman–Liu–Weber 1997, Thm 3.4, (10)) (derived form, mpmath, working precision)."""
+    h = mpmath.mpmathify(h)
+    ln_y = mpmath.mpmathify(ln_y)
+    return mpmath.log(h)/ln_y
+
+
+def lagrangian_stationarity(x, h, c, mu, nu, lambda_):
+    """d/dx_i of the Lagrangian of (7): c_i r_i^LB(x_i) + lambda x_i (Coffman–Liu–Weber 1997, Thm 3.4, (8)).
+
+    c*nu*(expm1(log(h)/x) - exp(log(h)/x)*log(h)/x)/mu + lambda
+    """
+    x = numpy.asarray(x, dtype=float)
+    h = numpy.asarray(h, dtype=float)
+    c = numpy.asarray(c, dtype=float)
+    mu = numpy.asarray(mu, dtype=float)
+    nu = numpy.asarray(nu, dtype=float)
+    lambda_ = numpy.asarray(lambda_, dtype=float)
+    _finite_arguments(x=x, h=h, c=c, mu=mu, nu=nu, lambda_=lambda_)
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        result = c*nu*(numpy.expm1(numpy.log(h)/x) - numpy.exp(numpy.log(h)/x)*numpy.log(h)/x)/mu + lambda_
+    return _finite_result('lagrangian_stationarity', result)
+
+
+def lagrangian_stationarity_mp(x, h, c, mu, nu, lambda_):
+    """d/dx_i of the Lagrangian of (7): c_i r_i^LB(x_i) + lambda x_i (Coffman–Liu–Weber 1997, Thm 3.4, (8)) (derived form, mpmath, working precision)."""
+    x = mpmath.mpmathify(x)
+    h = mpmath.mpmathify(h)
+    c = mpmath.mpmathify(c)
+    mu = mpmath.mpmathify(mu)
+    nu = mpmath.mpmathify(nu)
+    lambda_ = mpmath.mpmathify(lambda_)
+    return c*(h**(1/x)*nu/mu - h**(1/x)*nu*mpmath.log(h)/(mu*x) - nu/mu) + lambda_
+
+
+def lower_bound_multiplier(c0, nu, S):
+    """lambda of (8) at the optimum with c_i = c0 mu_i, S = sum ln h_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) at (10)).
+
+    c0*nu*(S*exp(S) - expm1(S))
+    """
+    c0 = numpy.asarray(c0, dtype=float)
+    nu = numpy.asarray(nu, dtype=float)
+    S = numpy.asarray(S, dtype=float)
+    _finite_arguments(c0=c0, nu=nu, S=S)
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        result = c0*nu*(S*numpy.exp(S) - numpy.expm1(S))
+    return _finite_result('lower_bound_multiplier', result)
+
+
+def lower_bound_multiplier_mp(c0, nu, S):
+    """lambda of (8) at the optimum with c_i = c0 mu_i, S = sum ln h_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) at (10)) (derived form, mpmath, working precision)."""
+    c0 = mpmath.mpmathify(c0)
+    nu = mpmath.mpmathify(nu)
+    S = mpmath.mpmathify(S)
+    return c0*nu*(S*mpmath.exp(S) - mpmath.exp(S) + 1)
+
+
 def cstar(c0, mu, nu, P):
-    """lower bound C* with P = prod h_i (Coffman–Liu–Weber 1997, Thm 3.4, (6)).
+    """lower bound C* with P = prod h_i (cancels as mu -> nu (1 - P), the regime of small rates: domain away from it) (Coffman–Liu–Weber 1997, Thm 3.4, (6)).
 
     c0*(P*nu + mu - nu)
     """
@@ -117,12 +225,14 @@ def cstar(c0, mu, nu, P):
     mu = numpy.asarray(mu, dtype=float)
     nu = numpy.asarray(nu, dtype=float)
     P = numpy.asarray(P, dtype=float)
+    _finite_arguments(c0=c0, mu=mu, nu=nu, P=P)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return c0*(P*nu + mu - nu)
+        result = c0*(P*nu + mu - nu)
+    return _finite_result('cstar', result)
 
 
 def cstar_mp(c0, mu, nu, P):
-    """lower bound C* with P = prod h_i (Coffman–Liu–Weber 1997, Thm 3.4, (6)) (mpmath, working precision)."""
+    """lower bound C* with P = prod h_i (cancels as mu -> nu (1 - P), the regime of small rates: domain away from it) (Coffman–Liu–Weber 1997, Thm 3.4, (6)) (derived form, mpmath, working precision)."""
     c0 = mpmath.mpmathify(c0)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
@@ -131,7 +241,7 @@ def cstar_mp(c0, mu, nu, P):
 
 
 def cstar_arb(c0, mu, nu, P):
-    """lower bound C* with P = prod h_i (Coffman–Liu–Weber 1997, Thm 3.4, (6)) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """lower bound C* with P = prod h_i (cancels as mu -> nu (1 - P), the regime of small rates: domain away from it) (Coffman–Liu–Weber 1997, Thm 3.4, (6)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     c0 = flint.arb(c0)
     mu = flint.arb(mu)
     nu = flint.arb(nu)
@@ -139,154 +249,224 @@ def cstar_arb(c0, mu, nu, P):
     return c0*(P*nu + mu - nu)
 
 
-def randomized_cstar(c0, mu, nu, G):
-    """randomized optimum with G = sum (1/h_i - 1) (Coffman–Liu–Weber 1997, Thm 4.1, (11)).
+def randomized_objective_term(x, h, c, mu, nu):
+    """c_i r_i(x_i) of the randomized policy, one page's term of (12) (Coffman–Liu–Weber 1997, Thm 4.1, (12)).
 
-    c0*(-G*nu/(G + 1) + mu)
+    c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1))
+    """
+    x = numpy.asarray(x, dtype=float)
+    h = numpy.asarray(h, dtype=float)
+    c = numpy.asarray(c, dtype=float)
+    mu = numpy.asarray(mu, dtype=float)
+    nu = numpy.asarray(nu, dtype=float)
+    _finite_arguments(x=x, h=h, c=c, mu=mu, nu=nu)
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        result = c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1))
+    return _finite_result('randomized_objective_term', result)
+
+
+def randomized_objective_term_mp(x, h, c, mu, nu):
+    """c_i r_i(x_i) of the randomized policy, one page's term of (12) (Coffman–Liu–Weber 1997, Thm 4.1, (12)) (derived form, mpmath, working precision)."""
+    x = mpmath.mpmathify(x)
+    h = mpmath.mpmathify(h)
+    c = mpmath.mpmathify(c)
+    mu = mpmath.mpmathify(mu)
+    nu = mpmath.mpmathify(nu)
+    return c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1))
+
+
+def randomized_objective_term_arb(x, h, c, mu, nu):
+    """c_i r_i(x_i) of the randomized policy, one page's term of (12) (Coffman–Liu–Weber 1997, Thm 4.1, (12)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    x = flint.arb(x)
+    h = flint.arb(h)
+    c = flint.arb(c)
+    mu = flint.arb(mu)
+    nu = flint.arb(nu)
+    return c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1))
+
+
+def randomized_stationarity(x, h, c, mu, nu, lambda_):
+    """d/dx_i of (12) plus lambda x_i (Coffman–Liu–Weber 1997, Thm 4.1, (13)).
+
+    -c*nu*(h - 1)**2/(mu*(h*x - h + 1)**2) + lambda
+    """
+    x = numpy.asarray(x, dtype=float)
+    h = numpy.asarray(h, dtype=float)
+    c = numpy.asarray(c, dtype=float)
+    mu = numpy.asarray(mu, dtype=float)
+    nu = numpy.asarray(nu, dtype=float)
+    lambda_ = numpy.asarray(lambda_, dtype=float)
+    _finite_arguments(x=x, h=h, c=c, mu=mu, nu=nu, lambda_=lambda_)
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        result = -c*nu*(h - 1)**2/(mu*(h*x - h + 1)**2) + lambda_
+    return _finite_result('randomized_stationarity', result)
+
+
+def randomized_stationarity_mp(x, h, c, mu, nu, lambda_):
+    """d/dx_i of (12) plus lambda x_i (Coffman–Liu–Weber 1997, Thm 4.1, (13)) (derived form, mpmath, working precision)."""
+    x = mpmath.mpmathify(x)
+    h = mpmath.mpmathify(h)
+    c = mpmath.mpmathify(c)
+    mu = mpmath.mpmathify(mu)
+    nu = mpmath.mpmathify(nu)
+    lambda_ = mpmath.mpmathify(lambda_)
+    return -c*h*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1)**2) + c*(h*mu + nu*(h - 1))/(mu*(h*x - h + 1)) + lambda_
+
+
+def randomized_stationarity_arb(x, h, c, mu, nu, lambda_):
+    """d/dx_i of (12) plus lambda x_i (Coffman–Liu–Weber 1997, Thm 4.1, (13)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    x = flint.arb(x)
+    h = flint.arb(h)
+    c = flint.arb(c)
+    mu = flint.arb(mu)
+    nu = flint.arb(nu)
+    lambda_ = flint.arb(lambda_)
+    return -c*h*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1)**2) + c*(h*mu + nu*(h - 1))/(mu*(h*x - h + 1)) + lambda_
+
+
+def randomized_frequency(h, c, mu, nu, lambda_):
+    """x_i solving (13) = 0 (before clipping at 0) (Coffman–Liu–Weber 1997, Thm 4.1, (15)).
+
+    -sqrt(c)*sqrt(nu)/(sqrt(lambda)*sqrt(mu)) + sqrt(c)*sqrt(nu)/(h*sqrt(lambda)*sqrt(mu)) + 1 - 1/h
+    """
+    h = numpy.asarray(h, dtype=float)
+    c = numpy.asarray(c, dtype=float)
+    mu = numpy.asarray(mu, dtype=float)
+    nu = numpy.asarray(nu, dtype=float)
+    lambda_ = numpy.asarray(lambda_, dtype=float)
+    _finite_arguments(h=h, c=c, mu=mu, nu=nu, lambda_=lambda_)
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        result = -numpy.sqrt(c)*numpy.sqrt(nu)/(numpy.sqrt(lambda_)*numpy.sqrt(mu)) + numpy.sqrt(c)*numpy.sqrt(nu)/(h*numpy.sqrt(lambda_)*numpy.sqrt(mu)) + 1 - 1/h
+    return _finite_result('randomized_frequency', result)
+
+
+def randomized_frequency_mp(h, c, mu, nu, lambda_):
+    """x_i solving (13) = 0 (before clipping at 0) (Coffman–Liu–Weber 1997, Thm 4.1, (15)) (derived form, mpmath, working precision)."""
+    h = mpmath.mpmathify(h)
+    c = mpmath.mpmathify(c)
+    mu = mpmath.mpmathify(mu)
+    nu = mpmath.mpmathify(nu)
+    lambda_ = mpmath.mpmathify(lambda_)
+    return -mpmath.sqrt(c)*mpmath.sqrt(nu)/(mpmath.sqrt(lambda_)*mpmath.sqrt(mu)) + mpmath.sqrt(c)*mpmath.sqrt(nu)/(h*mpmath.sqrt(lambda_)*mpmath.sqrt(mu)) + 1 - 1/h
+
+
+def randomized_frequency_arb(h, c, mu, nu, lambda_):
+    """x_i solving (13) = 0 (before clipping at 0) (Coffman–Liu–Weber 1997, Thm 4.1, (15)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    h = flint.arb(h)
+    c = flint.arb(c)
+    mu = flint.arb(mu)
+    nu = flint.arb(nu)
+    lambda_ = flint.arb(lambda_)
+    return -c**(flint.arb(1) / 2)*nu**(flint.arb(1) / 2)/(lambda_**(flint.arb(1) / 2)*mu**(flint.arb(1) / 2)) + c**(flint.arb(1) / 2)*nu**(flint.arb(1) / 2)/(h*lambda_**(flint.arb(1) / 2)*mu**(flint.arb(1) / 2)) + 1 - 1/h
+
+
+def randomized_frequency_proportional(h, G):
+    """x_i = (1/h_i - 1)/G when c_i = c0 mu_i, G = sum (1/h_i - 1) (Coffman–Liu–Weber 1997, Thm 4.1, (16)).
+
+    (1 - h)/(G*h)
+    """
+    h = numpy.asarray(h, dtype=float)
+    G = numpy.asarray(G, dtype=float)
+    _finite_arguments(h=h, G=G)
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        result = (1 - h)/(G*h)
+    return _finite_result('randomized_frequency_proportional', result)
+
+
+def randomized_frequency_proportional_mp(h, G):
+    """x_i = (1/h_i - 1)/G when c_i = c0 mu_i, G = sum (1/h_i - 1) (Coffman–Liu–Weber 1997, Thm 4.1, (16)) (derived form, mpmath, working precision)."""
+    h = mpmath.mpmathify(h)
+    G = mpmath.mpmathify(G)
+    return (1 - h)/(G*h)
+
+
+def randomized_frequency_proportional_arb(h, G):
+    """x_i = (1/h_i - 1)/G when c_i = c0 mu_i, G = sum (1/h_i - 1) (Coffman–Liu–Weber 1997, Thm 4.1, (16)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    h = flint.arb(h)
+    G = flint.arb(G)
+    return (1 - h)/(G*h)
+
+
+def randomized_multiplier(c0, nu, G):
+    """lambda of (13) at (16): nu c0 (G/(1+G))^2 (Coffman–Liu–Weber 1997, Thm 4.1, (15)-(16)).
+
+    G**2*c0*nu/(G + 1)**2
+    """
+    c0 = numpy.asarray(c0, dtype=float)
+    nu = numpy.asarray(nu, dtype=float)
+    G = numpy.asarray(G, dtype=float)
+    _finite_arguments(c0=c0, nu=nu, G=G)
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        result = G**2*c0*nu/(G + 1)**2
+    return _finite_result('randomized_multiplier', result)
+
+
+def randomized_multiplier_mp(c0, nu, G):
+    """lambda of (13) at (16): nu c0 (G/(1+G))^2 (Coffman–Liu–Weber 1997, Thm 4.1, (15)-(16)) (derived form, mpmath, working precision)."""
+    c0 = mpmath.mpmathify(c0)
+    nu = mpmath.mpmathify(nu)
+    G = mpmath.mpmathify(G)
+    return G**2*c0*nu/(G + 1)**2
+
+
+def randomized_multiplier_arb(c0, nu, G):
+    """lambda of (13) at (16): nu c0 (G/(1+G))^2 (Coffman–Liu–Weber 1997, Thm 4.1, (15)-(16)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    c0 = flint.arb(c0)
+    nu = flint.arb(nu)
+    G = flint.arb(G)
+    return G**2*c0*nu/(G + 1)**2
+
+
+def randomized_cstar(c0, mu, nu, G):
+    """randomized optimum with G = sum (1/h_i - 1) (cancels as mu -> nu G/(1+G), small rates: domain away from it) (Coffman–Liu–Weber 1997, Thm 4.1, (11)).
+
+    c0*(G*mu - G*nu + mu)/(G + 1)
     """
     c0 = numpy.asarray(c0, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
     nu = numpy.asarray(nu, dtype=float)
     G = numpy.asarray(G, dtype=float)
+    _finite_arguments(c0=c0, mu=mu, nu=nu, G=G)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return c0*(-G*nu/(G + 1) + mu)
+        result = c0*(G*mu - G*nu + mu)/(G + 1)
+    return _finite_result('randomized_cstar', result)
 
 
 def randomized_cstar_mp(c0, mu, nu, G):
-    """randomized optimum with G = sum (1/h_i - 1) (Coffman–Liu–Weber 1997, Thm 4.1, (11)) (mpmath, working precision)."""
+    """randomized optimum with G = sum (1/h_i - 1) (cancels as mu -> nu G/(1+G), small rates: domain away from it) (Coffman–Liu–Weber 1997, Thm 4.1, (11)) (derived form, mpmath, working precision)."""
     c0 = mpmath.mpmathify(c0)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
     G = mpmath.mpmathify(G)
-    return c0*(-G*nu/(G + 1) + mu)
+    return c0*(G*mu - G*nu + mu)/(G + 1)
 
 
 def randomized_cstar_arb(c0, mu, nu, G):
-    """randomized optimum with G = sum (1/h_i - 1) (Coffman–Liu–Weber 1997, Thm 4.1, (11)) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """randomized optimum with G = sum (1/h_i - 1) (cancels as mu -> nu G/(1+G), small rates: domain away from it) (Coffman–Liu–Weber 1997, Thm 4.1, (11)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     c0 = flint.arb(c0)
     mu = flint.arb(mu)
     nu = flint.arb(nu)
     G = flint.arb(G)
-    return c0*(-G*nu/(G + 1) + mu)
+    return c0*(G*mu - G*nu + mu)/(G + 1)
 
 
 def cstar_limit(c0, mu, nu):
     """N -> infinity limit of C* (Coffman–Liu–Weber 1997, (17)).
 
-    c0*(mu - nu + nu*exp(-mu/nu))
+    c0*mu**2*Piecewise((mu**14/(20922789888000*nu**14) - mu**13/(1307674368000*nu**13) + mu**12/(87178291200*nu**12) - mu**11/(6227020800*nu**11) + mu**10/(479001600*nu**10) - mu**9/(39916800*nu**9) + mu**8/(3628800*nu**8) - mu**7/(362880*nu**7) + mu**6/(40320*nu**6) - mu**5/(5040*nu**5) + mu**4/(720*nu**4) - mu**3/(120*nu**3) + mu**2/(24*nu**2) - mu/(6*nu) + 1/2, mu/nu < 1/2), (nu**2*(mu/nu + expm1(-mu/nu))/mu**2, True))/nu
     """
     c0 = numpy.asarray(c0, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
     nu = numpy.asarray(nu, dtype=float)
+    _finite_arguments(c0=c0, mu=mu, nu=nu)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return c0*(mu - nu + nu*numpy.exp(-mu/nu))
+        result = c0*mu**2*numpy.select([numpy.less(mu/nu, 1/2),True], [(1/20922789888000)*mu**14/nu**14 - 1/1307674368000*mu**13/nu**13 + (1/87178291200)*mu**12/nu**12 - 1/6227020800*mu**11/nu**11 + (1/479001600)*mu**10/nu**10 - 1/39916800*mu**9/nu**9 + (1/3628800)*mu**8/nu**8 - 1/362880*mu**7/nu**7 + (1/40320)*mu**6/nu**6 - 1/5040*mu**5/nu**5 + (1/720)*mu**4/nu**4 - 1/120*mu**3/nu**3 + (1/24)*mu**2/nu**2 - 1/6*mu/nu + 1/2,nu**2*(mu/nu + numpy.expm1(-mu/nu))/mu**2], default=numpy.nan)/nu
+    return _finite_result('cstar_limit', result)
 
 
 def cstar_limit_mp(c0, mu, nu):
-    """N -> infinity limit of C* (Coffman–Liu–Weber 1997, (17)) (mpmath, working precision)."""
+    """N -> infinity limit of C* (Coffman–Liu–Weber 1997, (17)) (derived form, mpmath, working precision)."""
     c0 = mpmath.mpmathify(c0)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
     return c0*(mu - nu + nu*mpmath.exp(-mu/nu))
-
-
-def golden_bound(c0, mu, nu):
-    """printed bound on limsup C(gamma(N)) (Coffman–Liu–Weber 1997, Thm 5.1, (18)).
-
-    c0*(mu - nu + nu*exp(-sqrt(5)*mu*(1/2 + sqrt(5)/2)**2/(5*nu))/(1/2 + sqrt(5)/2) + nu*(1 - 1/(1/2 + sqrt(5)/2))*exp(-sqrt(5)*mu*(1/2 + sqrt(5)/2)/(5*nu)))
-    """
-    c0 = numpy.asarray(c0, dtype=float)
-    mu = numpy.asarray(mu, dtype=float)
-    nu = numpy.asarray(nu, dtype=float)
-    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return c0*(mu - nu + nu*numpy.exp(-1/5*numpy.sqrt(5)*mu*(1/2 + (1/2)*numpy.sqrt(5))**2/nu)/(1/2 + (1/2)*numpy.sqrt(5)) + nu*(1 - 1/(1/2 + (1/2)*numpy.sqrt(5)))*numpy.exp(-1/5*numpy.sqrt(5)*mu*(1/2 + (1/2)*numpy.sqrt(5))/nu))
-
-
-def golden_bound_mp(c0, mu, nu):
-    """printed bound on limsup C(gamma(N)) (Coffman–Liu–Weber 1997, Thm 5.1, (18)) (mpmath, working precision)."""
-    c0 = mpmath.mpmathify(c0)
-    mu = mpmath.mpmathify(mu)
-    nu = mpmath.mpmathify(nu)
-    return c0*(mu - nu + nu*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(5)*mpmath.sqrt(5)*mu*(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))**2/nu)/(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5)) + nu*(1 - 1/(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5)))*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(5)*mpmath.sqrt(5)*mu*(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))/nu))
-
-
-def golden_H(q):
-    """H(q) = (18)/(17), q = mu/nu (Coffman–Liu–Weber 1997, proof of Cor. 5.1).
-
-    (q + (1 - 1/(1/2 + sqrt(5)/2))*exp(sqrt(5)*q*(-sqrt(5)/2 - 1/2)/5) - 1 + exp(-sqrt(5)*q*(1/2 + sqrt(5)/2)**2/5)/(1/2 + sqrt(5)/2))/(q - 1 + exp(-q))
-    """
-    q = numpy.asarray(q, dtype=float)
-    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return (q + (1 - 1/(1/2 + (1/2)*numpy.sqrt(5)))*numpy.exp((1/5)*numpy.sqrt(5)*q*(-1/2*numpy.sqrt(5) - 1/2)) - 1 + numpy.exp(-1/5*numpy.sqrt(5)*q*(1/2 + (1/2)*numpy.sqrt(5))**2)/(1/2 + (1/2)*numpy.sqrt(5)))/(q - 1 + numpy.exp(-q))
-
-
-def golden_H_mp(q):
-    """H(q) = (18)/(17), q = mu/nu (Coffman–Liu–Weber 1997, proof of Cor. 5.1) (mpmath, working precision)."""
-    q = mpmath.mpmathify(q)
-    return (q + (1 - 1/(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5)))*mpmath.exp((mpmath.mpf(1)/mpmath.mpf(5))*mpmath.sqrt(5)*q*(-mpmath.mpf(1)/mpmath.mpf(2)*mpmath.sqrt(5) + mpmath.mpf(-1)/mpmath.mpf(2))) - 1 + mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(5)*mpmath.sqrt(5)*q*(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))**2)/(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5)))/(q - 1 + mpmath.exp(-q))
-
-
-def golden_R(q):
-    """R(q) = P'Q - PQ', H' = R/Q^2 (Coffman–Liu–Weber 1997, proof of Cor. 5.1).
-
-    -(1 - exp(-q))*(q + (1 - 1/(1/2 + sqrt(5)/2))*exp(sqrt(5)*q*(-sqrt(5)/2 - 1/2)/5) - 1 + exp(-sqrt(5)*q*(1/2 + sqrt(5)/2)**2/5)/(1/2 + sqrt(5)/2)) + (q - 1 + exp(-q))*(sqrt(5)*(1 - 1/(1/2 + sqrt(5)/2))*(-sqrt(5)/2 - 1/2)*exp(sqrt(5)*q*(-sqrt(5)/2 - 1/2)/5)/5 + 1 - sqrt(5)*(1/2 + sqrt(5)/2)*exp(-sqrt(5)*q*(1/2 + sqrt(5)/2)**2/5)/5)
-    """
-    q = numpy.asarray(q, dtype=float)
-    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return -(1 - numpy.exp(-q))*(q + (1 - 1/(1/2 + (1/2)*numpy.sqrt(5)))*numpy.exp((1/5)*numpy.sqrt(5)*q*(-1/2*numpy.sqrt(5) - 1/2)) - 1 + numpy.exp(-1/5*numpy.sqrt(5)*q*(1/2 + (1/2)*numpy.sqrt(5))**2)/(1/2 + (1/2)*numpy.sqrt(5))) + (q - 1 + numpy.exp(-q))*((1/5)*numpy.sqrt(5)*(1 - 1/(1/2 + (1/2)*numpy.sqrt(5)))*(-1/2*numpy.sqrt(5) - 1/2)*numpy.exp((1/5)*numpy.sqrt(5)*q*(-1/2*numpy.sqrt(5) - 1/2)) + 1 - 1/5*numpy.sqrt(5)*(1/2 + (1/2)*numpy.sqrt(5))*numpy.exp(-1/5*numpy.sqrt(5)*q*(1/2 + (1/2)*numpy.sqrt(5))**2))
-
-
-def golden_R_mp(q):
-    """R(q) = P'Q - PQ', H' = R/Q^2 (Coffman–Liu–Weber 1997, proof of Cor. 5.1) (mpmath, working precision)."""
-    q = mpmath.mpmathify(q)
-    return -(1 - mpmath.exp(-q))*(q + (1 - 1/(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5)))*mpmath.exp((mpmath.mpf(1)/mpmath.mpf(5))*mpmath.sqrt(5)*q*(-mpmath.mpf(1)/mpmath.mpf(2)*mpmath.sqrt(5) + mpmath.mpf(-1)/mpmath.mpf(2))) - 1 + mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(5)*mpmath.sqrt(5)*q*(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))**2)/(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))) + (q - 1 + mpmath.exp(-q))*((mpmath.mpf(1)/mpmath.mpf(5))*mpmath.sqrt(5)*(1 - 1/(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5)))*(-mpmath.mpf(1)/mpmath.mpf(2)*mpmath.sqrt(5) + mpmath.mpf(-1)/mpmath.mpf(2))*mpmath.exp((mpmath.mpf(1)/mpmath.mpf(5))*mpmath.sqrt(5)*q*(-mpmath.mpf(1)/mpmath.mpf(2)*mpmath.sqrt(5) + mpmath.mpf(-1)/mpmath.mpf(2))) + 1 - mpmath.mpf(1)/mpmath.mpf(5)*mpmath.sqrt(5)*(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(5)*mpmath.sqrt(5)*q*(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))**2))
-
-
-def golden_D(q):
-    """lambda1 e^{-a q} + lambda2 e^{-b q} - e^{-q} (Coffman–Liu–Weber 1997, proof of Cor. 5.1).
-
-    (sqrt(5)*(-1 + sqrt(5))/10 + (1 - 2*sqrt(5)/5)*(1 - exp(-q))/q)*exp(sqrt(5)*q*(-sqrt(5)/2 - 1/2)/5) + (sqrt(5)*(1 + sqrt(5))/10 + (-1 + 2*sqrt(5)/5)*(1 - exp(-q))/q)*exp(-sqrt(5)*q*(1/2 + sqrt(5)/2)**2/5) - exp(-q)
-    """
-    q = numpy.asarray(q, dtype=float)
-    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return ((1/10)*numpy.sqrt(5)*(-1 + numpy.sqrt(5)) + (1 - 2/5*numpy.sqrt(5))*(1 - numpy.exp(-q))/q)*numpy.exp((1/5)*numpy.sqrt(5)*q*(-1/2*numpy.sqrt(5) - 1/2)) + ((1/10)*numpy.sqrt(5)*(1 + numpy.sqrt(5)) + (-1 + (2/5)*numpy.sqrt(5))*(1 - numpy.exp(-q))/q)*numpy.exp(-1/5*numpy.sqrt(5)*q*(1/2 + (1/2)*numpy.sqrt(5))**2) - numpy.exp(-q)
-
-
-def golden_D_mp(q):
-    """lambda1 e^{-a q} + lambda2 e^{-b q} - e^{-q} (Coffman–Liu–Weber 1997, proof of Cor. 5.1) (mpmath, working precision)."""
-    q = mpmath.mpmathify(q)
-    return ((mpmath.mpf(1)/mpmath.mpf(10))*mpmath.sqrt(5)*(-1 + mpmath.sqrt(5)) + (1 - mpmath.mpf(2)/mpmath.mpf(5)*mpmath.sqrt(5))*(1 - mpmath.exp(-q))/q)*mpmath.exp((mpmath.mpf(1)/mpmath.mpf(5))*mpmath.sqrt(5)*q*(-mpmath.mpf(1)/mpmath.mpf(2)*mpmath.sqrt(5) + mpmath.mpf(-1)/mpmath.mpf(2))) + ((mpmath.mpf(1)/mpmath.mpf(10))*mpmath.sqrt(5)*(1 + mpmath.sqrt(5)) + (-1 + (mpmath.mpf(2)/mpmath.mpf(5))*mpmath.sqrt(5))*(1 - mpmath.exp(-q))/q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(5)*mpmath.sqrt(5)*q*(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))**2) - mpmath.exp(-q)
-
-
-def golden_y(q):
-    """y = lambda1 phi/sqrt5 + lambda2 phi^2/sqrt5 (Coffman–Liu–Weber 1997, proof of Cor. 5.1).
-
-    sqrt(5)*(1/2 + sqrt(5)/2)*(sqrt(5)*(-1 + sqrt(5))/10 + (1 - 2*sqrt(5)/5)*(1 - exp(-q))/q)/5 + sqrt(5)*(1/2 + sqrt(5)/2)**2*(sqrt(5)*(1 + sqrt(5))/10 + (-1 + 2*sqrt(5)/5)*(1 - exp(-q))/q)/5
-    """
-    q = numpy.asarray(q, dtype=float)
-    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return (1/5)*numpy.sqrt(5)*(1/2 + (1/2)*numpy.sqrt(5))*((1/10)*numpy.sqrt(5)*(-1 + numpy.sqrt(5)) + (1 - 2/5*numpy.sqrt(5))*(1 - numpy.exp(-q))/q) + (1/5)*numpy.sqrt(5)*(1/2 + (1/2)*numpy.sqrt(5))**2*((1/10)*numpy.sqrt(5)*(1 + numpy.sqrt(5)) + (-1 + (2/5)*numpy.sqrt(5))*(1 - numpy.exp(-q))/q)
-
-
-def golden_y_mp(q):
-    """y = lambda1 phi/sqrt5 + lambda2 phi^2/sqrt5 (Coffman–Liu–Weber 1997, proof of Cor. 5.1) (mpmath, working precision)."""
-    q = mpmath.mpmathify(q)
-    return (mpmath.mpf(1)/mpmath.mpf(5))*mpmath.sqrt(5)*(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))*((mpmath.mpf(1)/mpmath.mpf(10))*mpmath.sqrt(5)*(-1 + mpmath.sqrt(5)) + (1 - mpmath.mpf(2)/mpmath.mpf(5)*mpmath.sqrt(5))*(1 - mpmath.exp(-q))/q) + (mpmath.mpf(1)/mpmath.mpf(5))*mpmath.sqrt(5)*(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))**2*((mpmath.mpf(1)/mpmath.mpf(10))*mpmath.sqrt(5)*(1 + mpmath.sqrt(5)) + (-1 + (mpmath.mpf(2)/mpmath.mpf(5))*mpmath.sqrt(5))*(1 - mpmath.exp(-q))/q)
-
-
-def golden_profile(q, s):
-    """asymptotic golden/C* ratio for equal pages at bracket position s (Coffman–Liu–Weber 1997, limit C(gamma(N)) of §5).
-
-    (q + (-1 + (1/2 + sqrt(5)/2)/s)*exp(-sqrt(5)*q*s*(1/2 + sqrt(5)/2)**2/5) + (1 - 1/s)*exp(-sqrt(5)*q*s/5) + (1 - 1/(s*(1/2 + sqrt(5)/2)))*exp(-sqrt(5)*q*s*(1/2 + sqrt(5)/2)/5) - 1)/(q - 1 + exp(-q))
-    """
-    q = numpy.asarray(q, dtype=float)
-    s = numpy.asarray(s, dtype=float)
-    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return (q + (-1 + (1/2 + (1/2)*numpy.sqrt(5))/s)*numpy.exp(-1/5*numpy.sqrt(5)*q*s*(1/2 + (1/2)*numpy.sqrt(5))**2) + (1 - 1/s)*numpy.exp(-1/5*numpy.sqrt(5)*q*s) + (1 - 1/(s*(1/2 + (1/2)*numpy.sqrt(5))))*numpy.exp(-1/5*numpy.sqrt(5)*q*s*(1/2 + (1/2)*numpy.sqrt(5))) - 1)/(q - 1 + numpy.exp(-q))
-
-
-def golden_profile_mp(q, s):
-    """asymptotic golden/C* ratio for equal pages at bracket position s (Coffman–Liu–Weber 1997, limit C(gamma(N)) of §5) (mpmath, working precision)."""
-    q = mpmath.mpmathify(q)
-    s = mpmath.mpmathify(s)
-    return (q + (-1 + (mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))/s)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(5)*mpmath.sqrt(5)*q*s*(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))**2) + (1 - 1/s)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(5)*mpmath.sqrt(5)*q*s) + (1 - 1/(s*(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))))*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(5)*mpmath.sqrt(5)*q*s*(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))) - 1)/(q - 1 + mpmath.exp(-q))

@@ -12,28 +12,63 @@ import flint
 import mpmath
 import numpy
 
-__all__ = ['cost', 'cost_infinite_K', 'cost_infinite_K_mp', 'cost_mp', 'gamma_K', 'gamma_K_arb', 'gamma_K_mp', 'large_K_rule', 'large_K_rule_mp', 'stationarity_deflated', 'stationarity_deflated_arb', 'stationarity_deflated_mp', 'stationarity_printed', 'stationarity_printed_arb', 'stationarity_printed_mp']
+from crawlmath.numeric.errors import InvalidInput, SolverError
+
+__all__ = ['cost', 'cost_infinite_K', 'cost_infinite_K_mp', 'cost_mp', 'gamma_K', 'gamma_K_arb', 'gamma_K_mp', 'large_K_rule', 'large_K_rule_mp', 'stationarity', 'stationarity_arb', 'stationarity_deflated', 'stationarity_deflated_arb', 'stationarity_deflated_mp', 'stationarity_mp']
+
+
+def _finite_arguments(**arguments):
+    """Raise InvalidInput naming the first argument that holds a nan or inf."""
+    for name, value in arguments.items():
+        bad = ~numpy.isfinite(value)
+        if numpy.any(bad):
+            raise InvalidInput(name, "must be finite", value=numpy.asarray(value)[bad].flat[0].item())
+
+
+def _as_integers(name, value):
+    """An integer argument as a float array (exact up to 2**53; larger
+    powers overflow to inf and are refused), after checking it is integral."""
+    try:
+        array = numpy.asarray(value, dtype=float)
+    except (OverflowError, TypeError, ValueError):
+        raise InvalidInput(name, "must be an integer representable in float64", value=value) from None
+    bad = numpy.isfinite(array) & (array != numpy.round(array))
+    if numpy.any(bad):
+        raise InvalidInput(name, "must be an integer", value=array[bad].flat[0].item())
+    return array
+
+
+def _finite_result(function, result):
+    """The float64 result, or SolverError when it holds a nan or inf (the
+    arguments being finite, the float route failed to deliver: overflow or
+    an input outside the formula's domain; the _mp twin may still)."""
+    if not numpy.all(numpy.isfinite(result)):
+        raise SolverError(f"{function}: float64 evaluation gave a non-finite value; use {function}_mp")
+    return result
 
 
 def cost(rho, gamma, K, mu):
     """C(rho, gamma, K): starvation/loss cost of the M/M/1/K model, stable form, removable singularity at rho = 1 filled in (Liu–Nain 2005, eq. 1.4).
 
-    Piecewise(((gamma + mu)/(K + 1), Eq(rho, 1)), ((gamma + mu*rho**(K + 1))*(rho - 1)/expm1((K + 1)*log(rho)), rho < 1), (-(rho - 1)*(gamma*rho**(-K - 1) + mu)/expm1(-(K + 1)*log(rho)), True))
+    Piecewise(((gamma + mu)/(K + 1), Eq(rho, 1)), ((gamma + mu*exp((K + 1)*log(rho)))*(rho - 1)/expm1((K + 1)*log(rho)), rho < 1), (-(rho - 1)*(gamma*exp((-K - 1)*log(rho)) + mu)/expm1((-K - 1)*log(rho)), True))
     """
     rho = numpy.asarray(rho, dtype=float)
     gamma = numpy.asarray(gamma, dtype=float)
+    K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
+    _finite_arguments(rho=rho, gamma=gamma, K=K, mu=mu)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return numpy.select([numpy.equal(rho, 1),numpy.less(rho, 1),True], [(gamma + mu)/(K + 1),(gamma + mu*rho**(K + 1))*(rho - 1)/numpy.expm1((K + 1)*numpy.log(rho)),-(rho - 1)*(gamma*rho**(-K - 1.0) + mu)/numpy.expm1(-(K + 1)*numpy.log(rho))], default=numpy.nan)
+        result = numpy.select([numpy.equal(rho, 1),numpy.less(rho, 1),True], [(gamma + mu)/(K + 1),(gamma + mu*numpy.exp((K + 1)*numpy.log(rho)))*(rho - 1)/numpy.expm1((K + 1)*numpy.log(rho)),-(rho - 1)*(gamma*numpy.exp((-K - 1)*numpy.log(rho)) + mu)/numpy.expm1((-K - 1)*numpy.log(rho))], default=numpy.nan)
+    return _finite_result('cost', result)
 
 
 def cost_mp(rho, gamma, K, mu):
-    """C(rho, gamma, K): starvation/loss cost of the M/M/1/K model, stable form, removable singularity at rho = 1 filled in (Liu–Nain 2005, eq. 1.4) (mpmath, working precision)."""
+    """C(rho, gamma, K): starvation/loss cost of the M/M/1/K model, stable form, removable singularity at rho = 1 filled in (Liu–Nain 2005, eq. 1.4) (derived form, mpmath, working precision)."""
     rho = mpmath.mpmathify(rho)
     gamma = mpmath.mpmathify(gamma)
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
-    return (((gamma + mu)/(K + 1)) if (rho == 1) else ((gamma + mu*rho**(K + 1))*(rho - 1)/mpmath.expm1((K + 1)*mpmath.log(rho))) if (rho < 1) else (-(rho - 1)*(gamma*rho**(-K - 1) + mu)/mpmath.expm1(-(K + 1)*mpmath.log(rho))))
+    return (((gamma + mu)/(mpmath.mpf(K) + 1)) if (rho == 1) else ((gamma + mu*rho**(K + 1))*(rho - 1)/(rho**(K + 1) - 1)))
 
 
 def cost_infinite_K(rho, gamma, mu):
@@ -44,77 +79,85 @@ def cost_infinite_K(rho, gamma, mu):
     rho = numpy.asarray(rho, dtype=float)
     gamma = numpy.asarray(gamma, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
+    _finite_arguments(rho=rho, gamma=gamma, mu=mu)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return numpy.select([numpy.less_equal(rho, 1),True], [-gamma*(rho - 1),mu*(rho - 1)], default=numpy.nan)
+        result = numpy.select([numpy.less_equal(rho, 1),True], [-gamma*(rho - 1),mu*(rho - 1)], default=numpy.nan)
+    return _finite_result('cost_infinite_K', result)
 
 
 def cost_infinite_K_mp(rho, gamma, mu):
-    """C(rho, gamma, oo) = lim_{K->oo} C(rho, gamma, K) (Liu–Nain 2005, text after eq. 1.11) (mpmath, working precision)."""
+    """C(rho, gamma, oo) = lim_{K->oo} C(rho, gamma, K) (Liu–Nain 2005, text after eq. 1.11) (derived form, mpmath, working precision)."""
     rho = mpmath.mpmathify(rho)
     gamma = mpmath.mpmathify(gamma)
     mu = mpmath.mpmathify(mu)
     return ((-gamma*(rho - 1)) if (rho <= 1) else (mu*(rho - 1)))
 
 
-def stationarity_printed(rho, gamma, K, mu):
-    """The printed stationarity polynomial; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7).
+def stationarity(rho, gamma, K, mu):
+    """The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7).
 
-    -gamma + mu*rho**(2*K + 2) + rho**K*(K + 1)*(gamma + mu) - rho**(K + 1)*(K*gamma + mu*(K + 2))
+    -gamma + mu*rho**(2*K + 2) + rho**K*(K*gamma + K*mu + gamma + mu) + rho**(K + 1)*(-K*gamma - K*mu - 2*mu)
     """
     rho = numpy.asarray(rho, dtype=float)
     gamma = numpy.asarray(gamma, dtype=float)
+    K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
+    _finite_arguments(rho=rho, gamma=gamma, K=K, mu=mu)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return -gamma + mu*rho**(2*K + 2) + rho**K*(K + 1)*(gamma + mu) - rho**(K + 1)*(K*gamma + mu*(K + 2))
+        result = -gamma + mu*rho**(2*K + 2) + rho**K*(K*gamma + K*mu + gamma + mu) + rho**(K + 1)*(-K*gamma - K*mu - 2*mu)
+    return _finite_result('stationarity', result)
 
 
-def stationarity_printed_mp(rho, gamma, K, mu):
-    """The printed stationarity polynomial; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7) (mpmath, working precision)."""
+def stationarity_mp(rho, gamma, K, mu):
+    """The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7) (derived form, mpmath, working precision)."""
     rho = mpmath.mpmathify(rho)
     gamma = mpmath.mpmathify(gamma)
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
-    return -gamma + mu*rho**(2*K + 2) + rho**K*(K + 1)*(gamma + mu) - rho**(K + 1)*(K*gamma + mu*(K + 2))
+    return -gamma + mu*rho**(2*K + 2) + rho**(K)*(mpmath.mpf(K)*gamma + mpmath.mpf(K)*mu + gamma + mu) + rho**(K + 1)*(-mpmath.mpf(K)*gamma - mpmath.mpf(K)*mu - 2*mu)
 
 
-def stationarity_printed_arb(rho, gamma, K, mu):
-    """The printed stationarity polynomial; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+def stationarity_arb(rho, gamma, K, mu):
+    """The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     rho = flint.arb(rho)
     gamma = flint.arb(gamma)
     K = operator.index(K)
     mu = flint.arb(mu)
-    return -gamma + mu*rho**(2*K + 2) + rho**K*(K + 1)*(gamma + mu) - rho**(K + 1)*(K*gamma + mu*(K + 2))
+    return -gamma + mu*rho**(2*K + 2) + rho**(K)*(flint.arb(K)*gamma + flint.arb(K)*mu + gamma + mu) + rho**(K + 1)*(-flint.arb(K)*gamma - flint.arb(K)*mu - 2*mu)
 
 
 def stationarity_deflated(rho, gamma, K, mu):
     """Q(rho) = (1.7)/(rho-1)**2 as two sums with positive coefficients; its unique positive root is rho(gamma, K) (Liu–Nain 2005, eq. 1.7 / (rho-1)**2).
 
-    -gamma*Sum(rho**i*(i + 1), (i, 0, K - 1)) + mu*rho**K*Sum(rho**j*(K - j + 1), (j, 0, K))
+    -gamma*Sum(rho**i*(i + 1), (i, 0, K - 1)) + mu*rho**K*Sum(rho**i*(K - i + 1), (i, 0, K))
     """
     rho = numpy.asarray(rho, dtype=float)
     gamma = numpy.asarray(gamma, dtype=float)
+    K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
-    _nd = numpy.broadcast(rho, gamma, mu).ndim
+    _finite_arguments(rho=rho, gamma=gamma, K=K, mu=mu)
+    _nd = numpy.broadcast(rho, gamma, K, mu).ndim
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return -gamma*(lambda i: numpy.sum(rho**i*(i + 1), axis=0))(numpy.arange(0, K - 1 + 1).reshape((-1,) + (1,) * _nd)) + mu*rho**K*(lambda j: numpy.sum(rho**j*(K - j + 1), axis=0))(numpy.arange(0, K + 1).reshape((-1,) + (1,) * _nd))
+        result = -gamma*(lambda i: numpy.sum(rho**i*(i + 1), axis=0))(numpy.arange(0, K - 1 + 1).reshape((-1,) + (1,) * _nd)) + mu*rho**K*(lambda i: numpy.sum(rho**i*(K - i + 1), axis=0))(numpy.arange(0, K + 1).reshape((-1,) + (1,) * _nd))
+    return _finite_result('stationarity_deflated', result)
 
 
 def stationarity_deflated_mp(rho, gamma, K, mu):
-    """Q(rho) = (1.7)/(rho-1)**2 as two sums with positive coefficients; its unique positive root is rho(gamma, K) (Liu–Nain 2005, eq. 1.7 / (rho-1)**2) (mpmath, working precision)."""
+    """Q(rho) = (1.7)/(rho-1)**2 as two sums with positive coefficients; its unique positive root is rho(gamma, K) (Liu–Nain 2005, eq. 1.7 / (rho-1)**2) (derived form, mpmath, working precision)."""
     rho = mpmath.mpmathify(rho)
     gamma = mpmath.mpmathify(gamma)
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
-    return -gamma*(builtins.sum(rho**i*(i + 1) for i in range(0, K - 1+1))) + mu*rho**K*(builtins.sum(rho**j*(K - j + 1) for j in range(0, K+1)))
+    return -gamma*(builtins.sum(rho**(i)*(mpmath.mpf(i) + 1) for i in range(0, K - 1 + 1))) + mu*rho**(K)*(builtins.sum(rho**(i)*(mpmath.mpf(K) - mpmath.mpf(i) + 1) for i in range(0, K + 1)))
 
 
 def stationarity_deflated_arb(rho, gamma, K, mu):
-    """Q(rho) = (1.7)/(rho-1)**2 as two sums with positive coefficients; its unique positive root is rho(gamma, K) (Liu–Nain 2005, eq. 1.7 / (rho-1)**2) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """Q(rho) = (1.7)/(rho-1)**2 as two sums with positive coefficients; its unique positive root is rho(gamma, K) (Liu–Nain 2005, eq. 1.7 / (rho-1)**2) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     rho = flint.arb(rho)
     gamma = flint.arb(gamma)
     K = operator.index(K)
     mu = flint.arb(mu)
-    return -gamma*(builtins.sum(rho**i*(i + 1) for i in range(0, K - 1+1))) + mu*rho**K*(builtins.sum(rho**j*(K - j + 1) for j in range(0, K+1)))
+    return -gamma*(builtins.sum(rho**(i)*(flint.arb(i) + 1) for i in range(0, K - 1 + 1))) + mu*rho**(K)*(builtins.sum(rho**(i)*(flint.arb(K) - flint.arb(i) + 1) for i in range(0, K + 1)))
 
 
 def gamma_K(K, mu):
@@ -122,40 +165,45 @@ def gamma_K(K, mu):
 
     mu*(K + 2)/K
     """
+    K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
+    _finite_arguments(K=K, mu=mu)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return mu*(K + 2)/K
+        result = mu*(K + 2)/K
+    return _finite_result('gamma_K', result)
 
 
 def gamma_K_mp(K, mu):
-    """gamma(K) = mu (K+2)/K, the weight at which the minimiser is rho = 1 (Liu–Nain 2005, Lemma 1) (mpmath, working precision)."""
+    """gamma(K) = mu (K+2)/K, the weight at which the minimiser is rho = 1 (Liu–Nain 2005, Lemma 1) (derived form, mpmath, working precision)."""
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
-    return mu*(K + 2)/K
+    return mu*(mpmath.mpf(K) + 2)/mpmath.mpf(K)
 
 
 def gamma_K_arb(K, mu):
-    """gamma(K) = mu (K+2)/K, the weight at which the minimiser is rho = 1 (Liu–Nain 2005, Lemma 1) (python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """gamma(K) = mu (K+2)/K, the weight at which the minimiser is rho = 1 (Liu–Nain 2005, Lemma 1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     K = operator.index(K)
     mu = flint.arb(mu)
-    return mu*(K + 2)/K
+    return mu*(flint.arb(K) + 2)/flint.arb(K)
 
 
 def large_K_rule(lambda_, mu, gamma):
-    """Large-K approximation of the optimal number of crawlers N(gamma, K) (Liu–Nain 2005, eq. 1.12).
+    """Large-K approximation of the optimal number of crawlers N(gamma, K), from (1.11) (Liu–Nain 2005, eqs. 1.11-1.12).
 
-    Piecewise((ceiling(mu/lambda), gamma*(-lambda*floor(mu/lambda)/mu + 1) >= -mu*(-lambda*ceiling(mu/lambda)/mu + 1)), (floor(mu/lambda), True))
+    Piecewise((ceiling(mu/lambda), gamma*(lambda*floor(mu/lambda)/mu - 1) <= -mu*(lambda*ceiling(mu/lambda)/mu - 1)), (floor(mu/lambda), True))
     """
     lambda_ = numpy.asarray(lambda_, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
     gamma = numpy.asarray(gamma, dtype=float)
+    _finite_arguments(lambda_=lambda_, mu=mu, gamma=gamma)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return numpy.select([numpy.greater_equal(gamma*(-lambda_*numpy.floor(mu/lambda_)/mu + 1), -mu*(-lambda_*numpy.ceil(mu/lambda_)/mu + 1)),True], [numpy.ceil(mu/lambda_),numpy.floor(mu/lambda_)], default=numpy.nan)
+        result = numpy.select([numpy.less_equal(gamma*(lambda_*numpy.floor(mu/lambda_)/mu - 1), -mu*(lambda_*numpy.ceil(mu/lambda_)/mu - 1)),True], [numpy.ceil(mu/lambda_),numpy.floor(mu/lambda_)], default=numpy.nan)
+    return _finite_result('large_K_rule', result)
 
 
 def large_K_rule_mp(lambda_, mu, gamma):
-    """Large-K approximation of the optimal number of crawlers N(gamma, K) (Liu–Nain 2005, eq. 1.12) (mpmath, working precision)."""
+    """Large-K approximation of the optimal number of crawlers N(gamma, K), from (1.11) (Liu–Nain 2005, eqs. 1.11-1.12) (derived form, mpmath, working precision)."""
     lambda_ = mpmath.mpmathify(lambda_)
     mu = mpmath.mpmathify(mu)
     gamma = mpmath.mpmathify(gamma)
-    return ((mpmath.ceil(mu/lambda_)) if (gamma*(-lambda_*mpmath.floor(mu/lambda_)/mu + 1) >= -mu*(-lambda_*mpmath.ceil(mu/lambda_)/mu + 1)) else (mpmath.floor(mu/lambda_)))
+    return ((mpmath.ceil(mu/lambda_)) if (gamma*(lambda_*mpmath.floor(mu/lambda_)/mu - 1) <= -mu*(lambda_*mpmath.ceil(mu/lambda_)/mu - 1)) else (mpmath.floor(mu/lambda_)))

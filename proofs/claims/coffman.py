@@ -21,6 +21,7 @@ from ...numeric.access_time import Deterministic, Exponential, Gamma, HyperExpon
 from ...numeric.generated import scheduling as gen
 from ...numeric.tolerance import SIMULATION_SIGMAS
 from ..registry import Method, Outcome, Source, claim
+from .liu_nain_sched import laplace_outcome, ordering_outcome
 
 P = "coffman.sched"
 
@@ -89,46 +90,19 @@ def _lemma_3_1_mc():
 
 
 # --- Theorem 3.1 ----------------------------------------------------------------------
+# Liu–Nain's Proposition 7 is the same statement: one verdict, computed in liu_nain_sched
+# (two-point counterexample decided exactly; the corrected form derived from Lemma 3.1).
 
-def _stop_loss_ordered(Xs, X, grid) -> bool:
-    """E(X' - t)^+ <= E(X - t)^+ on a grid, from 1e5 samples of each law (stop-loss order, up to sampling error)."""
-    rng = np.random.default_rng(5)
-    a, b = np.sort(Xs.sample(rng, 100000)), np.sort(X.sample(rng, 100000))
-    return all(np.maximum(a - t, 0).mean() <= np.maximum(b - t, 0).mean() + 5e-3 for t in grid)
-
-
-@claim(f"{P}.thm-3.1", source=src("§3", "Theorem 3.1"), method=Method.FLOAT,
-       statement="X' <=icx X implies r_i(X') <= r_i(X) for every page under any schedule (pairs of laws, random cyclic schedules).")
+@claim(f"{P}.thm-3.1", source=src("§3", "Theorem 3.1"), method=Method.INTERVAL,
+       statement="X' <=icx X implies r_i(X') <= r_i(X) for every page under any scheduling policy.")
 def _thm_3_1():
-    pairs = [
-        ("det(1) <=cx uniform(0,2)", Deterministic(1.0), Uniform(0.0, 2.0)),
-        ("uniform(0,2) <=cx exp(1)", Uniform(0.0, 2.0), Exponential(1.0)),
-        ("det(1) <=cx gamma(2.5,2.5)", Deterministic(1.0), Gamma(2.5, 2.5)),
-        ("gamma(2.5,2.5) <=cx exp(1)", Gamma(2.5, 2.5), Exponential(1.0)),
-        ("exp(1) <=cx hyperexp", Exponential(1.0), HyperExponential((0.3, 0.7), (0.4, 2.8))),
-        ("det(0.6) <=icx exp(1) (smaller mean)", Deterministic(0.6), Exponential(1.0)),
-        ("exp(rate 1.5) <=icx exp(1) (X' = X/1.5)", Exponential(1.5), Exponential(1.0)),
-        ("uniform(0.1,0.9) <=icx gamma(2,2)", Uniform(0.1, 0.9), Gamma(2.0, 2.0)),
-    ]
-    rng = np.random.default_rng(7)
-    grid = np.linspace(0, 6, 25)
-    worst, n, notes = -math.inf, 0, []
-    for label, Xs, X in pairs:
-        if not _stop_loss_ordered(Xs, X, grid):
-            notes.append(f"{label}: stop-loss order not confirmed")
-            continue
-        for _ in range(15):
-            N = int(rng.integers(1, 6))
-            mu = random_rates(rng, N)
-            seq = random_cyclic(rng, N, int(rng.integers(N, 4 * N + 3)))
-            r1 = s.cyclic_cost(seq, s.make_problem(mu, Xs)).rates
-            r2 = s.cyclic_cost(seq, s.make_problem(mu, X)).rates
-            worst = max(worst, float(np.max(r1 - r2)))
-            n += 1
-    ok = worst <= 1e-12 and not notes
-    return Outcome.judge(ok, f"{n} (pair, schedule) cases over {len(pairs)} icx-ordered pairs; max_i r_i(X') - r_i(X) = {worst:.3g} (must be <= 0). "
-                             "Note: the printed proof bounds 1/E[X'] by 1/E[X], which needs E[X'] >= E[X]; for icx pairs with "
-                             "E[X'] < E[X] the inequality still held in every case tried. " + "; ".join(notes))
+    return ordering_outcome()
+
+
+@claim(f"{P}.thm-3.1.laplace", source=src("§3", "remark after Lemma 3.1 (Laplace-transform ordering)"), method=Method.INTERVAL,
+       statement="Theorem 3.1 still holds when the increasing convex ordering is replaced by the weaker Laplace-transform ordering.")
+def _thm_3_1_laplace():
+    return laplace_outcome()
 
 
 # --- Theorem 3.2 ----------------------------------------------------------------------
@@ -205,20 +179,13 @@ def _thm_3_4_derivation():
     xi = d.optimal_frequencies_proportional()
     S = sp.Symbol("S", negative=True)
     ok10 = _zero(xi - sp.log(d.h) / S)
-    # Objective at x_i = ln h_i / S: h_i^{1/x_i} = e^S for every i, so
-    # sum_i c0 mu_i (1 - nu x_i/mu_i + nu x_i e^S / mu_i) = c0 (mu - nu + nu e^S).
-    N = 3
-    hs = sp.symbols("h1:4", positive=True)
-    mus = sp.symbols("mu1:4", positive=True)
-    Ssum = sum(sp.log(v) for v in hs)
-    xs = [sp.log(v) / Ssum for v in hs]
-    obj = sum(d.c0 * mus[i] * (1 - d.nu / mus[i] * xs[i] + d.nu / mus[i] * xs[i] * hs[i] ** (1 / xs[i])) for i in range(N))
-    target = d.c0 * (sum(mus) - d.nu + d.nu * hs[0] * hs[1] * hs[2])
-    num = [float((obj - target).subs({**dict(zip(hs, v)), **dict(zip(mus, w)), d.nu: 1.3, d.c0: 0.7})) for v, w in (((0.3, 0.5, 0.9), (1, 2, 3)), ((0.8, 0.2, 0.6), (0.5, 4, 1)))]
-    okC = all(abs(v) < 1e-12 for v in num)
+    # Objective (7) summed over n symbolic pages at x_i = ln h_i / S (derive.scheduling.cstar_at_optimum).
+    cstar = d.cstar_at_optimum()
+    P = sp.Symbol("P", positive=True)
+    okC = _zero(d.cstar_lower_bound() - d.c0 * (d.mu - d.nu + d.nu * P))
     return Outcome.judge(ok8 and ok_y and ok10 and okC,
                          f"(8) derived == printed: {ok8}; bracket = 1 - y + y ln y with derivative ln y < 0: {ok_y}; x_i = {xi} (S = sum ln h): {ok10}; "
-                         f"C* at (10) equals c0(mu - nu + nu prod h) (N=3, two numeric points, residuals {num})")
+                         f"C* at (10), summed over n pages: {cstar} == c0(mu - nu + nu prod h): {okC}")
 
 
 def _slsqp(objective, N, x0=None):
@@ -464,17 +431,15 @@ def _sqrt_lambda():
     return Outcome.judge(ok, f"N = 3, general c_i: derived sqrt(lambda) - printed simplifies to 0: {ok}")
 
 
-@claim("liu-nain.sched.restatement", source=Source("liu-nain", "§1.3", "(1.31)-(1.33), Props 10-12"), method=Method.SYMBOLIC,
-       statement="Liu–Nain's (1.31), (1.32), (1.33) are Coffman et al.'s (11), (17), (18) with nu = 1/E[X].")
+@claim("liu-nain.sched.restatement", source=Source("liu-nain", "§1.3", "(1.31), (1.32), Props 10-11"), method=Method.SYMBOLIC,
+       statement="Liu–Nain's (1.31), (1.32) are Coffman et al.'s (11), (17) with nu = 1/E[X] (the golden-ratio bound (1.33), (1.34) is judged in liu_nain_sched).")
 def _restatement():
     EX = sp.Symbol("EX", positive=True)
-    r5, ph = sp.sqrt(5), d.PHI
     G = sp.Symbol("G", positive=True)
     ln31 = d.c0 * (d.mu - 1 / EX * G / (1 + G))
     ln32 = d.c0 * (d.mu - 1 / EX + sp.exp(-d.mu * EX) / EX)
-    ln33 = d.c0 * (d.mu - 1 / EX + (1 - 1 / ph) / EX * sp.exp(-d.mu * ph / r5 * EX) + 1 / (ph * EX) * sp.exp(-d.mu * ph**2 / r5 * EX))
-    oks = [_zero(a - b.subs(d.nu, 1 / EX)) for a, b in ((ln31, d.randomized_cstar()), (ln32, d.cstar_limit()), (ln33, d.golden_bound()))]
-    return Outcome.judge(all(oks), f"(1.31) == (11): {oks[0]}; (1.32) == (17): {oks[1]}; (1.33) == (18): {oks[2]}")
+    oks = [_zero(a - b.subs(d.nu, 1 / EX)) for a, b in ((ln31, d.randomized_cstar()), (ln32, d.cstar_limit()))]
+    return Outcome.judge(all(oks), f"(1.31) == (11): {oks[0]}; (1.32) == (17): {oks[1]}")
 
 
 # --- §5 opening remarks and (17) ------------------------------------------------------

@@ -1,0 +1,221 @@
+"""Provenance claims, created for every `Formula` of every derive module.
+
+For a formula ``f`` of paper P (``Formula.paper_key``, else the module's paper):
+
+- ``P.formula.<name>.printed`` (when ``f.printed`` is given): "the derived
+  form equals the printed one".  PASS when SymPy reduces the difference to 0
+  by a named route (`derive.stable.prove_identity`; where the derived form is
+  a ``Piecewise`` filling a removable singularity, its general branch is
+  compared: the printed form is undefined there); ERRATUM when exact
+  evaluation at a point of the domain (SymPy ``evalf`` at 30 and 60 digits,
+  agreeing) shows a difference; FAIL when neither.
+- ``P.formula.<name>.stable`` (when ``f.stable`` is given): "the emitted
+  float form computes the derived one".  Each ``Piecewise`` piece of the
+  stable form is checked against the piece's general branch -- a point fill
+  ``Eq(x, c)`` against the limit there, any other branch by identity or, for
+  a Taylor polynomial, by the certified bound of `derive.stable.series_bound`
+  (at most ``tolerance.GENERATED_REL``); then the stable form with every
+  piece replaced by its general branch must be identical to the derived
+  form.  FAIL at the first step that cannot be established.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import sympy as sp
+
+from ...derive import DerivationError, codegen
+from ...derive.formula import Formula
+from ...derive.stable import exp_log_form, prove_identity, series_bound, _time_limit, _Timeout
+from ...numeric.tolerance import GENERATED_REL
+from ..registry import Claim, Method, Outcome, Source, register
+
+MODULE_PAPER = {"static_mm1k": "liu-nain", "scheduling": "coffman", "golden": "coffman",
+                "buijsrogge": "buijsrogge", "avrachenkov": "avrachenkov"}
+LIMIT_SECONDS = 30
+REGISTERED: list[str] = []  # ids of the claims this module created, in order
+SAMPLE_VALUES = (sp.Rational(3, 7), sp.Rational(5, 3), sp.Rational(11, 4))
+
+
+def _general(expr: sp.Expr) -> tuple[sp.Expr, list]:
+    """A top-level Piecewise's catch-all branch and its other branches; else (expr, [])."""
+    if isinstance(expr, sp.Piecewise) and expr.args[-1][1] == sp.true:
+        return expr.args[-1][0], list(expr.args[:-1])
+    return expr, []
+
+
+def _point(f: Formula, shift: int) -> dict:
+    """An exact point inside the formula's domain (rationals; integers for integer arguments)."""
+    out = {}
+    for k, a in enumerate(f.args):
+        lo, hi = (f.domain or {}).get(str(a), (1, 10))
+        frac = SAMPLE_VALUES[(k + shift) % len(SAMPLE_VALUES)] % 1
+        value = sp.Rational(lo) + (sp.Rational(hi) - sp.Rational(lo)) * frac if hi > lo else sp.Rational(lo)
+        if a.is_integer:
+            value = sp.Integer(max(math.ceil(lo), min(math.floor(hi), int(value))))
+        out[a] = value
+    return out
+
+
+def _evaluate(expr: sp.Expr, point: dict, digits: int):
+    return sp.N(expr.subs(point).doit(), digits)
+
+
+def _difference(f: Formula, derived: sp.Expr, printed: sp.Expr) -> str | None:
+    """Evidence that derived and printed differ at a point of the domain, or None."""
+    for shift in range(len(SAMPLE_VALUES)):
+        pt = _point(f, shift)
+        try:
+            d30, p30 = _evaluate(derived, pt, 30), _evaluate(printed, pt, 30)
+            d60, p60 = _evaluate(derived, pt, 60), _evaluate(printed, pt, 60)
+        except (ZeroDivisionError, TypeError, ValueError):
+            continue
+        if not all(v.is_real and v.is_finite for v in (d30, p30, d60, p60)):
+            continue
+        gap30, gap60 = abs(d30 - p30), abs(d60 - p60)
+        scale = max(abs(d60), abs(p60), sp.Float(1e-300))
+        if gap60 > sp.Float(10) ** -20 * scale and abs(gap30 - gap60) <= sp.Float(10) ** -20 * scale:
+            where = ", ".join(f"{a} = {v}" for a, v in pt.items())
+            return f"at {where}: derived {sp.N(d60, 20)}, printed {sp.N(p60, 20)} (evalf at 30 and 60 digits agree)"
+    return None
+
+
+def check_printed(f: Formula) -> Outcome:
+    route = prove_identity(f.expr, f.printed)
+    compared, fills = f.expr, []
+    printed, printed_fills = _general(f.printed)
+    if route is None and (printed_fills or isinstance(f.expr, sp.Piecewise)):
+        compared, fills = _general(f.expr)
+        route = prove_identity(compared, printed)
+    if route is not None:
+        note = f"; the derived form also fills {', '.join(str(c) for _, c in fills)} where the printed one is 0/0" if fills else ""
+        return Outcome.passed(f"derived - printed reduces to 0 by SymPy route '{route}'{note}. Derived: {compared}; printed: {f.printed}")
+    evidence = _difference(f, compared, printed)
+    if evidence is not None:
+        return Outcome.erratum_(f"the printed form differs from the derived one {evidence}",
+                                printed=str(f.printed), corrected=str(compared),
+                                evidence=f"{evidence}; the derived form comes from the model ({f.source}) and is checked by its own claims")
+    return Outcome.failed(f"not proven equal (routes cancel, power normal form, simplify) and no difference found at "
+                          f"{len(SAMPLE_VALUES)} domain points. Derived: {compared}; printed: {f.printed}")
+
+
+def _limit(expr: sp.Expr, x: sp.Symbol, c) -> sp.Expr | None:
+    try:
+        with _time_limit(LIMIT_SECONDS):
+            return sp.limit(exp_log_form(expr), x, c)
+    except (_Timeout, NotImplementedError, ValueError):
+        return None
+
+
+def _univariate(piece: sp.Expr, general: sp.Expr, cond) -> tuple[sp.Expr, sp.Expr, sp.Symbol, sp.Expr]:
+    """(piece, general, t, x0) in one variable t >= 0 with the region t < x0, from a
+    condition ``w < c`` (w > 0, c > 0); raises DerivationError otherwise."""
+    if not isinstance(cond, sp.StrictLessThan) or not cond.rhs.is_number or not cond.rhs.is_positive or not cond.lhs.is_positive:
+        raise DerivationError(f"branch condition {cond} is not 'positive expression < positive number'")
+    t = sp.Dummy("t", positive=True)
+    w = cond.lhs / cond.rhs
+    v = sorted(w.free_symbols, key=str)[0]
+    sol = sp.solve(sp.Eq(w, t), v)
+    if len(sol) != 1:
+        raise DerivationError(f"cannot write {cond} as t < 1 with one variable")
+    piece_t, general_t = (sp.simplify(e.subs(v, sol[0])) if len(w.free_symbols) > 1 else e.subs(v, sol[0]) for e in (piece, general))
+    if (piece_t.free_symbols | general_t.free_symbols) - {t}:
+        raise DerivationError(f"the branch under {cond} depends on more than {w}")
+    return piece_t, general_t, t, sp.Integer(1)
+
+
+def _check_piece(piece, cond, general) -> str:
+    """How one non-catch-all branch is shown to compute the catch-all one; raises DerivationError."""
+    if isinstance(cond, sp.Eq) and isinstance(cond.lhs, sp.Symbol) and cond.rhs.is_number:
+        lim = _limit(general, cond.lhs, cond.rhs)
+        if lim is None or prove_identity(piece, lim) is None:
+            raise DerivationError(f"the fill {piece} at {cond} is not the limit ({lim}) of {general}")
+        return f"{cond}: the limit of the general branch"
+    route = prove_identity(piece, general, quick=True)
+    if route is None and not _is_rational_function(piece):
+        route = prove_identity(piece, general)
+    if route is not None:
+        return f"{cond}: identical to the general branch ('{route}')"
+    p, g, t, x0 = _univariate(piece, general, cond)
+    try:
+        bound, rel, how = series_bound(p, g, t, x0), None, ""
+        rel = bound.rel
+    except DerivationError:
+        # a reciprocal of a Taylor polynomial: |1/p - 1/g| <= e/(1 - e) |1/g| when |p - g| <= e |g|
+        bound = series_bound(sp.cancel(1 / p), sp.cancel(1 / g), t, x0)
+        rel, how = bound.rel / (1 - bound.rel), " of the reciprocal, so <= e/(1-e) for the branch"
+    if not rel <= GENERATED_REL:
+        raise DerivationError(f"{cond}: certified truncation bound {rel:.3g} exceeds {GENERATED_REL:g}")
+    return f"{cond}, t = ({cond.lhs})/({cond.rhs}): {bound}{how} ({rel:.3g})"
+
+
+def _is_rational_function(expr: sp.Expr) -> bool:
+    """A quotient of polynomials (a truncated series): no identity with a transcendental branch to look for."""
+    return all(e.is_polynomial(*expr.free_symbols) for e in sp.fraction(sp.together(expr)))
+
+
+def _resolve(expr: sp.Expr, steps: list[str]) -> sp.Expr:
+    """``expr`` with each Piecewise replaced by its catch-all branch, once every
+    other branch has been shown to compute it (steps record how)."""
+    for pw in sorted(expr.atoms(sp.Piecewise), key=sp.count_ops):
+        general, others = _general(pw)
+        if not others and general is pw:
+            raise DerivationError(f"{pw} has no catch-all branch")
+        for piece, cond in others:
+            steps.append(_check_piece(piece, cond, general))
+        expr = expr.xreplace({pw: general})
+    return expr
+
+
+def check_stable(f: Formula) -> Outcome:
+    steps: list[str] = []
+    try:
+        stable = _resolve(f.stable, steps)
+        derived = _resolve(f.expr, [])
+    except DerivationError as exc:
+        return Outcome.failed(f"stable form not established: {exc}. Steps done: {'; '.join(steps) or 'none'}")
+    route = prove_identity(stable, derived)
+    if route is None:
+        return Outcome.failed(f"after its pieces, the stable form {stable} is not proven identical to the derived {derived}")
+    return Outcome.passed(f"identical to the derived form by SymPy route '{route}' once each piece is replaced by its general "
+                          f"branch; pieces: {'; '.join(steps) or 'none'}")
+
+
+def _has_series_pieces(f: Formula) -> bool:
+    return any(not isinstance(c, sp.Eq) for pw in f.stable.atoms(sp.Piecewise) for _, c in pw.args[:-1])
+
+
+def _register(module: str, f: Formula, seen: set) -> None:
+    paper = f.paper_key or MODULE_PAPER[module]
+    stem = f"{paper}.formula.{f.name}"
+    if stem in seen:  # the same name in two modules
+        stem = f"{paper}.formula.{module}.{f.name}"
+    seen.add(stem)
+    src = Source(paper, f.source, f"crawlmath.derive.{module}.{f.name}")
+    if f.printed is not None:
+        REGISTERED.append(f"{stem}.printed")
+        register(Claim(f"{stem}.printed", src, f"{f.name}: the form derived from the model equals the printed form",
+                       Method.SYMBOLIC, functools.partial(check_printed, f)))
+    if f.stable is not None:
+        REGISTERED.append(f"{stem}.stable")
+        register(Claim(f"{stem}.stable", src, f"{f.name}: the float form emitted by codegen computes the derived form",
+                       Method.SYMBOLIC, functools.partial(check_stable, f), slow=_has_series_pieces(f)))
+
+
+def _register_all() -> None:
+    seen: set = set()
+    for module in codegen.derivation_modules():
+        try:
+            fs = codegen.formulas_of(module)
+        except Exception as exc:  # noqa: BLE001 - a broken derivation is a FAIL row, not a broken registry
+            paper = MODULE_PAPER.get(module, "liu-nain")
+            register(Claim(f"{paper}.formula.{module}.derivation", Source(paper, module, "formulas()"),
+                           f"crawlmath.derive.{module}.formulas() runs", Method.SYMBOLIC,
+                           functools.partial(Outcome.failed, f"formulas() raised {type(exc).__name__}: {exc}")))
+            continue
+        for f in fs:
+            _register(module, f, seen)
+
+
+_register_all()

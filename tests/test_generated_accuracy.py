@@ -1,0 +1,157 @@
+"""Every generated float64 function against its mpmath twin, on its whole domain.
+
+For each `Formula` of every derive module, ``numeric/generated/M.py`` holds
+``f`` (float64, from ``Formula.emitted``: the stable rewriting when there is
+one) and ``f_mp`` (mpmath, from the derived ``expr``).  The twin is evaluated
+at rising precision (40, 80, 160, 320 digits) until two precisions agree to
+1e-25, so cancellation in the derived form cannot fool it.  The float value
+must agree with it to ``tolerance.GENERATED_REL`` relative.
+
+Points: lines through several centres of the formula's domain
+(``Formula.domain``; else a default from the argument assumptions), one line
+per argument, log-spaced when the domain spans decades, plus points at and
+around the numbers where a ``Piecewise`` of the derived or the emitted form
+switches branch (removable singularities such as rho = 1, series
+thresholds), at relative distances 1e-1 ... 1e-14.
+
+Two exceptions, each justified: the float code may *refuse* (SolverError)
+where the true value is outside float64's range; and next to a zero of the
+function (a sign change between neighbours on a line) relative accuracy is
+meaningless, so the error there is measured against the neighbours' size.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+from crawlmath.derive import codegen
+from crawlmath.numeric.errors import CrawlmathError
+from crawlmath.numeric.tolerance import GENERATED_REL
+
+POINTS_PER_LINE = 24
+CENTRES = 4
+NEAR = [10.0 ** -k for k in (1, 2, 4, 6, 8, 10, 12, 14)]
+FLOAT_MAX, FLOAT_TINY = 1e300, 1e-300
+
+
+def _cases():
+    return [(m, f) for m in codegen.derivation_modules() for f in codegen.formulas_of(m)]
+
+
+def _default_domain(arg: sp.Symbol) -> tuple[float, float]:
+    if arg.is_integer:
+        return (1, 1000) if arg.is_positive else (0, 1000)
+    if arg.is_positive:
+        return (1e-6, 1e6)
+    return (-10.0, 10.0)
+
+
+def _breakpoints(f, arg: sp.Symbol) -> list[float]:
+    """Numbers c where a Piecewise condition on ``arg`` (Eq, <, <=, >, >=)
+    switches branch in the derived or the emitted form."""
+    found = set()
+    for expr in (f.expr, f.emitted):
+        for pw in expr.atoms(sp.Piecewise):
+            for _, cond in pw.args:
+                for rel in [cond] if isinstance(cond, sp.core.relational.Relational) else cond.atoms(sp.core.relational.Relational):
+                    for side, other in ((rel.lhs, rel.rhs), (rel.rhs, rel.lhs)):
+                        if side == arg and other.is_number and other.is_real:
+                            found.add(float(other))
+    return sorted(found)
+
+
+def _grid(f, arg: sp.Symbol) -> np.ndarray:
+    lo, hi = (f.domain or {}).get(str(arg), _default_domain(arg))
+    if lo > 0 and hi / lo > 100:
+        pts = np.geomspace(lo, hi, POINTS_PER_LINE)
+    else:
+        pts = np.linspace(lo, hi, POINTS_PER_LINE)
+    extra = [c * (1 + s * d) for c in _breakpoints(f, arg) for d in NEAR for s in (-1, 1)] + _breakpoints(f, arg)
+    pts = np.concatenate([pts, [x for x in extra if lo <= x <= hi]])
+    if arg.is_integer:
+        pts = np.round(pts)
+    return np.unique(pts)
+
+
+def _twin(f_mp, point) -> mpmath.mpf | None:
+    """The mpmath value at the point, at the first precision that agrees
+    with the next one to 1e-25 (None where the derived form is undefined,
+    e.g. exactly at a removable singularity it does not fill in)."""
+    previous = None
+    for dps in (40, 80, 160, 320):
+        with mpmath.workdps(dps):
+            try:
+                value = mpmath.mpf(f_mp(*point))
+            except (ZeroDivisionError, ValueError, TypeError):
+                return None
+        if previous is not None and abs(value - previous) <= mpmath.mpf(10) ** -25 * abs(value):
+            return value
+        previous = value
+    raise AssertionError(f"mpmath twin does not settle at {point}: {previous}")
+
+
+def _lines(f) -> list[list[tuple]]:
+    """Lines through CENTRES centres, one per argument."""
+    grids = [_grid(f, a) for a in f.args]
+    rng = np.random.default_rng(20240611)
+    centres = [tuple(g[len(g) // 2] for g in grids)] + [tuple(rng.choice(g) for g in grids) for _ in range(CENTRES - 1)]
+    lines = []
+    for c in centres:
+        for i, g in enumerate(grids):
+            lines.append([c[:i] + (x,) + c[i + 1:] for x in g])
+    return lines
+
+
+def _typed(f, point):
+    return tuple(int(v) if a.is_integer else float(v) for a, v in zip(f.args, point))
+
+
+def _check_line(name, fn, fn_mp, f, line) -> list[str]:
+    points = [_typed(f, p) for p in line]
+    truth = [_twin(fn_mp, p) for p in points]
+    problems = []
+    for j, (p, t) in enumerate(zip(points, truth)):
+        if t is None:
+            continue
+        try:
+            got = float(fn(*p))
+        except CrawlmathError as exc:
+            if FLOAT_TINY <= abs(t) <= FLOAT_MAX:
+                problems.append(f"{name}{p}: float refused ({exc}) but the value is {mpmath.nstr(t, 17)}")
+            continue
+        scale = abs(t)
+        neighbours = [truth[k] for k in (j - 1, j + 1) if 0 <= k < len(truth) and truth[k] is not None]
+        if any(mpmath.sign(n) != mpmath.sign(t) for n in neighbours):
+            scale = max([scale] + [abs(n) for n in neighbours])  # next to a zero of the function
+        err = abs(mpmath.mpf(got) - t)
+        if not err <= GENERATED_REL * scale:
+            problems.append(f"{name}{p}: float {got!r} vs mpmath {mpmath.nstr(t, 17)} (relative error {mpmath.nstr(err / abs(t) if t else err, 3)})")
+    return problems
+
+
+@pytest.mark.parametrize("module, f", _cases(), ids=lambda v: v if isinstance(v, str) else v.name)
+def test_generated_float_matches_mpmath_twin(module, f):
+    gen = importlib.import_module(f"crawlmath.numeric.generated.{module}")
+    fn, fn_mp = getattr(gen, f.name), getattr(gen, f.name + "_mp")
+    if not f.args:
+        assert _check_line(f.name, fn, fn_mp, f, [()]) == []
+        return
+    problems = [msg for line in _lines(f) for msg in _check_line(f.name, fn, fn_mp, f, line)]
+    assert not problems, f"{len(problems)} points off, e.g.:\n" + "\n".join(problems[:8])
+
+
+def test_float_code_refuses_non_finite_arguments_and_results():
+    """A nan argument is InvalidInput naming it; an overflowing result is
+    SolverError -- never a silent nan/inf."""
+    from crawlmath.numeric.errors import InvalidInput, SolverError
+    from crawlmath.numeric.generated import scheduling
+
+    with pytest.raises(InvalidInput, match="mu"):
+        scheduling.cstar(1.0, math.nan, 1.0, 0.5)
+    with pytest.raises(SolverError, match="cstar"):
+        scheduling.cstar(1e300, 1e300, 1.0, 0.5)

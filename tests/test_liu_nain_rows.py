@@ -1,0 +1,56 @@
+"""Liu–Nain §1.2.1 figures/proof steps and §1.3 rows: the helpers behind the claims."""
+from fractions import Fraction as F
+from itertools import combinations_with_replacement
+
+import numpy as np
+
+from crawlmath.proofs.claims import coffman as C
+from crawlmath.proofs.claims import liu_nain_sched as L
+from crawlmath.proofs.claims import liu_nain_static_figures as S
+from crawlmath.proofs.registry import Status
+
+
+def test_orders_are_decided_exactly():
+    assert L.st_ordered(L.X_TWO_PRIME, L.X_TWO) and L.icx_ordered(L.X_TWO_PRIME, L.X_TWO)
+    assert not L.st_ordered(L.X_TWO, L.X_TWO_PRIME) and not L.icx_ordered(L.X_TWO, L.X_TWO_PRIME)
+    spread, det1 = (F(0), F(2)), (F(1), F(1))
+    assert L.icx_ordered(det1, spread) and not L.st_ordered(det1, spread)  # cx, not st
+    assert L.stop_loss(spread, F(1)) == F(1, 2)
+
+
+def test_two_point_counterexample_and_cx_pair():
+    assert all(r.increase_proved for r in L.compare_rates(L.X_TWO_PRIME, L.X_TWO))
+    # Equal means (det(1) <=cx 0-or-2): the rate goes down, as the corrected statement says.
+    rows = L.compare_rates((F(1), F(1)), (F(0), F(2)))
+    assert all(bool(r.r_prime - r.r < 0) for r in rows)
+
+
+def test_rate_increases_with_mean_and_transform():
+    in_mean, in_h, _ = L.rate_monotonicity()
+    assert in_mean and in_h
+
+
+def test_partitions_and_majorization():
+    parts = list(L._partitions(14, 4))
+    brute = {tuple(sorted(c, reverse=True)) for c in combinations_with_replacement(range(1, 12), 4) if sum(c) == 14}
+    assert sorted(parts) == sorted(brute)
+    assert L._majorizes((5, 1), (3, 3)) and not L._majorizes((3, 3), (5, 1))
+
+
+def test_page_intervals_on_a_hand_made_timeline():
+    tl = L.Timeline(np.array([0, 1, 0, 0]), np.array([1.0, 2.0, 3.0, 4.0]), (np.array([1.5, 1.7, 3.9]), np.array([])))
+    iv = L.page_intervals(tl, 0)
+    np.testing.assert_allclose(iv.Z, [1.5, 0.1])  # first change after 1 is 1.5, after 3 is 3.9
+    np.testing.assert_array_equal(iv.d, [2, 1])
+    assert L.page_intervals(tl, 1).Z.size == 0
+
+
+def test_rho_curve_certainty_needs_gaps_above_the_error():
+    curve = S.RhoCurve(0.5, np.arange(2, 5), np.array([0.5, 0.6, 0.6 + 1e-12]), error=1e-12)
+    assert not curve.shape_certain
+    assert S.RhoCurve(0.5, np.arange(2, 5), np.array([0.5, 0.6, 0.7]), error=1e-15).shape_certain
+
+
+def test_theorem_3_1_and_proposition_7_share_a_verdict():
+    assert C._thm_3_1().status == L._prop_7().status == Status.ERRATUM
+    assert C._thm_3_1_laplace().status == L._prop_7_laplace().status == Status.ERRATUM
