@@ -19,7 +19,7 @@ generator is built twice: from the Lemma of §3 (`kronecker_blocks`) and by
 enumerating states and events (`enumerate_generator`).
 
 Measures (Theorems 1–3, Corollary 1): ``P_star = p_0 e``, ``N_act``, ``lam``
-(eq. 9), ``P_loss`` (eq. 8 and the direct count of lost pages), ``P_obs``
+(eq. 9), ``P_loss`` (the direct count of lost pages, and eq. 8), ``P_obs``
 (eq. 14), ``P_success`` (eq. 15), the mean sojourn times ``V1`` (served
 pages), ``V2`` (obsolete pages) and ``V = V1 P_success + V2 P_obs`` from a
 tagged-page absorbing chain, and the cost ``J`` of eq. (2):
@@ -40,8 +40,10 @@ import numpy as np
 import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
-from .errors import InvalidInput, TooLarge
-from .phase_type import BMAP, PhaseType, random_bmap, random_phase_type
+from .errors import InvalidInput, SolverError, TooLarge
+from .generated import avrachenkov_lemma as lemma
+from .tolerance import FLOAT_REL, STRUCTURE_ABS
+from .phase_type import BMAP, Lumping, PhaseType, random_bmap, random_phase_type
 from .validate import require_int, require_real
 
 # --- model and policy -------------------------------------------------------
@@ -100,9 +102,20 @@ class Policy:
 
 
 class BmapModel:
-    """The model of §2: ``arrivals[r-1]`` is the BMAP with r robots active."""
+    """The model of §2: ``arrivals[r-1]`` is the BMAP with r robots active.
 
-    def __init__(self, arrivals: Sequence[BMAP], service: PhaseType, obsolescence: PhaseType, K: int, costs: Costs = Costs()):
+    With ``reduce=True`` (the default) the chain is built on the exactly
+    lumped representations of service and obsolescence (`Lumping`): same
+    measures, fewer phases.  ``service`` and ``obsolescence`` are then the
+    reduced representations; ``given_service`` / ``given_obsolescence`` keep
+    what was passed, ``lumpings`` how they were reduced (None when
+    ``reduce=False``).  The §7 example's obsolescence ``(γ, Γ)`` has equal
+    exit rates 0.2, so it is exponential and R drops from 2 to 1: the chain
+    has ``W̄ (1 + M K)`` states instead of ``W̄ (1 + M (2^K - 1))``.
+    """
+
+    def __init__(self, arrivals: Sequence[BMAP], service: PhaseType, obsolescence: PhaseType, K: int, costs: Costs = Costs(),
+                 reduce: bool = True):
         if not arrivals:
             raise InvalidInput("arrivals", "needs at least one BMAP", value=0)
         W = arrivals[0].order
@@ -112,8 +125,11 @@ class BmapModel:
             if b.order != W:
                 raise InvalidInput(f"D^({r})", f"must have order {W} like D^(1)", value=b.order)
         self.arrivals = tuple(arrivals)
-        self.service = service
-        self.obsolescence = obsolescence
+        self.given_service, self.given_obsolescence = service, obsolescence
+        self.reduce = bool(reduce)
+        self.lumpings = (Lumping(service), Lumping(obsolescence)) if self.reduce else None
+        self.service = self.lumpings[0].reduced if self.reduce else service
+        self.obsolescence = self.lumpings[1].reduced if self.reduce else obsolescence
         self.K = require_int(K, "K", minimum=1)
         self.costs = costs
         self.kmax = max(b.kmax for b in arrivals)
@@ -157,11 +173,27 @@ class BmapModel:
         """``sum_{k' >= k} D_{k'}^(r)`` for k >= 1 (= ``D(1) - sum_{k'<k} D_k'``)."""
         return self._D[r - 1][k:].sum(axis=0)
 
+    @property
+    def full_states(self) -> int:
+        """States of the chain on the representations as given (before
+        lumping), an exact integer: ``W̄ (1 + M (R^K - 1)/(R - 1))``."""
+        W, M, R = self.W, self.given_service.order, self.given_obsolescence.order
+        return W * (1 + M * (self.K if R == 1 else (R**self.K - 1) // (R - 1)))
+
+    def reduction(self) -> str:
+        """One line: phases and states before and after lumping."""
+        if not self.reduce:
+            return f"not reduced (--no-reduce): M = {self.M}, R = {self.R}, {self.states} states"
+        (ls, lo) = self.lumpings
+        return (f"service M = {ls.order_before} -> {ls.order_after}, obsolescence R = {lo.order_before} -> {lo.order_after}; "
+                f"states {self.full_states} -> {self.states}")
+
     def with_K(self, K: int) -> "BmapModel":
-        return BmapModel(self.arrivals, self.service, self.obsolescence, K, self.costs)
+        return self.with_(K=K)
 
     def with_(self, **kw) -> "BmapModel":
-        args = dict(arrivals=self.arrivals, service=self.service, obsolescence=self.obsolescence, K=self.K, costs=self.costs)
+        args = dict(arrivals=self.arrivals, service=self.given_service, obsolescence=self.given_obsolescence, K=self.K,
+                    costs=self.costs, reduce=self.reduce)
         args.update(kw)
         return BmapModel(**args)
 
@@ -191,12 +223,16 @@ def gamma_sum_exit(G0: np.ndarray, n: int):
     the buffered page at position q becomes obsolete.  (The Lemma prints it as
     ``Γ_0 ⊕ ... ⊕ Γ``, a Kronecker sum of column vectors ending in Γ.)"""
     R = G0.shape[0]
+    if R == 1:  # n identical terms (one obsolescence phase, e.g. after lumping)
+        return sps.csr_matrix(n * G0.reshape(1, 1))
     col = sps.csr_matrix(G0.reshape(R, 1))
     return sum(_kron(_eye(R ** (q - 1)), col, _eye(R ** (n - q))) for q in range(1, n + 1))
 
 
 def _kron_sum_power(G: np.ndarray, n: int):
     R = G.shape[0]
+    if R == 1 and n:
+        return sps.csr_matrix(n * G)
     return sum(_kron(_eye(R ** (q - 1)), sps.csr_matrix(G), _eye(R ** (n - q))) for q in range(1, n + 1)) if n else sps.csr_matrix((1, 1))
 
 
@@ -212,18 +248,6 @@ def _A_block(model: BmapModel, n: int):
     return _kron(S, _eye(model.R**n)) + _kron(_eye(model.M), _kron_sum_power(model.obsolescence.S, n))
 
 
-def B_block(model: BmapModel, n: int):
-    """``B_n = S_0 β ⊗ e_R ⊗ I_{R^{n-1}} + I_M ⊗ Γ_0^{⊕n}`` (M R^n x M R^{n-1}), n >= 1."""
-    return model.memo(("B", n), lambda: _B_block(model, n))
-
-
-def _B_block(model: BmapModel, n: int):
-    ph, ob = model.service, model.obsolescence
-    S0b = sps.csr_matrix(np.outer(ph.exit, ph.beta))
-    eR = sps.csr_matrix(np.ones((model.R, 1)))
-    return _kron(S0b, eR, _eye(model.R ** (n - 1))) + _kron(_eye(model.M), gamma_sum_exit(ob.exit, n))
-
-
 def _gamma_pow(model: BmapModel, l: int):
     return model.memo(("gamma", l), lambda: _gamma_pow_build(model, l))
 
@@ -237,39 +261,77 @@ def _gamma_pow_build(model: BmapModel, l: int):
 
 
 def kronecker_blocks(model: BmapModel, levels: Sequence[int], *, level0_mode: int | None = None) -> dict:
-    """Non-zero blocks ``Q_{i,i'}`` of the Lemma (§3), with two corrections:
-    level 0 uses ``D^(chi(0))`` (the Lemma prints ``D^(N)``, wrong when mode N
-    is not used) unless ``level0_mode`` is given; ``Γ_0^{⊕n}`` as in
-    `gamma_sum_exit`."""
+    """Non-zero blocks ``Q_{i,i'}`` of the Lemma (§3), assembled from the
+    recipe derived and verified in :mod:`crawlmath.derive.avrachenkov`
+    (``lemma_recipe``, emitted to ``generated/avrachenkov_lemma.py``), with
+    its two corrections: level 0 uses ``D^(chi(0))`` (the Lemma prints
+    ``D^(N)``, wrong when mode N is not used) unless ``level0_mode`` is
+    given; ``Γ_0^{⊕n}`` as in `gamma_sum_exit`."""
     K = model.K
     r0 = levels[0] if level0_mode is None else level0_mode
-    blocks = {(0, j): model.memo(("Q0", r0, j), lambda j=j: _block_0(model, r0, j)) for j in range(K + 1)}
+    blocks = {(0, j): model.memo(("Q", r0, 0, j), lambda j=j: recipe_block(model, r0, 0, j)) for j in range(min(model.kmax, K) + 1)}
     for i in range(1, K + 1):
-        for j in range(i - 1, K + 1):
-            blocks[(i, j)] = model.memo(("Q", levels[i], i, j), lambda i=i, j=j: _block(model, levels[i], i, j))
+        for j in range(i - 1, min(i + model.kmax, K) + 1):  # a batch moves up at most kmax levels
+            blocks[(i, j)] = model.memo(("Q", levels[i], i, j), lambda i=i, j=j: recipe_block(model, levels[i], i, j))
     return blocks
 
 
-def _block_0(model: BmapModel, r0: int, j: int):
-    if j == 0:
-        return sps.csr_matrix(model.D(r0, 0))
-    Dj = model.D(r0, j) if j < model.K else model.D_tail(r0, model.K)
-    return _kron(sps.csr_matrix(Dj), sps.csr_matrix(model.service.beta.reshape(1, -1)), _gamma_pow(model, j - 1))
+def recipe_block(model: BmapModel, r: int, i: int, j: int):
+    """``Q_{i,j}`` with r robots active at level i: the sum over the terms of
+    ``lemma_recipe(i, j, K)`` of the Kronecker products of their factors
+    (`_factor`).  Terms that coincide once identities are merged (all the
+    positions q of ``Γ^{⊕n}`` when R = 1, e.g. after lumping) are built once
+    and scaled by their count, so a level costs O(1) products, not O(n)."""
+    terms = lemma.lemma_recipe(i, j, model.K)
+    if not terms:
+        raise SolverError(f"the Lemma has no block Q_({i},{j}) (K = {model.K})")
+    counts: dict = {}
+    for term in terms:
+        key = _canonical_term(model, term)
+        counts[key] = counts.get(key, 0) + 1
+    return sum((_term_matrix(model, r, key) * n for key, n in counts.items()),
+               sps.csr_matrix((model.level_size(i), model.level_size(j))))
 
 
-def _block(model: BmapModel, r: int, i: int, j: int):
-    """``Q_{i,j}`` for i >= 1 with r robots active at level i."""
-    K, W, M, R = model.K, model.W, model.M, model.R
-    if j == i - 1:
-        ph = model.service
-        return _kron(_eye(W), sps.csr_matrix(ph.exit.reshape(-1, 1))) if i == 1 else _kron(_eye(W), B_block(model, i - 1))
-    if j == i:
-        Dd = model.D(r, 0) if i < K else model._D[r - 1].sum(axis=0)
-        A = A_block(model, i - 1)
-        return _kron(sps.csr_matrix(Dd), _eye(A.shape[0])) + _kron(_eye(W), A)
-    l = j - i
-    Dl = model.D(r, l) if l < K - i else model.D_tail(r, l)
-    return _kron(sps.csr_matrix(Dl), _eye(M * R ** (i - 1)), _gamma_pow(model, l))
+def _canonical_term(model: BmapModel, term: tuple) -> tuple:
+    """A recipe term with each identity token ``("I", a, b, c)`` replaced by
+    its size ``W̄^a M^b R^c``, adjacent identities merged and size-1
+    identities dropped (I_a ⊗ I_b = I_ab, I_1 ⊗ A = A)."""
+    out: list = []
+    for tok in term:
+        if tok[0] == "I":
+            size = model.W ** tok[1] * model.M ** tok[2] * model.R ** tok[3]
+            if out and out[-1][0] == "I":
+                size *= out.pop()[1]
+            tok = ("I", size)
+        out.append(tok)
+    return tuple(t for t in out if t != ("I", 1)) or (("I", 1),)
+
+
+def _term_matrix(model: BmapModel, r: int, term: tuple):
+    return _kron(*[_factor(model, r, tok) for tok in term])
+
+
+def _factor(model: BmapModel, r: int, token: tuple):
+    """The matrix of one recipe token (see ``lemma_recipe``) for mode r."""
+    ph, ob = model.service, model.obsolescence
+    name = token[0]
+    if name == "D":
+        return sps.csr_matrix(model.D(r, token[1]))
+    if name == "Dtail":
+        return sps.csr_matrix(model.D_tail(r, token[1]))
+    if name == "D1":
+        return sps.csr_matrix(model.D(r, 0) + model.D_tail(r, 1))
+    if name == "I":
+        return _eye(token[1])
+    if name == "gamma":
+        return _gamma_pow(model, token[1])
+    fixed = {"beta": lambda: ph.beta.reshape(1, -1), "S": lambda: ph.S, "S0": lambda: ph.exit.reshape(-1, 1),
+             "S0beta": lambda: np.outer(ph.exit, ph.beta), "eR": lambda: np.ones((model.R, 1)),
+             "Gamma": lambda: ob.S, "Gamma0": lambda: ob.exit.reshape(-1, 1)}
+    if name not in fixed:
+        raise SolverError(f"unknown token {token!r} in the generated Lemma recipe")
+    return sps.csr_matrix(fixed[name]())
 
 
 def assemble(model: BmapModel, blocks: dict):
@@ -391,6 +453,20 @@ class Stationary:
 DIRECT_LIMIT = 300_000
 
 
+def _gated(st: Stationary, Q) -> Stationary:
+    """Result gate of the direct solvers: p finite, p >= 0 and p e = 1 up to
+    rounding (``STRUCTURE_ABS``), and max|pQ| within ``FLOAT_REL`` of the
+    generator's largest rate (``not res <= tol``, so nan fails).  A singular
+    or ill-conditioned system raises `SolverError` instead of a silent answer."""
+    x = st.flat
+    scale = max(1.0, float(abs(Q).max()))
+    if not (np.all(np.isfinite(x)) and x.min() >= -STRUCTURE_ABS and abs(float(x.sum()) - 1) <= STRUCTURE_ABS):
+        raise SolverError(f"{st.method}: the stationary vector is not a probability vector (min {x.min()!r}, sum {x.sum()!r})")
+    if not st.residual <= FLOAT_REL * scale:
+        raise SolverError(f"{st.method}: residual max|pQ| = {st.residual:.3g} above {FLOAT_REL:g} x max|Q| = {scale:.3g}")
+    return st
+
+
 def split_levels(model: BmapModel, x) -> tuple:
     out, start = [], 0
     for i in range(model.K + 1):
@@ -411,7 +487,7 @@ def solve_sparse_direct(model: BmapModel, levels: Sequence[int], Q=None) -> Stat
     b = np.zeros(n)
     b[-1] = 1
     x = spla.spsolve(sps.csc_matrix(A), b)
-    return Stationary(split_levels(model, x), "sparse-direct (SuperLU)", float(np.abs(Q.T @ x).max()))
+    return _gated(Stationary(split_levels(model, x), "sparse-direct (SuperLU)", float(np.abs(Q.T @ x).max())), Q)
 
 
 def generator_dense(model: BmapModel, levels: Sequence[int]) -> np.ndarray:
@@ -437,7 +513,7 @@ def solve_dense(model: BmapModel, levels: Sequence[int]) -> Stationary:
     # SuperLU on the assembled array: LAPACK's threaded LU is slow for these
     # small systems on a loaded machine
     x = spla.splu(sps.csc_matrix(A)).solve(b)
-    return Stationary(split_levels(model, x), "LU (SuperLU) of the dense-assembled generator", float(np.abs(x @ Q).max()))
+    return _gated(Stationary(split_levels(model, x), "LU (SuperLU) of the dense-assembled generator", float(np.abs(x @ Q).max())), Q)
 
 
 def solve_block_recursion(model: BmapModel, levels: Sequence[int]) -> Stationary:
@@ -480,9 +556,12 @@ def _from_level_zero(model: BmapModel, levels: Sequence[int], boundary: np.ndarr
     b = np.zeros(model.W + 1)
     b[-1] = 1
     p0, *_ = np.linalg.lstsq(A, b, rcond=None)
+    if not float(np.abs(A @ p0 - b).max()) <= FLOAT_REL * max(1.0, float(np.abs(A).max())):
+        raise SolverError(f"{method}: the level-0 system is inconsistent (least-squares residual "
+                          f"{float(np.abs(A @ p0 - b).max()):.3g}); the recursion lost accuracy")
     p = tuple([p0] + [p0 @ f for f in F[1:]])
     Q = generator_kronecker(model, levels)
-    return Stationary(p, method, float(np.abs(np.concatenate(p) @ Q).max()))
+    return _gated(Stationary(p, method, float(np.abs(np.concatenate(p) @ Q).max())), Q)
 
 
 def solve_qbd(model: BmapModel, levels: Sequence[int]) -> Stationary:
@@ -513,8 +592,8 @@ class Measures:
     phi: tuple  # phi[n-1]: probability that n robots are active
     n_act: float
     lam: float
-    p_loss: float  # eq. (8)
-    p_loss_direct: float  # lost pages counted per batch
+    p_loss: float  # lost pages counted per batch (no cancellation: accurate when tiny)
+    p_loss_eq8: float  # eq. (8), 1 - accepted/lambda (a cross-check; cancels to ~1e-16 absolute)
     p_obs: float
     p_success: float
     p_success_tagged: float  # from the tagged-page chain
@@ -604,13 +683,8 @@ def _tagged_vectors(model: BmapModel, ar: _Arith, A_solve: Callable | None = Non
             # service completion: the head of the buffer (r_1, or the tagged page when t = 1) starts service
             out = np.multiply.outer(S0, (beta @ v).reshape(-1))  # (M, R^{t-1}) over (r_2..r_tag)
             out = np.repeat(out.reshape(M, 1, -1), R, axis=1).reshape(-1)
-            if n_ahead:
-                # obsolescence of buffered page q ahead of the tagged one
-                w = v.reshape(M, *[R] * (t - 1))
-                acc = 0
-                for q in range(n_ahead):
-                    acc = acc + _insert_axis(w, q, G0)
-                out = out + acc.reshape(-1)
+            for q in range(n_ahead):  # obsolescence of buffered page q ahead of the tagged one
+                out = out + _insert_axis(v, M * R**q, G0)
             return out
 
         own = np.multiply.outer(ar.conv(np.ones(M * R**n_ahead)), G0).reshape(-1)
@@ -626,11 +700,13 @@ def _tagged_vectors(model: BmapModel, ar: _Arith, A_solve: Callable | None = Non
     return h1, g1, h2, g2
 
 
-def _insert_axis(w: np.ndarray, q: int, G0: np.ndarray) -> np.ndarray:
-    """``w`` over (m, r_2', ..) of the smaller level lifted to (m, r_1..): a new
-    axis at buffer position q weighted by ``Γ_0``."""
-    out = np.multiply.outer(w, G0)  # new axis last
-    return np.moveaxis(out, -1, 1 + q)
+def _insert_axis(v: np.ndarray, before: int, G0: np.ndarray) -> np.ndarray:
+    """``v`` over (m, r_1, .., r_tag) of the smaller level lifted to the
+    larger one: a new phase axis after the first ``before`` entries (i.e. at
+    buffer position q for ``before = M R^q``) weighted by ``Γ_0``.  Three axes
+    whatever the level, so any K works (numpy allows at most 64 axes)."""
+    R = G0.shape[0]
+    return (v.reshape(before, 1, -1) * G0.reshape(1, R, 1)).reshape(-1)
 
 
 def _kron_sum_obj(factors) -> np.ndarray:
@@ -684,16 +760,15 @@ def measures(model: BmapModel, levels: Sequence[int], st: Stationary, *, mp: boo
                 loss_rate = loss_rate + max(k - (K - i), 0) * rate
             if k <= K - i:
                 accepted8 = accepted8 + (k - K + i) * rate
-    p_loss = 1 - accepted8 / lam
-    p_loss_direct = loss_rate / lam
+    p_loss_eq8 = 1 - accepted8 / lam
+    p_loss = loss_rate / lam
     S0 = -ar.conv(model.service.S).sum(axis=1)
     G0 = -ar.conv(model.obsolescence.S).sum(axis=1)
     succ_rate = sum((x.reshape(W, M, -1).sum(axis=(0, 2)) @ S0 for x in p[1:]), ar.conv(0.0))
     obs_rate = ar.conv(0.0)
     for i in range(2, K + 1):
-        t = p[i].reshape(W, M, *[R] * (i - 1))
-        for q in range(i - 1):
-            obs_rate = obs_rate + np.moveaxis(t, 2 + q, -1).reshape(-1, R).sum(axis=0) @ G0
+        for q in range(i - 1):  # the buffered page at position q becomes obsolete
+            obs_rate = obs_rate + p[i].reshape(W * M * R**q, R, -1).sum(axis=(0, 2)) @ G0
     p_obs = obs_rate / lam
     p_success = succ_rate / lam
     contracted = _contracted(model, ar, A_solve) if mp or A_solve else model.memo("contracted", lambda: _contracted(model, ar, None))
@@ -714,7 +789,7 @@ def measures(model: BmapModel, levels: Sequence[int], st: Stationary, *, mp: boo
     cost = lam * (c.c_loss * p_loss + c.c_obs * p_obs) + c.a * v1 + c.c_rob * n_act + c.c_star * p_star
     f = (lambda x: x) if mp else float
     return Measures(
-        tuple(levels), f(p_star), tuple(f(x) for x in phi), f(n_act), f(lam), f(p_loss), f(p_loss_direct), f(p_obs), f(p_success),
+        tuple(levels), f(p_star), tuple(f(x) for x in phi), f(n_act), f(lam), f(p_loss), f(p_loss_eq8), f(p_obs), f(p_success),
         f(p_success_tagged), f(v1), f(v2), f(v), f(mean_number), f(cost), model.states, st.method, st.residual,
     )
 

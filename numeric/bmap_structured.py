@@ -25,6 +25,7 @@ import scipy.sparse.linalg as spla
 
 from .bmap_model import BmapModel, Measures, Stationary, measures
 from .errors import SolverError
+from .validate import require_memory
 
 COND_LIMIT = 1e8  # largest condition number of a factor's eigenvector matrix we accept
 
@@ -109,7 +110,11 @@ class LevelOperators:
     def __init__(self, model: BmapModel, levels):
         self.model, self.levels = model, tuple(levels)
         K, W, M, R = model.K, model.W, model.M, model.R
-        self.dims = [(W,)] + [(W, M) + (R,) * (i - 1) for i in range(1, K + 1)]
+        # one obsolescence phase (e.g. after lumping): the i - 1 identical 1x1
+        # factors fold into S, so a level has two axes whatever K (numpy
+        # allows at most 64 axes; one per page would break at K = 65)
+        self.fold = R == 1
+        self.dims = [(W,)] + [(W, M) + ((R,) * (i - 1) if not self.fold else ()) for i in range(1, K + 1)]
         self.beta = model.service.beta
         self.S, self.S0 = model.service.S, model.service.exit
         self.gam, self.G, self.G0 = model.obsolescence.beta, model.obsolescence.S, model.obsolescence.exit
@@ -124,7 +129,11 @@ class LevelOperators:
     def diag_factors(self, i: int):
         m, r = self.model, self.levels[i]
         D = m.D(r, 0) if i < m.K else m._D[r - 1].sum(axis=0)
-        return [D] if i == 0 else [D, self.S] + [self.G] * (i - 1)
+        if i == 0:
+            return [D]
+        if self.fold:
+            return [D, self.S + (i - 1) * self.G[0, 0] * np.eye(self.S.shape[0])]
+        return [D, self.S] + [self.G] * (i - 1)
 
     def diag_apply(self, i: int, x: np.ndarray) -> np.ndarray:
         """``x Q_{i,i}``."""
@@ -140,6 +149,8 @@ class LevelOperators:
         if i == 0:
             t = np.multiply.outer(t, self.beta)
             l -= 1
+        if self.fold:
+            return (t * self.gam[0] ** l).reshape(-1)
         for _ in range(l):
             t = np.multiply.outer(t, self.gam)
         return t.reshape(-1)
@@ -149,6 +160,8 @@ class LevelOperators:
         t = x.reshape(self.dims[i])
         if i == 1:
             return t @ self.S0
+        if self.fold:  # service completion, or any of the i - 1 waiting pages obsolete
+            return (np.multiply.outer(t @ self.S0, self.beta) + (i - 1) * self.G0[0] * t).reshape(-1)
         served = _contract(t, self.S0, 1).sum(axis=1)  # (nu, r_2..): the head of the buffer enters service
         out = np.multiply.outer(served, self.beta)
         out = np.moveaxis(out, -1, 1)
@@ -184,9 +197,12 @@ class LevelOperators:
         return xs
 
 
-def solve_structured(model: BmapModel, levels, tol: float = 1e-14, maxiter: int = 500) -> Stationary:
+def solve_structured(model: BmapModel, levels, tol: float = 1e-14, maxiter: int = 500, restart: int = 40) -> Stationary:
     """Stationary vector by preconditioned GMRES on the matrix-free operator."""
     t0 = time.perf_counter()
+    # GMRES keeps restart + 1 Krylov vectors; the preconditioner and the
+    # operator a few more level-sized tensors
+    require_memory(8.0 * model.states * (restart + 12), "K", f"the matrix-free solve of {model.states} states", value=model.K)
     ops = LevelOperators(model, levels)
     sizes = [int(np.prod(d)) for d in ops.dims]
     n = sum(sizes)
@@ -214,7 +230,7 @@ def solve_structured(model: BmapModel, levels, tol: float = 1e-14, maxiter: int 
         count[0] += 1
 
     x0 = np.full(n, 1.0 / n)
-    x, info = spla.gmres(A, c, x0=x0, M=P, rtol=tol, atol=0, restart=40, maxiter=maxiter, callback=cb, callback_type="pr_norm")
+    x, info = spla.gmres(A, c, x0=x0, M=P, rtol=tol, atol=0, restart=restart, maxiter=maxiter, callback=cb, callback_type="pr_norm")
     if info != 0:
         raise SolverError(f"GMRES did not converge (info={info}) after {count[0]} iterations")
     x = x / x.sum()
@@ -228,7 +244,10 @@ def tagged_solver(model: BmapModel):
 
     def solve(t: int, rhs: np.ndarray) -> np.ndarray:
         if t not in cache:
-            cache[t] = KronSumSolver([-model.service.S] + [-model.obsolescence.S] * t)
+            G = model.obsolescence.S
+            fold = G.shape[0] == 1  # as in LevelOperators: no axis per page
+            factors = [-model.service.S - t * G[0, 0] * np.eye(model.M)] if fold else [-model.service.S] + [-G] * t
+            cache[t] = KronSumSolver(factors)
         return cache[t].solve(rhs)
 
     return solve

@@ -107,6 +107,128 @@ class PhaseType:
         return f"PhaseType(beta={self.beta.tolist()}, S={self.S.tolist()})"
 
 
+# --- exact reduction by ordinary lumpability ---------------------------------
+
+
+class Lumping:
+    """The coarsest partition of the transient phases of a PH distribution
+    ``(beta, S)`` under which the phase process, absorbing state included, is
+    *ordinarily lumpable*, and the reduced representation it gives.
+
+    A partition ``{B_1, ..., B_n}`` is ordinarily lumpable when every phase
+    ``i`` of a block ``B`` has the same total rate into each block ``C`` and
+    the same exit rate: ``sum_{j in C} S[i, j] = Ŝ[B, C]`` and ``S0[i] =
+    Ŝ0[B]`` for all ``i in B`` (Kemeny–Snell, *Finite Markov Chains*, Thm
+    6.3.2).  The block process is then Markov with sub-generator ``Ŝ`` and
+    starts in ``β̂[C] = sum_{i in C} beta[i]``, so ``(β̂, Ŝ)`` has the same
+    absorption-time law (and the same law of the block path) as ``(beta, S)``.
+
+    In the BMAP/PH/1/K chain each phase enters only through its block: the
+    service phase through ``S`` and ``S0`` (the next service starts in
+    ``beta``), each waiting page's obsolescence phase through ``Γ``, ``Γ_0``
+    and ``γ``; the lumped chain is therefore an exact reduction of the full
+    one (Avrachenkov et al. §2–§3), checked in the claims by agreement of
+    every measure to 1e-12.
+
+    The partition is found by partition refinement from the classes of equal
+    exit rate: a block is split while two of its phases differ in their rate
+    into some block.  Equal means equal within ``STRUCTURE_ABS`` times the
+    largest rate (the inputs are decimal numbers stored in binary).
+
+    >>> lp = Lumping(PhaseType([0.3, 0.7], [[-0.6, 0.4], [0.1, -0.3]]))
+    >>> lp.blocks, lp.reduced.S.round(12).tolist(), lp.reduced.beta.tolist()
+    (((0, 1),), [[-0.2]], [1.0])
+    >>> Lumping(PhaseType([0.4, 0.6], [[-3, 1], [2, -3]])).order_after
+    2
+    """
+
+    def __init__(self, ph: "PhaseType"):
+        self.original = ph
+        self.blocks = coarsest_lumpable_partition(ph.S, ph.exit)
+        self.reduced = self._reduce(ph)
+
+    @property
+    def order_before(self) -> int:
+        return self.original.order
+
+    @property
+    def order_after(self) -> int:
+        return len(self.blocks)
+
+    @property
+    def trivial(self) -> bool:
+        """True when no two phases are merged."""
+        return self.order_after == self.order_before
+
+    def _reduce(self, ph: "PhaseType") -> "PhaseType":
+        if len(self.blocks) == ph.order:
+            return ph
+        n = len(self.blocks)
+        beta = np.array([ph.beta[list(B)].sum() for B in self.blocks])
+        S = np.empty((n, n))
+        for a, B in enumerate(self.blocks):
+            for c, C in enumerate(self.blocks):
+                S[a, c] = ph.S[np.ix_(B, C)].sum(axis=1).mean()
+        return PhaseType(beta, S)
+
+    def __repr__(self) -> str:
+        return f"Lumping({self.order_before} -> {self.order_after} phases, blocks={self.blocks})"
+
+
+def coarsest_lumpable_partition(S: np.ndarray, exit_rates: np.ndarray) -> tuple[tuple[int, ...], ...]:
+    """Coarsest partition of ``range(n)`` that is ordinarily lumpable for the
+    sub-generator ``S`` with exit rates ``exit_rates`` (see `Lumping`).
+    Blocks are sorted tuples, ordered by their smallest phase.
+
+    >>> coarsest_lumpable_partition(np.array([[-2.0, 1, 1], [0, -2, 1], [0, 1, -2]]), np.array([0.0, 1, 1]))
+    ((0,), (1, 2))
+    """
+    n = S.shape[0]
+    tol = STRUCTURE_ABS * max(1.0, float(np.abs(S).max()), float(np.abs(exit_rates).max()))
+    label = _classes(exit_rates, tol)
+    while True:
+        blocks = _blocks_of(label)
+        into = np.stack([S[:, list(B)].sum(axis=1) for B in blocks], axis=1)  # rate of phase i into block C
+        new = np.zeros(n, dtype=int)
+        for B in blocks:
+            keys = [label[B[0]]] * len(B)
+            for c in range(len(blocks)):
+                part = _classes(into[list(B), c], tol)
+                keys = [k * (len(B) + 1) + p for k, p in zip(keys, part)]
+            for i, k in zip(B, keys):
+                new[i] = k
+        new = _canonical(new)
+        if len(set(new)) == len(blocks):
+            return blocks
+        label = new
+
+
+def _classes(values: np.ndarray, tol: float) -> list[int]:
+    """Class labels of ``values`` that are equal within ``tol`` (chains of
+    neighbours closer than ``tol`` after sorting)."""
+    order = np.argsort(values, kind="stable")
+    out = [0] * len(values)
+    k = 0
+    for a, b in zip(order, order[1:]):
+        if values[b] - values[a] > tol:
+            k += 1
+        out[b] = k
+    out[order[0]] = 0
+    return out
+
+
+def _canonical(labels) -> np.ndarray:
+    first: dict = {}
+    return np.array([first.setdefault(x, len(first)) for x in labels])
+
+
+def _blocks_of(labels) -> tuple[tuple[int, ...], ...]:
+    groups: dict = {}
+    for i, x in enumerate(labels):
+        groups.setdefault(x, []).append(i)
+    return tuple(sorted(tuple(g) for g in groups.values()))
+
+
 class BMAP:
     """A BMAP given by ``D = [D_0, D_1, ..., D_kmax]`` (square, same size).
 
@@ -296,6 +418,31 @@ def random_phase_type(rng: np.random.Generator, n: int) -> PhaseType:
     S -= np.diag(S.sum(1) + rng.uniform(0.2, 1.0, n))
     b = rng.uniform(0.1, 1, n)
     return PhaseType(b / b.sum(), S)
+
+
+def random_lumpable_phase_type(rng: np.random.Generator, base: PhaseType, copies: int) -> PhaseType:
+    """A random PH of order ``copies * base.order`` that lumps exactly onto
+    ``base`` (phases ``a*copies .. a*copies + copies - 1`` form block a): each
+    phase has ``base``'s exit rate and total rate into every other block, split
+    at random among that block's phases; ``beta`` splits at random too."""
+    n = base.order
+    N = n * copies
+    S = np.zeros((N, N))
+    beta = np.zeros(N)
+    for a in range(n):
+        own = range(a * copies, (a + 1) * copies)
+        w = rng.uniform(0.1, 1, copies)
+        beta[list(own)] = base.beta[a] * w / w.sum()
+        for i in own:
+            for c in range(n):
+                if c != a:
+                    split = rng.uniform(0.1, 1, copies)
+                    S[i, c * copies:(c + 1) * copies] = base.S[a, c] * split / split.sum()
+            inner = rng.uniform(0, 1, copies)
+            inner[i - a * copies] = 0
+            S[i, list(own)] = inner
+            S[i, i] = base.S[a, a] - inner.sum()
+    return PhaseType(beta, S)
 
 
 def random_bmap(rng: np.random.Generator, W: int, kmax: int) -> BMAP:

@@ -16,7 +16,7 @@ from crawlmath.numeric.phase_type import BMAP, PhaseType
 
 @pytest.fixture(scope="module")
 def ex():
-    return load_model("avrachenkov-example.json", K=4)
+    return load_model("avrachenkov-example.json", K=4, reduce=False)  # the full chain: R = 2 obsolescence phases
 
 
 random_model = bm.random_model
@@ -30,7 +30,7 @@ def test_table1_highlighted_row(ex):
     m = load_model("avrachenkov-example.json")
     r = bm.evaluate(m, bm.Policy((3, 1), (2,)))
     assert r.cost == pytest.approx(63.5425476900, rel=1e-10)
-    assert m.states == 126
+    assert (m.full_states, m.states, m.R, m.given_obsolescence.order) == (126, 22, 1, 2)  # (γ, Γ) lumps to Exp(0.2)
 
 
 def test_generator_two_ways(ex):
@@ -52,7 +52,7 @@ def test_random_models_all_solvers_and_invariants(seed, W, M, R, K, kmax):
         other = bm.evaluate_levels(m, lv, solver)
         np.testing.assert_allclose(measure_vector(other), measure_vector(ref), rtol=1e-9, atol=1e-13)
     assert ref.p_loss + ref.p_obs + ref.p_success == pytest.approx(1, abs=1e-12)
-    assert ref.p_loss == pytest.approx(ref.p_loss_direct, abs=1e-12)
+    assert ref.p_loss == pytest.approx(ref.p_loss_eq8, abs=1e-12) and ref.p_loss >= 0
     assert sum(ref.phi) == pytest.approx(1, abs=1e-12)
     assert ref.lam * ref.v == pytest.approx(ref.mean_number, rel=1e-10)
     assert ref.p_success == pytest.approx(ref.p_success_tagged, rel=1e-10)
@@ -176,3 +176,44 @@ c_star = 2.0
     p.write_text("K = [")
     with pytest.raises(InvalidInput, match="not valid TOML"):
         load_model(p)
+
+
+@pytest.mark.parametrize("K,modes,th", [(3, (3, 1), (1,)), (5, (4, 3, 1), (0, 2)), (7, (2,), ())])
+def test_lumped_chain_equals_full_chain(K, modes, th):
+    full = load_model("avrachenkov-example.json", K=K, reduce=False)
+    red = full.with_(reduce=True)
+    assert red.states == 2 * (1 + 2 * K) and full.states == 2 * (2 ** (K + 1) - 1)
+    lv = full.check_policy(bm.Policy(modes, th))
+    a, b = bm.evaluate_levels(full, lv, "sparse"), bm.evaluate_levels(red, lv, "sparse")
+    np.testing.assert_allclose(measure_vector(b), measure_vector(a), rtol=1e-12, atol=1e-15)
+
+
+def test_random_models_do_not_reduce_and_planted_ones_do():
+    from crawlmath.numeric.phase_type import random_lumpable_phase_type, random_phase_type
+
+    m = random_model(4, W=2, M=2, R=2, K=3)
+    assert m.states == m.full_states and all(x.trivial for x in m.lumpings)
+    rng = np.random.default_rng(0)
+    planted = m.with_(service=random_lumpable_phase_type(rng, random_phase_type(rng, 2), 2), reduce=False)
+    lv = planted.check_policy(bm.Policy((2, 1), (1,)))
+    red = planted.with_(reduce=True)
+    assert red.M == 2 and planted.M == 4
+    np.testing.assert_allclose(measure_vector(bm.evaluate_levels(red, lv)), measure_vector(bm.evaluate_levels(planted, lv)), rtol=1e-12)
+
+
+def test_large_K_through_the_lumped_chain_no_64_axis_limit():
+    m = load_model("avrachenkov-example.json", K=70)
+    lv = m.check_policy(bm.Policy((3, 1), (3,)))
+    a, b = bm.evaluate_levels(m, lv, "auto"), bm.evaluate_levels(m, lv, "structured")
+    assert m.states == 2 * (1 + 2 * 70) and a.residual < 1e-12
+    np.testing.assert_allclose(measure_vector(b), measure_vector(a), rtol=1e-9, atol=1e-14)
+    assert 0 <= a.p_loss < 1e-12 and a.p_loss + a.p_obs + a.p_success == pytest.approx(1, abs=1e-12)
+
+
+def test_cli_reduces_by_default_and_refuses_the_full_chain_at_K30():
+    r = _cli("bmap", "avrachenkov-example.json", "--K", "30", "--modes", "3,1", "--thresholds", "3", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["states"] == 122 and d["full_states"] == 2**32 - 2 and d["cost"] == pytest.approx(57.2321464, rel=1e-8)
+    big = _cli("bmap", "avrachenkov-example.json", "--K", "30", "--modes", "3,1", "--thresholds", "3", "--no-reduce")
+    assert big.returncode == 4 and "too large" in big.stderr

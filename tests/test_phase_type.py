@@ -93,3 +93,32 @@ def test_stationary_rejects_reducible():
         stationary(np.array([[0.0, 0.0], [0.0, 0.0]]))
     with pytest.raises(InvalidInput, match="irreducible"):
         BMAP([[[-1.0, 0.0], [0.0, -1.0]], [[1.0, 0.0], [0.0, 1.0]]])
+
+
+def test_lumping_finds_planted_partition_and_keeps_the_law():
+    from crawlmath.numeric.phase_type import Lumping, random_lumpable_phase_type, random_phase_type
+
+    rng = np.random.default_rng(7)
+    base = random_phase_type(rng, 3)
+    big = random_lumpable_phase_type(rng, base, 3)
+    lp = Lumping(big)
+    assert lp.order_after == 3 and lp.blocks == ((0, 1, 2), (3, 4, 5), (6, 7, 8))
+    np.testing.assert_allclose(lp.reduced.S, base.S, atol=1e-13)
+    for x in (0.1, 1.0, 4.0):
+        assert lp.reduced.cdf(x) == pytest.approx(big.cdf(x), abs=1e-13)
+    assert lp.reduced.moment(3) == pytest.approx(big.moment(3), rel=1e-12)
+
+
+def test_lumping_of_the_example_and_of_a_generic_ph():
+    from crawlmath.numeric.phase_type import Lumping, random_phase_type
+
+    obs = Lumping(PhaseType([0.3, 0.7], [[-0.6, 0.4], [0.1, -0.3]]))
+    assert obs.order_after == 1 and obs.reduced.S[0, 0] == pytest.approx(-0.2, abs=1e-15)
+    assert Lumping(PhaseType([0.4, 0.6], [[-3, 1], [2, -3]])).trivial  # exit rates 2 and 1 differ
+    assert Lumping(random_phase_type(np.random.default_rng(3), 5)).trivial
+    # equal exit rates are not enough when the rates into the other block differ
+    assert Lumping(PhaseType([0.2, 0.3, 0.5], [[-3.0, 0.5, 0.5], [0.5, -2.5, 1.0], [1.0, 0.5, -2.5]])).trivial
+    ph = PhaseType([0.2, 0.3, 0.5], [[-3.0, 0.5, 0.5], [0.5, -2.5, 1.0], [0.5, 1.0, -2.5]])
+    assert Lumping(ph).blocks == ((0,), (1, 2)) and Lumping(ph).reduced.mean == pytest.approx(ph.mean, rel=1e-13)
+    # all exit rates equal: exponential, one block
+    assert Lumping(PhaseType([0.2, 0.8], [[-3.0, 2.0], [0.5, -1.5]])).order_after == 1

@@ -128,6 +128,7 @@ MEAN_SERVICE = "0.657"
 MEAN_OBSOLESCENCE = "5"
 C_TEXT = ("149.91", "110.0", "89.405", "130.312")
 REAL_LAM = ("0.0153", "0.0307", "0.046", "0.061")
+REAL_MEAN_INTERVAL = "212.03"  # "estimation of the mean value of an interval between arrivals of batches"
 REAL_MEAN_SERVICE = "8.2"
 REAL_SCV = "86.03"
 REAL_MEAN_BATCH = "3.263389905223716"
