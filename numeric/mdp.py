@@ -23,7 +23,9 @@ state.  The printed (1.14) and (1.15) differ from this; see
 :func:`printed_row_sums` and :func:`printed_successors_outside`.
 
 Solvers: :func:`relative_value_iteration` (Proposition 6, with its stopping
-rule), :func:`policy_iteration` (exact policy evaluation by sparse LU),
+rule; x̂ = (1, 1, 1) and h_0 = 0 by default, the reading of the unstated
+choices that reproduces every printed count and C_d, found by
+:func:`rvi_stop_counts` over all x̂), :func:`policy_iteration` (exact policy evaluation by sparse LU),
 :func:`gain_hp` (≥ 30 digits by mixed-precision iterative refinement) and
 :func:`gain_exact` (exact rationals on the continuous-time chain, python-flint).
 
@@ -236,11 +238,6 @@ class CrawlerMDP:
         """The dynamic-programming operator T of Proposition 6."""
         return self.q_values(h).min(axis=1)
 
-    def default_reference(self) -> int:
-        """x̂ = (0, N, 2): the empty queue with every crawler active (a
-        state every optimal policy visits is not needed; any x̂ works)."""
-        return self.state_index(0, self.N, 2)
-
 
 # ---------------------------------------------------- results of the solvers
 
@@ -305,60 +302,193 @@ class MDPSolution:
 # ------------------------------------------------------------------ solvers
 
 
+# The reading of Proposition 6 that reproduces every printed RVI number of
+# §1.2.2-1.2.3 (benchmarks/rvi_readings.py; claim liu-nain.dynamic.rvi-reading):
+# x̂ = (1, 1, 1), h_0 = 0, τ = 0.99999, stop at the first k with
+# max_x |(h_k(x) − h_{k−1}(x))/h_{k−1}(x)| < 1e-5, C_d = T(h_k)(x̂).
+RVI_REFERENCE = (1, 1, 1)
+RVI_H0 = ("zero", "cost")
+
+
 @dataclass(frozen=True)
 class RVIResult:
-    gain: float  # T(h)(x̂) at the stop
+    """Relative value iteration stopped at h_k.
+
+    ``iterations`` is k, the number of updates h_{j−1} -> h_j made (the count
+    Figures 1.5-1.7 print); ``evaluations`` = k + 1 counts the evaluations of
+    T, the last one T(h_k) giving the gain and the policy (the count Table
+    1.2 prints).  ``gain`` is T(h_k)(x̂)."""
+
+    gain: float
     policy: np.ndarray = field(repr=False)
     h: np.ndarray = field(repr=False)
     iterations: int
     gain_bounds: tuple[float, float]
-    relative_change: float  # the stopping statistic at the stop
+    relative_change: float  # the stopping statistic at the stop (nan when ``sweeps`` fixed the count)
     tau: float
     reference: tuple
+    h0: str = "zero"
+    precision: str = "double"
     method: str = "rvi"
 
+    @property
+    def evaluations(self) -> int:
+        return self.iterations + 1
 
-def relative_value_iteration(mdp: CrawlerMDP, *, tau: float = 0.99999, reference: int | None = None,
-                             tol: float = RVI_STOP, max_iter: int = 1_000_000, h0: np.ndarray | None = None) -> RVIResult:
+
+def relative_value_iteration(mdp: CrawlerMDP, *, tau: float = 0.99999, reference=None, h0="zero",
+                             tol: float = RVI_STOP, max_iter: int = 1_000_000, sweeps: int | None = None,
+                             precision: str = "double") -> RVIResult:
     """Relative value iteration exactly as Proposition 6:
 
-    h_{k+1}(x) = (1−τ) h_k(x) + τ (T(h_k)(x) − T(h_k)(x̂)),  h_0 = 0,
+    h_{k+1}(x) = (1−τ) h_k(x) + τ (T(h_k)(x) − T(h_k)(x̂)),
 
-    stopped at the first k with max_x |(h_{k+1}(x) − h_k(x))/h_k(x)| < ``tol``
-    (states with h_k(x) = 0 count as converged only if h_{k+1}(x) = 0 too;
-    x̂ itself is always 0).  ``iterations`` counts the updates made.  The
-    gain returned is T(h)(x̂) — not τ·T(h)(x̂) as printed (see the registry
-    erratum) — with the bounds min/max of T(h) − h, which bracket the
-    optimal gain of a communicating MDP.
+    stopped at the first k with max_x |(h_k(x) − h_{k−1}(x))/h_{k−1}(x)| < ``tol``
+    (strict; a state with h_{k−1}(x) = 0 counts as converged only if h_k(x) = 0
+    too, so x̂, where h ≡ 0, never blocks the stop).  With ``sweeps`` the test
+    is skipped and exactly that many updates are made.
+
+    The text states neither x̂ nor h_0.  The defaults are the reading that
+    reproduces every printed count and C_d of §1.2.2-1.2.3: x̂ = (1, 1, 1)
+    (``reference``: a state (q, r, s) or its index) and h_0 = 0 (``h0``:
+    "zero", "cost" for h_0 = c, or an array; h_0(x̂) is set to 0).  The gain
+    returned is T(h_k)(x̂) — not τ·T(h_k)(x̂) as printed (see the registry
+    erratum) — with the bounds min/max of T(h_k) − h_k, which bracket the
+    optimal gain of a (weakly) communicating MDP.
+
+    ``precision="extended"`` runs the same recursion in numpy's long double
+    with explicit gathers (another summation order and a 64-bit mantissa on
+    x86-64): a second route for the printed digits of the gain.
+
+    >>> m = CrawlerMDP(lam=0.1, mu=1, K=5, N=16, gamma=1)
+    >>> r = relative_value_iteration(m)
+    >>> r.reference, r.iterations, round(r.gain, 5)
+    ((1, 1, 1), 254, 0.20907)
     """
     tau = require_open_unit(tau, "tau")
     tol = require_positive(tol, "tol")
-    ref = mdp.default_reference() if reference is None else reference
-    h = np.zeros(mdp.n) if h0 is None else np.array(h0, dtype=float)
-    h[ref] = 0.0
+    max_iter = require_int(max_iter, "max_iter", minimum=1)
+    if sweeps is not None:
+        sweeps = require_int(sweeps, "sweeps", minimum=1)
+    if precision not in ("double", "extended"):
+        raise InvalidInput("precision", "must be 'double' or 'extended'", value=precision)
+    ref = _reference_index(mdp, reference)
+    dtype = np.longdouble if precision == "extended" else np.float64
+    h, h0_name = _initial_h(mdp, h0, dtype)
+    h[ref] = 0
+    step = _operator(mdp, precision)
+    tau_ = dtype(tau)
+    k, stat = 0, math.nan
+    while True:
+        Th = step(h)
+        new = (1 - tau_) * h + tau_ * (Th - Th[ref])
+        k += 1
+        if sweeps is None:
+            diff = np.abs(new - h)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                rel = np.where(h != 0, diff / np.abs(h), np.where(diff == 0, 0.0, np.inf))
+            stat = float(rel.max())
+        h = new
+        if (sweeps is None and stat < tol) or k == sweeps:
+            break
+        if k >= max_iter:
+            raise SolverError(f"relative value iteration did not meet its stopping rule in {max_iter} iterations (last {stat:.3g})")
+    Q = _q_values(mdp, h, precision)
+    Th = Q.min(axis=1)
+    gap = Th - h
+    return RVIResult(float(Th[ref]), _greedy(mdp, Q.astype(float)), h.astype(float), k,
+                     (float(gap.min()), float(gap.max())), stat, float(tau),
+                     tuple(int(v) for v in mdp.states[ref]), h0_name, precision)
+
+
+def rvi_stop_counts(mdp: CrawlerMDP, references, *, tau: float = 0.99999, h0: str = "zero", tol: float = RVI_STOP,
+                    max_iter: int = 100_000) -> tuple[np.ndarray, np.ndarray]:
+    """The reading search of Proposition 6: for every x̂ in ``references``
+    (states (q, r, s) or indices), the stop k of :func:`relative_value_iteration`
+    and its gain T(h_k)(x̂), all runs advanced together as the columns of one
+    n × m array (memory 8·n·m bytes, checked against :data:`MAX_STATES`).
+    A run that has not stopped after ``max_iter`` updates gets k = −1."""
+    refs = np.array([_reference_index(mdp, x) for x in references], dtype=np.int64)
+    if refs.size == 0 or mdp.n * refs.size > 50 * MAX_STATES:
+        raise TooLarge("references", f"n·m must lie in 1..{50 * MAX_STATES}", value=mdp.n * refs.size)
+    tau = require_open_unit(tau, "tau")
+    H = np.repeat(_initial_h(mdp, h0, np.float64)[0][:, None], refs.size, axis=1)
+    cols = np.arange(refs.size)
+    H[refs, cols] = 0.0
+    P0, P1 = mdp.P
+    bar0 = np.where(mdp.allowed[:, 0], 0.0, np.inf)[:, None]
+    bar1 = np.where(mdp.allowed[:, 1], 0.0, np.inf)[:, None]
+    cost = mdp.cost.astype(float)[:, None]
+    stop, gain = np.full(refs.size, -1), np.full(refs.size, np.nan)
+    for k in range(1, max_iter + 1):
+        TH = cost + np.minimum(P0 @ H + bar0, P1 @ H + bar1)
+        new = (1 - tau) * H + tau * (TH - TH[refs, cols])
+        diff = np.abs(new - H)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            rel = np.where(H != 0, diff / np.abs(H), np.where(diff == 0, 0.0, np.inf))
+        now = (rel.max(axis=0) < tol) & (stop < 0)
+        H = new
+        if now.any():
+            stop[now] = k
+            T_new = cost + np.minimum(P0 @ H[:, now] + bar0, P1 @ H[:, now] + bar1)
+            gain[now] = T_new[refs[now], np.arange(now.sum())]
+        if (stop > 0).all():
+            break
+    return stop, gain
+
+
+def _reference_index(mdp: CrawlerMDP, reference) -> int:
+    """x̂ as an index of X: None (the default x̂ = (1, 1, 1)), a state (q, r, s) or an index."""
+    if reference is None:
+        return mdp.state_index(*RVI_REFERENCE)
+    if isinstance(reference, (tuple, list)):
+        x = tuple(int(v) for v in reference)
+        if len(x) != 3 or not (0 <= x[0] <= mdp.K and 0 <= x[1] <= mdp.N and 0 <= x[2] <= 2) or mdp.index[x] < 0:
+            raise InvalidInput("reference", f"must be a state (q, r, s) of X (K={mdp.K}, N={mdp.N})", value=reference)
+        return int(mdp.index[x])
+    i = require_int(reference, "reference", minimum=0)
+    if i >= mdp.n:
+        raise InvalidInput("reference", f"index must be below |X| = {mdp.n}", value=i)
+    return i
+
+
+def _initial_h(mdp: CrawlerMDP, h0, dtype) -> tuple[np.ndarray, str]:
+    if isinstance(h0, str):
+        if h0 not in RVI_H0:
+            raise InvalidInput("h0", f"must be one of {RVI_H0} or an array", value=h0)
+        return (np.zeros(mdp.n, dtype=dtype) if h0 == "zero" else mdp.cost.astype(dtype)), h0
+    h = np.array(h0, dtype=dtype)
+    if h.shape != (mdp.n,) or not np.all(np.isfinite(h)):
+        raise InvalidInput("h0", f"must be {mdp.n} finite numbers", value=h.shape)
+    return h, "given"
+
+
+def _operator(mdp: CrawlerMDP, precision: str):
+    """h -> T(h): sparse products in float64, explicit gathers in long double."""
+    if precision == "extended":
+        cost = mdp.cost.astype(np.longdouble)
+        (i0, p0), (i1, p1) = mdp.successors
+        p0, p1 = p0.astype(np.longdouble), p1.astype(np.longdouble)
+        bar0 = np.where(mdp.allowed[:, 0], 0.0, np.inf).astype(np.longdouble)
+        bar1 = np.where(mdp.allowed[:, 1], 0.0, np.inf).astype(np.longdouble)
+        return lambda h: cost + np.minimum((p0 * h[i0]).sum(axis=1) + bar0, (p1 * h[i1]).sum(axis=1) + bar1)
     P0, P1 = mdp.P
     bar0 = np.where(mdp.allowed[:, 0], 0.0, np.inf)  # +inf masks a ∉ A_x
     bar1 = np.where(mdp.allowed[:, 1], 0.0, np.inf)
     cost = mdp.cost.astype(float)
-    k = 0
-    while True:
-        Th = cost + np.minimum(P0 @ h + bar0, P1 @ h + bar1)
-        new = (1 - tau) * h + tau * (Th - Th[ref])
-        k += 1
-        diff = np.abs(new - h)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rel = np.where(h != 0, diff / np.abs(h), np.where(diff == 0, 0.0, np.inf))
-        stat = float(rel.max())
-        h = new
-        if stat < tol:
-            break
-        if k >= max_iter:
-            raise SolverError(f"relative value iteration did not meet its stopping rule in {max_iter} iterations (last {stat:.3g})")
-    Q = mdp.q_values(h)
-    Th = Q.min(axis=1)
-    gap = Th - h
-    return RVIResult(float(Th[ref]), _greedy(mdp, Q), h, k, (float(gap.min()), float(gap.max())), stat, float(tau),
-                     tuple(int(v) for v in mdp.states[ref]))
+    return lambda h: cost + np.minimum(P0 @ h + bar0, P1 @ h + bar1)
+
+
+def _q_values(mdp: CrawlerMDP, h: np.ndarray, precision: str) -> np.ndarray:
+    if precision == "double":
+        return mdp.q_values(np.asarray(h, dtype=float))
+    Q = np.empty((mdp.n, 2), dtype=np.longdouble)
+    cost = mdp.cost.astype(np.longdouble)
+    for a in (0, 1):
+        idx, prob = mdp.successors[a]
+        Q[:, a] = cost + (prob.astype(np.longdouble) * h[idx]).sum(axis=1)
+    Q[~mdp.allowed] = np.inf
+    return Q
 
 
 def _greedy(mdp: CrawlerMDP, Q: np.ndarray, current: np.ndarray | None = None, scale: float | None = None) -> np.ndarray:
@@ -903,11 +1033,12 @@ def auto_N(lam: float, mu: float, K: int, gamma: float) -> tuple[int, MDPSolutio
 
 
 def analyse(lam: float, mu: float, K: int, gamma: float, N="auto", *, method: str = "exact",
-            tau: float = 0.99999) -> InstanceReport:
+            tau: float = 0.99999, reference=None, h0="zero") -> InstanceReport:
     """Solve one instance and report the quantities of Tables 1.2/1.3.
-    ``method='exact'``: policy iteration; ``'rvi'``: Prop. 6 (gain at the
-    stop, iterations of RVI; the statistics are those of the RVI policy,
-    evaluated exactly)."""
+    ``method='exact'``: policy iteration; ``'rvi'``: Prop. 6 with x̂
+    ``reference`` and ``h0`` (see :func:`relative_value_iteration`; gain
+    T(h_k)(x̂) at the stop, ``iterations`` = k; the statistics are those of
+    the RVI policy, evaluated exactly)."""
     if method not in ("exact", "rvi"):
         raise InvalidInput("method", "must be 'exact' or 'rvi'", value=method)
     tau = require_open_unit(tau, "tau")
@@ -919,7 +1050,7 @@ def analyse(lam: float, mu: float, K: int, gamma: float, N="auto", *, method: st
         sol = policy_iteration(m)
     rvi = None
     if method == "rvi":
-        rvi = relative_value_iteration(m, tau=tau)
+        rvi = relative_value_iteration(m, tau=tau, reference=reference, h0=h0)
         ev = evaluate_policy(m, rvi.policy)
         pi = stationary_distribution(m.policy_matrix(rvi.policy), ev.recurrent)
         residual = float(np.abs(rvi.gain + rvi.h - m.T(rvi.h)).max())

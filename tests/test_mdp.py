@@ -153,7 +153,9 @@ def test_cli_json(capsys):
 
 
 @pytest.mark.parametrize("args", [["--N", "0"], ["--K", "1"], ["--lam", "-1"], ["--gamma", "0"],
-                                  ["--method", "rvi", "--tau", "1"], ["--N", "many"]])
+                                  ["--method", "rvi", "--tau", "1"], ["--N", "many"],
+                                  ["--method", "rvi", "--reference", "0,17,2"], ["--method", "rvi", "--reference", "0,1"],
+                                  ["--reference", "1,1,1"], ["--h0", "cost"]])
 def test_cli_bad_input_exit_2(args, capsys):
     base = {"--lam": "0.1", "--K": "5", "--N": "16", "--gamma": "1"}
     argv = ["mdp"]
@@ -172,3 +174,40 @@ def test_auto_N_does_not_bind_and_policy_image():
     assert bigger.gain == pytest.approx(rep.gain, rel=1e-10)
     img = M.policy_image(rep.solution, 0)
     assert img.shape == (4, rep.N + 1) and (img[0] == -1).all() and img[1, 0] == 1
+
+
+def test_rvi_stated_reading_reproduces_fig_1_5():
+    """Liu–Nain Fig 1.5: 254 iterations, cost 0.20907, under x̂ = (1,1,1), h_0 = 0."""
+    m = M.CrawlerMDP(0.1, 1, 5, 16, 1.0)
+    r = M.relative_value_iteration(m)
+    assert (r.reference, r.h0, r.iterations, r.evaluations) == ((1, 1, 1), "zero", 254, 255)
+    assert round(r.gain, 5) == 0.20907
+    assert M.relative_value_iteration(m, reference=(0, 16, 2)).iterations != 254  # x̂ matters
+
+
+def test_rvi_stop_counts_agree_with_single_runs():
+    m = M.CrawlerMDP(0.3, 1, 4, 5, 2.0)
+    refs = [(1, 1, 1), (0, 5, 2), (4, 5, 1), 7]
+    for h0 in ("zero", "cost"):
+        stop, gain = M.rvi_stop_counts(m, refs, h0=h0)
+        for x, k, g in zip(refs, stop, gain):
+            r = M.relative_value_iteration(m, reference=x, h0=h0)
+            assert k == r.iterations and g == pytest.approx(r.gain, rel=1e-13)
+
+
+def test_rvi_extended_route_and_fixed_sweeps():
+    m = M.CrawlerMDP(0.1, 1, 5, 7, 0.4)
+    r = M.relative_value_iteration(m)
+    ext = M.relative_value_iteration(m, sweeps=r.iterations, precision="extended")
+    assert ext.iterations == r.iterations and np.isnan(ext.relative_change)
+    assert abs(ext.gain - r.gain) < 1e-13
+    assert M.relative_value_iteration(m, sweeps=3).iterations == 3
+
+
+@pytest.mark.parametrize("kw,arg", [({"reference": (0, 0, 2)}, "reference"), ({"reference": 10**6}, "reference"),
+                                    ({"h0": "ones"}, "h0"), ({"h0": [0.0]}, "h0"), ({"precision": "quad"}, "precision"),
+                                    ({"sweeps": 0}, "sweeps")])
+def test_rvi_bad_options(kw, arg):
+    with pytest.raises(InvalidInput) as e:
+        M.relative_value_iteration(M.CrawlerMDP(0.1, 1, 5, 4, 1.0), **kw)
+    assert e.value.argument == arg
