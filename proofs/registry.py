@@ -207,6 +207,11 @@ def claim(id: str, *, source: Source, statement: str, method: Method | str, cell
     return deco
 
 
+def lookup(claim_id: str) -> Claim | None:
+    """The registered claim with this id (None when its module is not imported or it does not exist)."""
+    return _REGISTRY.get(claim_id)
+
+
 def all_claims() -> list[Claim]:
     """Import every module of :mod:`crawlmath.proofs.claims` and return the
     registered claims in registration order."""

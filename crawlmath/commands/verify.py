@@ -13,7 +13,7 @@ from __future__ import annotations
 import collections
 import sys
 
-from ._common import Progress, print_json
+from ._common import Progress, integer, print_json
 
 NAME = "verify"
 HELP = "Check every registered claim of the seed papers (PASS / FAIL / ERRATUM) against the verdict record."
@@ -22,6 +22,7 @@ crawlmath verify                      # everything; exit 0 all hold, 1 known FAI
 crawlmath verify --quick --failures   # skip slow claims, show only what is not PASS
 crawlmath verify --only liu-nain.static --json > static.json
 crawlmath verify --list               # ids, sources and statements without running
+crawlmath verify --workers 2          # claims in parallel on a local Dask cluster
 crawlmath verify --update-record --reason "Table 2 K=20 computed through the lumped chain"
 """
 EXIT_VERDICT_CHANGED = 5
@@ -38,6 +39,8 @@ def add_arguments(p):
     p.add_argument("--update-record", action="store_true",
                    help="write the verdicts of the claims run into the record (needs --reason); exit 0 or 1")
     p.add_argument("--reason", metavar="TEXT", help="why the verdicts change; kept in the record's history")
+    p.add_argument("--workers", type=integer("--workers"), metavar="N", help="run the claims on a local Dask cluster of N processes")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run the claims on an existing Dask cluster (tcp://HOST:PORT)")
 
 
 def run(args) -> int:
@@ -57,7 +60,15 @@ def run(args) -> int:
             for c in claims:
                 print(f"{c.id}\t{c.method.value}\t{c.source}\t{c.statement}")
         return 0
-    results = run_claims(claims, Progress("verify", enabled=not args.json or sys.stderr.isatty()))
+    progress = Progress("verify", enabled=not args.json or sys.stderr.isatty())
+    if args.workers is not None or args.scheduler:
+        from ..sweep import run_claims_parallel
+
+        if args.workers is not None and args.workers < 1:
+            raise InvalidInput("--workers", "must be >= 1", value=args.workers)
+        results = run_claims_parallel(claims, workers=args.workers, scheduler=args.scheduler, progress=progress)
+    else:
+        results = run_claims(claims, progress)
     statuses = {r.claim.id: r.outcome.status.value for r in results}
     complete = not args.only and not args.quick
     record = rec.load()
