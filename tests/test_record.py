@@ -47,3 +47,12 @@ def test_update_record_logs_the_change(tmp_path):
     rec.save(new, path)
     assert rec.load(path).claims == new.claims
     assert (path.stat().st_mode & 0o777) == 0o644
+
+
+def test_every_finding_names_existing_claims():
+    from crawlmath.proofs import findings
+
+    registered = {c.id for c in all_claims()}
+    for f in findings.FINDINGS:
+        missing = [c for c in f.claims if c not in registered]
+        assert not missing, f"finding {f.sentence[:40]!r} names unknown claims {missing}"
