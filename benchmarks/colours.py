@@ -1,8 +1,11 @@
 """Benchmark of the BUbiNG colours solvers (Buijsrogge 2014).
 
 Prints simulator steps per second (K = 1000, C = 10^5; the issue's target is
->= 10^7 on one core), steps per second of the offline-strategy kernel, and
-the largest exact chain (K = C, occupancy partitions) solved within 60 s by
+>= 10^7 on one core), steps and source draws per second of the offline-strategy
+kernel (both run in chunks of ``CHUNK_STEPS`` steps so Ctrl-C works; the
+figures calibrate ``PLAIN_STEPS_PER_S``/``STRATEGY_DRAWS_PER_S`` of the time
+estimate), the cost of one replicate set of a Ch. 8 table cell, and the
+largest exact chain (K = C, occupancy partitions) solved within 60 s by
 sparse LU and by power iteration, next to the product-form value.
 
 Run: python benchmarks/colours.py
@@ -28,13 +31,24 @@ def simulator() -> None:
     print(f"simulator, no offline, K=1000, C=1e5: {steps / dt:,.0f} steps/s "
           f"(mean {r.mean:.3f} ± {r.stderr:.3f}, exact {gen.exact_colours_uniform(1000, 100_000):.3f})")
     q = nc.colour_distribution("powerlaw", 100_000, 1.1)
-    for strategy, kw in (("neutral", {}), ("mice", {"beta": 10}), ("recommended", {})):
+    for strategy, kw in (("neutral", {}), ("mice", {"beta": 10}), ("mice-delta", {"strict": True}),
+                         ("recommended", {"strict": True}), ("randomized-b", {"r": 0.5}), ("greedy", {})):
         simulate(q, 1000, 1000, seed=0, strategy=strategy, **kw)
         t0 = time.perf_counter()
         r = simulate(q, 1000, 2_000_000, seed=1, strategy=strategy, **kw)
         dt = time.perf_counter() - t0
         print(f"strategy {strategy:12s} γ=1.1: {2_000_000 / dt:,.0f} steps/s, {r.source_draws / dt:,.0f} draws/s, "
               f"colours {r.mean:.1f}")
+
+
+def table_cells() -> None:
+    """One replicate set (8 seeded runs, T = 2e5) of a Table 8.1 cell, the cheapest and the dearest γ."""
+    for gamma in (0.3, 1.7):
+        q = nc.colour_distribution("powerlaw", 100_000, gamma)
+        t0 = time.perf_counter()
+        for k in range(8):
+            simulate(q, 1000, 199_000, seed=k, strategy="mice-delta", delta=5, strict=True, every=50_000)
+        print(f"Table 8.1 cell γ={gamma}, δ=5: 8 runs of T = 2e5 in {time.perf_counter() - t0:.1f} s")
 
 
 def exact() -> None:
@@ -62,4 +76,5 @@ def exact() -> None:
 
 if __name__ == "__main__":
     simulator()
+    table_cells()
     exact()

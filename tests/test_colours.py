@@ -12,8 +12,8 @@ from hypothesis import given, settings, strategies as st
 
 from crawlmath.cli import main
 from crawlmath.numeric import colours as nc
-from crawlmath.numeric.colours_sim import simulate, trajectories
-from crawlmath.numeric.errors import InvalidInput, TooLarge
+from crawlmath.numeric.colours_sim import STRATEGY_NAMES, simulate, step_law, trajectories
+from crawlmath.numeric.errors import InvalidInput, SolverError, TooLarge
 from crawlmath.numeric.generated import buijsrogge as gen
 from crawlmath.numeric.tolerance import SIMULATION_SIGMAS
 
@@ -95,7 +95,7 @@ def test_simulation_is_seeded_and_trajectory_shapes():
     a = simulate(p, 10, 5000, seed=9, samples=50)
     b = simulate(p, 10, 5000, seed=9, samples=50)
     assert np.array_equal(a.colours, b.colours)
-    assert a.times[0] == 1 and len(a.times) == len(a.colours) == len(a.p_new)
+    assert a.times[0] == (10 + 5000) // 50 and len(a.times) == len(a.colours) == len(a.p_new) == 50
     assert np.all((a.colours >= 1) & (a.colours <= 10))
 
 
@@ -110,6 +110,99 @@ def test_strategies_run_and_greedy_neutral_is_pathwise_neutral():
     assert r.elephants > 0 and r.mean > a.mean
     g = simulate(p, 50, 200_000, seed=4, strategy="greedy", stop_at=0.99)
     assert g.stopped_at > 0
+
+
+@pytest.mark.parametrize("strategy,kw", [("none", {}), ("greedy", {}), ("mice", {"beta": 5}),
+                                         ("recommended", {}), ("randomized-b", {"r": 0.7}), ("greedy-a", {"stop_at": 0.99})])
+def test_chunked_run_equals_one_call(monkeypatch, strategy, kw):
+    """The kernels are resumable: many small chunks give the very same run."""
+    import crawlmath.numeric.colours_sim as cs
+
+    p = nc.colour_distribution("powerlaw", 400, 1.0)
+    whole = simulate(p, 40, 30_000, seed=8, strategy=strategy, **kw)
+    monkeypatch.setattr(cs, "CHUNK_STEPS", 777)
+    monkeypatch.setattr(cs, "CHUNK_DRAWS", 999)
+    parts = cs.simulate(p, 40, 30_000, seed=8, strategy=strategy, **kw)
+    assert np.array_equal(whole.colours, parts.colours) and whole.mean == parts.mean
+    assert whole.source_draws == parts.source_draws and whole.elephants == parts.elephants
+
+
+@pytest.mark.parametrize("strategy", ["none", "recommended"])
+def test_ctrl_c_stops_a_long_run_between_chunks(strategy):
+    import os
+    import signal
+    import threading
+
+    p = nc.colour_distribution("powerlaw", 1000, 1.1)
+    simulate(p, 50, 100, strategy=strategy)  # compile first
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            simulate(p, 50, 10**9, strategy=strategy)
+    finally:
+        timer.cancel()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_seeds_cover_64_bits():
+    p = nc.colour_distribution("uniform", 50)
+    a = simulate(p, 10, 1000, seed=2**64 - 1)
+    b = simulate(p, 10, 1000, seed=2**63)
+    assert not np.array_equal(a.colours, b.colours)
+
+
+def test_costs_are_refused_before_running():
+    with pytest.raises(TooLarge, match="steps"):
+        simulate(np.full(4, 0.25), 3, 10**13)
+    with pytest.raises(TooLarge, match="product form"):
+        nc.exact_stationary(np.full(4, 0.25), 10**6)
+
+
+def test_stopped_run_has_no_average():
+    p = nc.colour_distribution("powerlaw", 1000, 1.1)
+    r = simulate(p, 100, 100_000, seed=0, strategy="greedy", stop_at=0.99)
+    assert 0 < r.stopped_at < 50_000 and r.mean is None and r.stderr is None
+
+
+@pytest.mark.parametrize("strategy", STRATEGY_NAMES)
+def test_every_strategy_keeps_the_invariants(strategy):
+    p = nc.colour_distribution("powerlaw", 800, 0.9)
+    r = simulate(p, 60, 20_000, seed=5, strategy=strategy, beta=5, stop_at=0.99)
+    assert np.all((r.colours >= 1) & (r.colours <= 60))
+    assert np.all((r.p_offline >= -1e-12) & (r.p_offline <= 1 + 1e-12))
+    assert (r.mean is None) == (r.stopped_at >= 0 and r.stopped_at < 60 + 20_000 // 2)
+    assert r.source_draws >= len(r.times)
+
+
+def test_delta_rule_counts_and_masses_are_consistent():
+    p = nc.colour_distribution("powerlaw", 2000, 1.1)
+    r = simulate(p, 100, 19_900, seed=6, strategy="recommended", delta=3, every=1000)
+    assert np.all(np.diff(r.elephant_counts) >= 0) and r.elephant_counts[-1] == r.elephants
+    assert r.elephant_mass == pytest.approx(r.elephant_masses[-1])
+    assert 0 < r.elephant_mass <= np.sort(p)[::-1][: r.elephants].sum() + 1e-12  # at most the c heaviest colours
+
+
+@pytest.mark.parametrize("strategy", ["none", "greedy-neutral", "randomized", "randomized-a"])
+def test_step_law_is_a_probability_law(strategy):
+    from fractions import Fraction as F
+
+    p = (F(1, 2), F(1, 3), F(1, 6))
+    for q in ((2, 1, 0), (1, 1, 1), (3, 0, 0)):
+        law = step_law(strategy, q, (), p, F(1, 4))
+        assert sum(law.values()) == 1 and all(off == () for _, off in law)
+    if strategy != "randomized-a":
+        law = step_law(strategy, (1, 1, 0), (2, 0), p, F(1, 4))
+        assert sum(law.values()) == 1
+
+
+def test_step_law_refuses_an_unbounded_step():
+    from fractions import Fraction as F
+
+    with pytest.raises(SolverError):
+        step_law("randomized-a", (1, 1, 0), (0,), (F(1, 3),) * 3, F(1, 2))
+    with pytest.raises(InvalidInput):
+        step_law("mice", (1, 1), (), (F(1, 2), F(1, 2)), F(1, 2))
 
 
 def test_trajectories_curves():
@@ -134,7 +227,13 @@ def test_chapter5_distributions_normalised():
     lambda: nc.colour_distribution("poisson", 10, -2.0),
     lambda: nc.colour_distribution("powerlaw", 10, -1.0),
     lambda: nc.colour_distribution("zipf", 10),
-    lambda: simulate(np.full(4, 0.25), 3, 10, strategy="bogus"),
+    lambda: simulate(np.full(4, 0.25), 3, 100, strategy="bogus"),
+    lambda: simulate(np.full(4, 0.25), 3, 39),
+    lambda: simulate(np.full(4, 0.25), 3, 100, seed=2**64),
+    lambda: simulate(np.full(4, 0.25), 3, 100, seed=-1),
+    lambda: simulate(np.full(4, 0.25), 4, 100, strategy="mice", beta=1.0),  # every colour an elephant
+    lambda: simulate(np.full(4, 0.25), 3, 100, strategy="recommended", delta=0),
+    lambda: simulate(np.full(4, 0.25), 3, 100, strategy="randomized", r=1.5),
 ])
 def test_bad_input(call):
     with pytest.raises(InvalidInput):
@@ -154,7 +253,16 @@ def test_cli_json_and_errors(capsys):
     assert out["exact"]["colours"] == pytest.approx((6 * 5 - 1) / 9)
     assert math.isfinite(out["simulated"]["stderr"])
     for argv in (["colours", "--K", "0", "--C", "5"], ["colours", "--K", "5", "--C", "5", "--dist", "normal:1"],
-                 ["colours", "--K", "200", "--C", "200", "--exact"], ["colours", "--K", "5", "--C", "5", "--strategy", "x"]):
+                 ["colours", "--K", "5", "--C", "5", "--strategy", "x"]):
         assert main(argv) == 2
+    assert main(["colours", "--K", "200", "--C", "200", "--dist", "powerlaw:1", "--exact"]) == 4  # TooLarge
+    assert main(["colours", "--K", "10", "--C", "50", "--simulate", str(10**13)]) == 4
     err = capsys.readouterr().err
     assert "states" in err and "--K" in err
+    for argv in (["--simulate", "1"], ["--simulate", "100", "--seed", str(2**64)], ["--strategy", "mice:x"],
+                 ["--strategy", "greedy:3"]):
+        assert main(["colours", "--K", "5", "--C", "50"] + argv) == 2
+    assert main(["colours", "--K", "100", "--C", "1000", "--dist", "powerlaw:1.1", "--simulate", "100000",
+                 "--strategy", "greedy-a", "--json"]) == 0
+    text = capsys.readouterr().out
+    assert "NaN" not in text and json.loads(text)["simulated"]["mean"] is None

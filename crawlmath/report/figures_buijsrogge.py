@@ -53,3 +53,78 @@ FIGURES = [
     FigureSpec("buijsrogge-fig-5.4", PAPER, "colours online and P_new over time, K = 100, C = 1000", "001 §5.1 Fig 5.4",
                partial(draw_trajectories, K=100, C=1000, steps=5000, fig_no="5.4")),
 ]
+
+
+# ----------------------------------------------------------------------------- Ch. 7-8: offline strategies
+# Each figure reruns the thesis's experiment with crawlmath's seeded simulator (numeric/colours_sim.py) at
+# the thesis's K = 1000, C and γ, with shorter runs where the thesis's curves are already flat.
+
+_PANELS = {"colours": ("colours online S(t)", "colours"), "p_offline": ("P_offline(t)", "p_offline"),
+           "cost": ("disk-head moves per step m(t)/t", None)}
+
+
+def _series(sim, panel):
+    if panel == "cost":
+        return sim.head_moves / sim.times
+    return getattr(sim, _PANELS[panel][1])
+
+
+def draw_runs(path: Path, runs, panels, title: str, claim_id: str) -> str:
+    """Plot S(t) (and P_offline(t) or m(t)/t) of seeded runs; ``runs`` is a list of
+    (label, dist C, γ, steps, simulate keyword arguments)."""
+    colour_distribution = require("numeric.colours", "colour_distribution")
+    simulate = require("numeric.colours_sim", "simulate")
+    fig, axes = new_figure(4.8 * len(panels), 3.8, ncols=len(panels))
+    axes = axes if len(panels) > 1 else [axes]
+    notes = []
+    for label, C, gamma, steps, kw in runs:
+        sim = simulate(colour_distribution("powerlaw", C, gamma), 1000, steps, seed=SEED, samples=400, **kw)
+        for ax, panel in zip(axes, panels):
+            ax.plot(sim.times, _series(sim, panel), lw=0.9, label=label)
+        level = "stopped at t = %d" % sim.stopped_at if sim.mean is None else f"{sim.mean:.1f}"
+        notes.append(f"{label}: {level}")
+    for ax, panel in zip(axes, panels):
+        ax.set_xlabel("t (steps)")
+        ax.set_ylabel(_PANELS[panel][0])
+        ax.legend(fontsize=7)
+    fig.suptitle(title, fontsize=9)
+    save(fig, path)
+    return (f"Seeded runs (seed {SEED}), K = 1000; second-half colours online: " + "; ".join(notes)
+            + f". The claim for what the figure shows: {claim_id}.")
+
+
+def _fig(fig_no, title, section, runs, panels, claim_id):
+    return FigureSpec(f"buijsrogge-fig-{fig_no}", PAPER, title, f"001 {section} Fig {fig_no}",
+                      partial(draw_runs, runs=runs, panels=panels, title=f"Fig {fig_no}: {title}",
+                              claim_id=claim_id))
+
+
+FIGURES += [
+    _fig("7.1", "Greedy–Neutral–Source, K balls prefilled (γ = 1)", "§7.2.1",
+         [(f"C = {C}", C, 1.0, 200_000, {"strategy": "greedy-neutral", "prefill": 1000}) for C in (2000, 5000, 10_000)],
+         ("colours", "p_offline"), "buijsrogge.offline.prop-7.2.2"),
+    _fig("7.4", "Greedy–Greedy–Offline – a (Alg. 6), stopped at P_offline > 0.99 (γ = 1)", "§7.2.2",
+         [(f"C = {C}", C, 1.0, 200_000, {"strategy": "greedy-a", "stop_at": 0.99}) for C in (5000, 10_000)]
+         + [("Alg. 4, C = 10000", 10_000, 1.0, 200_000, {"strategy": "greedy-greedy", "stop_at": 0.99})],
+         ("colours", "p_offline"), "buijsrogge.offline.fig-7.4, buijsrogge.offline.prop-7.2.5"),
+    _fig("7.6", "Alg. 10 (randomized + Greedy–Greedy), C = 5000, γ = 1", "§7.3",
+         [(f"r = {r}", 5000, 1.0, 300_000, {"strategy": "combined", "r": r}) for r in (0.0, 0.5, 1.0)],
+         ("colours", "p_offline"), "buijsrogge.offline.fig-7.6"),
+    _fig("7.9", "mice and elephants (β = 5, γ = 0.9): two initialisations", "§7.4",
+         [(f"fill: {f}", 100_000, 0.9, 100_000, {"strategy": "mice", "beta": 5, "fill": f})
+          for f in ("source", "one-per-elephant")], ("colours",), "buijsrogge.offline.fig-7.9"),
+    _fig("8.1", "δ rule, a queue per elephant colour", "§8.1",
+         [(f"γ = {g}, δ = {d}", 100_000, g, 199_000, {"strategy": "mice-delta", "delta": d, "strict": True})
+          for g in (0.9, 1.3) for d in (1, 5, 10)], ("colours",), "buijsrogge.offline.fig-8.1"),
+    _fig("8.2", "disk-head cost m(t)/t, a queue per elephant colour", "§8.2",
+         [(f"γ = {g}, δ = {d}", 100_000, g, 199_000, {"strategy": "mice-delta", "delta": d, "strict": True})
+          for g in (1.3, 1.5) for d in (1, 5, 10)], ("cost",), "buijsrogge.offline.fig-8.2"),
+    _fig("8.3", "a queue per elephant vs one queue (γ = 0.9)", "§8.2",
+         [(f"{name}, δ = {d}", 100_000, 0.9, 199_000, {"strategy": s, "delta": d, "strict": True})
+          for name, s in (("own queues", "mice-delta"), ("one queue", "recommended")) for d in (2, 5, 10)],
+         ("colours",), "buijsrogge.offline.fig-8.3"),
+    _fig("8.4", "elephant search stopped at T* (δ = 5, γ = 0.9, one queue)", "§8.3",
+         [(f"T* = {ts}", 100_000, 0.9, 499_000, {"strategy": "recommended", "delta": 5, "strict": True,
+                                                 "t_star": ts}) for ts in (50_000, 100_000, 250_000, 500_000)],
+         ("colours",), "buijsrogge.offline.fig-8.4"),
+]
