@@ -1,8 +1,12 @@
 """Typed exceptions shared by every solver.
 
-`InvalidInput` is the one error a user can cause; the CLI turns it into a
-single stderr line and exit status 2.  Its message always names the
-argument, the offending entry (when there is one) and the rule broken, e.g.
+`InvalidInput` is the error a user causes with a bad argument; the CLI turns
+it into a single stderr line and exit status 2.  `TooLarge` (exit 4) is a
+valid request refused before any allocation because its estimated memory or
+time exceeds the limits of :mod:`crawlmath.numeric.validate` (``budget``);
+`SolverError` (exit 3) is a method that could not deliver.  The messages of
+`InvalidInput` and `TooLarge` name the argument, the offending entry (when
+there is one) and the rule broken, e.g.
 
 >>> str(InvalidInput("gamma", "must be > 0", value=-1.0))
 'gamma: must be > 0 (got -1.0)'
@@ -18,8 +22,8 @@ class CrawlmathError(Exception):
     """Base class of every error raised on purpose by crawlmath."""
 
 
-class InvalidInput(CrawlmathError, ValueError):
-    """An argument breaks a documented rule.
+class _ArgumentError(CrawlmathError):
+    """An error blamed on one argument.
 
     Attributes: ``argument`` (its name), ``rule`` (the rule, in words),
     ``value`` (what was given) and ``entry`` (index of the offending entry of a
@@ -50,5 +54,16 @@ class SolverError(CrawlmathError, RuntimeError):
     """
 
 
-class TooLarge(InvalidInput):
-    """A request whose state space would not fit the machine; refused up front."""
+class InvalidInput(_ArgumentError, ValueError):
+    """An argument breaks a documented rule (see `_ArgumentError`)."""
+
+
+class TooLarge(_ArgumentError):
+    """A request whose estimated memory or time exceeds the limits; refused up
+    front, before allocating.  Deliberately *not* an `InvalidInput`: the input
+    is valid, the machine (or the configured limit) is too small, and an
+    ``except InvalidInput`` meant for bad values must not swallow it.
+
+    >>> isinstance(TooLarge("K", "too many states"), InvalidInput)
+    False
+    """

@@ -7,11 +7,12 @@ entry.  Tolerances come from :mod:`crawlmath.numeric.tolerance`.
 from __future__ import annotations
 
 import math
+import os
 from numbers import Real
 
 import numpy as np
 
-from .errors import InvalidInput
+from .errors import InvalidInput, TooLarge
 from .tolerance import STRUCTURE_ABS
 
 
@@ -120,3 +121,108 @@ def require_subgenerator(mat, name: str) -> np.ndarray:
     if not worst < 0:
         raise InvalidInput(name, "must be transient (all eigenvalues with negative real part)", value=worst)
     return m
+
+
+# --- Resource limits ------------------------------------------------------------
+# One mechanism for every entry point: a request estimates its memory and time
+# from its arguments *before* allocating and is refused with `TooLarge` above
+# the limits.  The limits come from two environment variables (the console
+# script's --max-memory / --max-seconds options set them for one run).
+
+MEMORY_ENV, SECONDS_ENV = "CRAWLMATH_MAX_MEMORY", "CRAWLMATH_MAX_SECONDS"
+DEFAULT_MAX_SECONDS = 600.0
+_UNITS = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "KIB": 2**10, "M": 2**20, "MB": 2**20, "MIB": 2**20,
+          "G": 2**30, "GB": 2**30, "GIB": 2**30, "T": 2**40, "TB": 2**40, "TIB": 2**40}
+
+
+def physical_memory() -> int:
+    """Bytes of RAM of this machine (8 GiB when the OS does not say)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, OSError, ValueError):
+        return 8 * 2**30
+
+
+def default_max_memory() -> int:
+    """8 GiB, or 3/4 of the RAM on a smaller machine."""
+    return min(8 * 2**30, physical_memory() * 3 // 4)
+
+
+def parse_size(text: str, name: str) -> int:
+    """Bytes from ``"512M"``, ``"8G"``, ``"1.5GiB"`` or a plain number.
+
+    >>> parse_size("1.5G", "--max-memory")
+    1610612736
+    """
+    s = str(text).strip().upper()
+    number = s.rstrip("KMGTIB")
+    unit = s[len(number):]
+    try:
+        value = float(number) * _UNITS[unit]
+    except (KeyError, ValueError):
+        raise InvalidInput(name, "must be a size such as 512M, 8G or 1.5GiB", value=text) from None
+    if not (math.isfinite(value) and value >= 1):
+        raise InvalidInput(name, "must be a finite size >= 1 byte", value=text)
+    return int(value)
+
+
+def parse_seconds(text: str, name: str) -> float:
+    """Seconds from a plain number (> 0, finite)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise InvalidInput(name, "must be a number of seconds", value=text) from None
+    if not (math.isfinite(value) and value > 0):
+        raise InvalidInput(name, "must be a finite number of seconds > 0", value=text)
+    return value
+
+
+def max_memory() -> int:
+    """The memory limit in bytes (``CRAWLMATH_MAX_MEMORY`` or the default)."""
+    env = os.environ.get(MEMORY_ENV)
+    return default_max_memory() if not env else parse_size(env, MEMORY_ENV)
+
+
+def max_seconds() -> float:
+    """The time limit in seconds (``CRAWLMATH_MAX_SECONDS`` or 600)."""
+    env = os.environ.get(SECONDS_ENV)
+    return DEFAULT_MAX_SECONDS if not env else parse_seconds(env, SECONDS_ENV)
+
+
+def format_bytes(n: float) -> str:
+    """``'7.0 TiB'``-style text for a byte count."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.3g} {unit}" if unit != "B" else f"{n:.0f} B"
+        n /= 1024
+    return f"{n:.3g} PiB"  # pragma: no cover - the loop returns
+
+
+def format_seconds(s: float) -> str:
+    """``'13 min'``-style text for a duration."""
+    if s < 120:
+        return f"{s:.3g} s"
+    if s < 7200:
+        return f"{s / 60:.3g} min"
+    if s < 2 * 86400:
+        return f"{s / 3600:.3g} h"
+    return f"{s / 86400:.3g} days"
+
+
+def require_memory(nbytes: float, argument: str, what: str, *, value=None) -> None:
+    """Refuse (`TooLarge`) a request whose estimated memory exceeds the limit.
+
+    ``what`` says what was estimated, e.g. ``"K = 10**12 (float route, 48 bytes per K)"``.
+    """
+    limit = max_memory()
+    if not nbytes <= limit:
+        raise TooLarge(argument, f"{what} needs an estimated {format_bytes(nbytes)}, over the limit "
+                                 f"{format_bytes(limit)} (raise it with --max-memory or {MEMORY_ENV})", value=value)
+
+
+def require_seconds(seconds: float, argument: str, what: str, *, value=None) -> None:
+    """Refuse (`TooLarge`) a request whose estimated run time exceeds the limit."""
+    limit = max_seconds()
+    if not seconds <= limit:
+        raise TooLarge(argument, f"{what} needs an estimated {format_seconds(seconds)}, over the limit "
+                                 f"{format_seconds(limit)} (raise it with --max-seconds or {SECONDS_ENV})", value=value)

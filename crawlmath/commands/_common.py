@@ -8,7 +8,7 @@ import math
 import sys
 import time
 
-from ..numeric.errors import InvalidInput
+from ..numeric.errors import InvalidInput, SolverError
 
 
 def _bad(name: str, rule: str, text: str) -> argparse.ArgumentTypeError:
@@ -29,6 +29,7 @@ def number(name: str):
             raise InvalidInput(name, "must be finite", value=text)
         return value
 
+    parse.__name__ = "finite number"  # argparse words a type error as "invalid finite number value: 'nan'"
     return parse
 
 
@@ -46,22 +47,57 @@ def integer(name: str, allow_inf: bool = False):
     return parse
 
 
-def _default(o):
+def _plain(o):
+    """JSON's view of numpy scalars/arrays (anything else is refused by json)."""
     if hasattr(o, "tolist"):
         return o.tolist()
-    if isinstance(o, float) and not math.isfinite(o):
-        return str(o)
-    return str(o)
+    raise TypeError(f"{type(o).__name__} is not JSON serialisable")
+
+
+def non_finite(obj, path: str = "") -> tuple[str, float] | None:
+    """The key path and value of the first nan/inf float inside ``obj``
+    (dicts, lists, tuples, numpy arrays), or None.
+
+    >>> non_finite({"a": [1.0, {"b": float("nan")}]})
+    ('a[1].b', nan)
+    """
+    obj = _plain(obj) if hasattr(obj, "tolist") else obj
+    if isinstance(obj, float):
+        return None if math.isfinite(obj) else (path or "result", obj)
+    if isinstance(obj, dict):
+        items = ((f"{path}.{k}" if path else str(k), v) for k, v in obj.items())
+    elif isinstance(obj, (list, tuple)):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(obj))
+    else:
+        return None
+    for p, v in items:
+        found = non_finite(v, p)
+        if found:
+            return found
+    return None
+
+
+def require_finite_output(obj) -> None:
+    """Gate on what a command prints: a nan or inf means the method did not
+    deliver (`SolverError`), never a number shown with exit 0.  A value that
+    is legitimately infinite is passed through `json_safe` (a string) first."""
+    found = non_finite(obj)
+    if found:
+        raise SolverError(f"the result {found[0]} is {found[1]}; nothing printed")
 
 
 def print_json(obj) -> None:
-    json.dump(obj, sys.stdout, indent=2, default=_default, allow_nan=False)
-    sys.stdout.write("\n")
+    """Print ``obj`` as JSON, all or nothing: the text is built and checked
+    (finite numbers only) before a byte reaches stdout."""
+    require_finite_output(obj)
+    text = json.dumps(obj, indent=2, default=_plain, allow_nan=False)
+    sys.stdout.write(text + "\n")
 
 
 def json_safe(x):
-    """Floats that JSON can carry: inf/nan become strings."""
-    if isinstance(x, float) and not math.isfinite(x):
+    """An infinite float that is a legitimate value (K = inf) as the string
+    ``"inf"``; a nan is never legitimate and is left for the gate to refuse."""
+    if isinstance(x, float) and math.isinf(x):
         return str(x)
     return x
 

@@ -2,6 +2,8 @@
 threshold control of the robots (Avrachenkov et al., seed 000)."""
 from __future__ import annotations
 
+import math
+
 from ._common import integer, print_json
 
 NAME = "bmap"
@@ -10,7 +12,8 @@ EXAMPLE = """
 crawlmath bmap avrachenkov-example.json --modes 3,1 --thresholds 2          # Table 1, highlighted row (J = 63.54)
 crawlmath bmap avrachenkov-example.json --optimize --json                   # every mode set, as Table 1
 crawlmath bmap avrachenkov-real.json --modes 4,1 --optimize                 # Table 5, modes 1,4
-crawlmath bmap avrachenkov-example.json --K 16 --modes 3,1 --thresholds 3   # 262142 states, matrix-free solver
+crawlmath bmap avrachenkov-example.json --K 30 --modes 3,1 --thresholds 3   # Table 2, K = 30: 4.3e9 states lumped to 122
+crawlmath bmap avrachenkov-example.json --K 16 --modes 3,1 --thresholds 3 --no-reduce   # 262142 states, matrix-free solver
 """
 
 
@@ -25,6 +28,9 @@ def add_arguments(p):
                    help="threshold ranges searched by --optimize (paper: 0 <= j_1 <= ... <= K; reproduces Tables 1 and 5)")
     p.add_argument("--solver", choices=("auto", "sparse", "block", "qbd", "structured"), default="auto",
                    help="stationary solver (auto: sparse LU up to 1500 states, then matrix-free)")
+    p.add_argument("--no-reduce", action="store_true",
+                   help="build the chain on the PH representations as given (default: exactly lumped service and obsolescence "
+                        "phases, same measures, far fewer states; e.g. the example's obsolescence is Exp(0.2), so R = 2 -> 1)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -44,10 +50,63 @@ def _ints(text: str | None, name: str) -> tuple[int, ...] | None:
     return tuple(out)
 
 
-def _row(m, modes, thresholds) -> dict:
+def _row(m, modes, thresholds, model) -> dict:
     d = m.as_json()
-    d.update({"modes": list(modes), "thresholds": list(thresholds), "levels": list(m.levels), "v": m.v, "seconds": m.seconds})
+    d.update({"modes": list(modes), "thresholds": list(thresholds), "levels": list(m.levels), "v": m.v, "seconds": m.seconds,
+              "full_states": model.full_states, "reduction": model.reduction()})
     return d
+
+
+# Measured (README): the matrix-free solver needs ~450 bytes and ~7e-5 s per
+# state (K = 20, 4.2e6 states: 1.8 GiB, 4.6 min); small chains cost ~5 ms per
+# solve.  Estimates use ~2x.
+BYTES_PER_STATE, SECONDS_PER_STATE, SECONDS_PER_SOLVE = 1000, 1.5e-4, 0.01
+
+
+def log_states(model) -> float:
+    """ln of W (1 + M (R^K - 1)/(R - 1)) (W (1 + M K) for R = 1), the chain's
+    states after the exact lumping, without forming R^K (K may be 10^9)."""
+    W, M, R, K = model.W, model.M, model.R, model.K
+    if R == 1:
+        return math.log(W) + math.log1p(M * K)
+    # R^K - 1 ~ R^K for the sizes where it matters; exact below 2^60
+    geometric = math.log((R**K - 1) // (R - 1)) if K * math.log2(R) < 60 else K * math.log(R) - math.log(R - 1)
+    return math.log(W) + math.log1p(M * math.exp(geometric)) if geometric < 700 else math.log(W * M) + geometric
+
+
+def evaluations(model, modes, args) -> float:
+    """Policies a run evaluates (an upper bound: optimize shares solves)."""
+    from ..numeric import bmap_model as bm
+
+    if not args.optimize:
+        return 1.0
+    sizes = [len(modes)] if modes else range(1, model.N + 1)
+    total = 0.0
+    for n in sizes:
+        sets = 1 if modes else math.comb(model.N, n)
+        if n == 1:
+            cands = 1
+        elif args.convention == "strict":
+            cands = math.comb(model.K, n - 1)
+        else:
+            cands = math.comb(model.K + (2 if args.convention == "nonstrict" else 1) + n - 2, n - 1)
+        total += float(sets) * float(cands)
+    return total
+
+
+def check_cost(model, modes, args) -> None:
+    """Refuse (TooLarge) before building any generator: states after lumping,
+    and the number of solves --optimize needs."""
+    from ..numeric.validate import require_memory, require_seconds
+
+    ls = log_states(model)
+    states = math.exp(ls) if ls < 700 else math.inf
+    blame, value = ("--K", args.K) if args.K is not None else ("MODEL", f"K = {model.K} in the model file")
+    what = f"K = {model.K} ({states:.3g} states after lumping)"
+    require_memory(BYTES_PER_STATE * states, blame, what, value=value)
+    n = evaluations(model, modes, args)
+    require_seconds(n * (SECONDS_PER_SOLVE + SECONDS_PER_STATE * states), "--optimize" if n > 1 else blame,
+                    f"{n:.3g} solve(s) of {states:.3g} states", value=value)
 
 
 def run(args) -> int:
@@ -55,7 +114,7 @@ def run(args) -> int:
     from ..numeric.bmap_io import load_model, read_spec
     from ..numeric.errors import InvalidInput
 
-    model = load_model(args.model, K=args.K)
+    model = load_model(args.model, K=args.K, reduce=not args.no_reduce)
     modes = _ints(args.modes, "--modes")
     if modes is None:
         modes = tuple(read_spec(args.model).get("modes", ())) or None
@@ -66,12 +125,13 @@ def run(args) -> int:
                 raise InvalidInput("--modes", f"robot counts must lie in 1..{model.N}", value=r, entry=n)
         if len(set(modes)) != len(modes):
             raise InvalidInput("--modes", "must not repeat a mode", value=args.modes)
+    check_cost(model, modes, args)
     if args.optimize:
         if thresholds is not None:
             raise InvalidInput("--thresholds", "cannot be combined with --optimize", value=args.thresholds)
         sets = [modes] if modes else None
         res = bm.optimize_all(model, sets, convention=args.convention, solver=args.solver)
-        rows = [_row(o.measures, o.modes, o.thresholds) for o in res.values()]
+        rows = [_row(o.measures, o.modes, o.thresholds, model) for o in res.values()]
         best = min(rows, key=lambda r: r["cost"])
         if args.json:
             print_json({"optimum": best, "by_modes": rows, "convention": args.convention})
@@ -81,15 +141,17 @@ def run(args) -> int:
                 print(f"{','.join(map(str, r['modes'])):>10} {','.join(map(str, r['thresholds'])) or '-':>12} {r['cost']:12.6f}")
             print(f"optimum: modes {best['modes']} thresholds {best['thresholds']} J = {best['cost']:.6f} "
                   f"({best['states']} states, convention {args.convention})")
+            print(f"chain: {model.reduction()}")
         return 0
     modes = modes or (model.N,)
     thresholds = thresholds if thresholds is not None else ()
     pol = bm.Policy(modes, thresholds)
     m = bm.evaluate(model, pol, args.solver)
-    row = _row(m, modes, thresholds)
+    row = _row(m, modes, thresholds, model)
     if args.json:
         print_json(row)
     else:
-        for key in ("cost", "lam", "p_loss", "p_obs", "p_success", "p_star", "n_act", "v1", "v2", "v", "states", "method", "residual", "seconds"):
+        for key in ("cost", "lam", "p_loss", "p_obs", "p_success", "p_star", "n_act", "v1", "v2", "v", "states", "reduction", "method",
+                    "residual", "seconds"):
             print(f"{key:>10}  {row[key]}")
     return 0

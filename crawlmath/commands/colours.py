@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import math
 
-from ._common import integer, print_json
+from ._common import integer, print_json, require_finite_output
+
+BYTES_PER_COLOUR = 48  # p (or the mean field's nu) and a few float64 work arrays per entry
 
 NAME = "colours"
 HELP = "Expected colours in the BUbiNG workbench: (3.1), mean field KC/(K+C-1), exact chain, simulation, offline strategies."
@@ -26,7 +28,9 @@ def add_arguments(p):
     p.add_argument("--simulate", type=integer("--simulate"), metavar="STEPS", help="simulate STEPS steps after the fill")
     p.add_argument("--seed", type=integer("--seed"), default=0)
     p.add_argument("--strategy", default="none",
-                   help="none | neutral | greedy | randomized:R | mice:BETA | recommended[:DELTA] (Ch. 7-8)")
+                   help="none | neutral | greedy-neutral | greedy-neutral-offline | greedy-greedy | greedy | greedy-a | randomized[:R] | "
+                        "randomized-a[:R] | randomized-b[:R] | combined[:R] | mice[:BETA] | mice-delta[:DELTA] | "
+                        "recommended[:DELTA] (Algorithms 1-12 of Ch. 7-8; numeric/colours_sim.py)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -53,37 +57,45 @@ def parse_dist(text: str):
 
 
 def parse_strategy(text: str):
+    from ..numeric.colours_sim import STRATEGY_NAMES
     from ..numeric.errors import InvalidInput
 
     kind, _, rest = text.partition(":")
+    # the strategy's one parameter: mice:BETA, mice-delta:DELTA, recommended:DELTA, randomized*:R, combined:R
+    param = {"mice": ("beta", float), "mice-delta": ("delta", int), "recommended": ("delta", int),
+             "randomized": ("r", float), "randomized-a": ("r", float), "randomized-b": ("r", float),
+             "combined": ("r", float)}
+    if kind not in STRATEGY_NAMES or (rest and kind not in param):
+        raise InvalidInput("--strategy", f"must be one of {', '.join(STRATEGY_NAMES)}, with :PARAM for "
+                           "mice:BETA, mice-delta:DELTA, recommended:DELTA, randomized[-a|-b]:R, combined:R", value=text)
     kw = {}
-    try:
-        if kind == "mice":
-            kw["beta"] = float(rest) if rest else 1.0
-        elif kind == "randomized":
-            kw["r"] = float(rest) if rest else 0.5
-        elif kind == "recommended":
-            kw["delta"] = int(rest) if rest else 5
-        elif kind not in ("none", "neutral", "greedy") or rest:
-            raise InvalidInput("--strategy", "must be none | neutral | greedy | randomized:R | mice:BETA | "
-                               "recommended[:DELTA]", value=text)
-    except ValueError:
-        raise InvalidInput("--strategy", "parameter must be a number", value=text) from None
+    if rest:
+        name, cast = param[kind]
+        try:
+            kw[name] = cast(rest)
+        except ValueError:
+            raise InvalidInput("--strategy", f"{name} must be a number", value=text) from None
     return kind, kw
 
 
 def run(args) -> int:
     from ..numeric import colours as nc
-    from ..numeric.colours_sim import simulate
-    from ..numeric.validate import require_int
+    from ..numeric.colours_sim import MAX_SEED, MIN_STEPS, simulate
+    from ..numeric.errors import InvalidInput
+    from ..numeric.validate import require_int, require_memory
 
     K = require_int(args.K, "--K", minimum=1)
     C = require_int(args.C, "--C", minimum=1)
     kind, params = parse_dist(args.dist)
     strategy, kw = parse_strategy(args.strategy)
     if args.simulate is not None:
-        require_int(args.simulate, "--simulate", minimum=1)
-        require_int(args.seed, "--seed", minimum=0)
+        require_int(args.simulate, "--simulate", minimum=MIN_STEPS)
+        if not 0 <= args.seed <= MAX_SEED:
+            raise InvalidInput("--seed", "must lie in [0, 2**64)", value=args.seed)
+    # p and the few float64 work arrays of length C that building it needs
+    require_memory(BYTES_PER_COLOUR * C, "--C", f"C = {C} colours ({BYTES_PER_COLOUR} bytes each)", value=C)
+    if kind == "uniform":  # the mean field's nu(i), i = 0..K, and its work arrays
+        require_memory(BYTES_PER_COLOUR * K, "--K", f"the mean field at K = {K} ({BYTES_PER_COLOUR} bytes per K)", value=K)
     p = nc.colour_distribution(kind, C, *params)
     out = {"K": K, "C": C, "dist": args.dist, "initial_expected": nc.initial_expected(p, K)}
     if kind == "uniform":
@@ -110,7 +122,8 @@ def run(args) -> int:
         out["simulated"] = {"mean": s.mean, "stderr": s.stderr, "p_new": s.p_new_mean, "steps": s.steps,
                             "seed": s.seed, "strategy": args.strategy, "elephants": s.elephants,
                             "source_draws": s.source_draws, "stopped_at": s.stopped_at,
-                            "method": "batch means over the second half (20 batches); " + s.method}
+                            "method": s.method}
+    require_finite_output(out)
     if args.json:
         print_json(out)
         return 0
@@ -124,6 +137,9 @@ def run(args) -> int:
               + (f"   ({e['states']} states)" if "states" in e else ""))
     if "simulated" in out:
         s = out["simulated"]
-        print(f"simulated ({s['strategy']}, {s['steps']} steps, seed {s['seed']}): {s['mean']:.4f} ± {s['stderr']:.4f}"
-              f"   P_new {s['p_new']:.4f}" + (f"   elephants {s['elephants']}" if s["elephants"] else ""))
+        level = ("no second-half average: the run stopped at t = " + str(s["stopped_at"]) if s["mean"] is None
+                 else f"{s['mean']:.4f} ± {s['stderr']:.4f}   P_new {s['p_new']:.4f}")
+        print(f"simulated ({s['strategy']}, {s['steps']} steps, seed {s['seed']}): {level}"
+              + (f"   elephants {s['elephants']}" if s["elephants"] else "")
+              + (f"   (stopped at t = {s['stopped_at']})" if s["stopped_at"] >= 0 and s["mean"] is not None else ""))
     return 0

@@ -3,8 +3,15 @@ the cost of a policy (Coffman–Liu–Weber 1997)."""
 from __future__ import annotations
 
 import math
+import sys
 
-from ._common import integer, print_json
+from ..numeric.errors import SolverError
+from ..numeric.tolerance import FLOAT_REL
+from ._common import integer, print_json, require_finite_output
+
+# rates, weights, h, frequencies, a few work arrays: float64 per page (the
+# golden cycle has its own cap, k <= MAX_K)
+BYTES_PER_PAGE = 200
 
 NAME = "schedule"
 HELP = "Crawler scheduling (Coffman–Liu–Weber): frequencies, lower bound C* and the cost of the optimal/randomized/golden policy."
@@ -26,8 +33,9 @@ def _vector(name: str):
                 v = float(part)
             except ValueError:
                 raise InvalidInput(name, "must be comma-separated numbers", value=part, entry=i) from None
-            if not (math.isfinite(v) and v > 0):
-                raise InvalidInput(name, "entries must be finite and > 0", value=v, entry=i)
+            if not (math.isfinite(v) and v >= sys.float_info.min):  # subnormals underflow the float route
+                raise InvalidInput(name, f"entries must be finite and >= {sys.float_info.min:.3g} (normal doubles)",
+                                   value=v, entry=i)
             out.append(v)
         return out
 
@@ -44,17 +52,51 @@ def add_arguments(p):
     p.add_argument("--json", action="store_true", help="print a JSON object {frequencies, lower_bound, cost, policy[, sequence]}")
 
 
+def check_access(access, text: str) -> None:
+    """E[X] and nu = 1/E[X] must be normal doubles: the float route divides by both."""
+    import sys
+
+    from ..numeric.errors import InvalidInput
+
+    mean = access.mean
+    if not (sys.float_info.min <= mean <= 1 / sys.float_info.min):
+        raise InvalidInput("--access", f"E[X] = {mean!r} and 1/E[X] must be normal doubles "
+                                       f"(between {sys.float_info.min:.3g} and {1 / sys.float_info.min:.3g})", value=text)
+
+
+def make_problem(s, rates, access, weights, text: str):
+    """The validated problem; an h_i = E exp(-mu_i X) that rounds to 0 or 1 in
+    float64 is blamed on the page's rate against --access, not on h."""
+    from ..numeric.errors import InvalidInput
+
+    try:
+        return s.make_problem(rates, access, weights)
+    except InvalidInput as exc:
+        if not exc.argument.startswith("h("):
+            raise
+        raise InvalidInput("--rates", f"h_i = E exp(-mu_i X) = {exc.value!r} for --access {text}: it must lie "
+                                      "strictly in (0, 1) in float64, so mu_i E[X] is too small or too large",
+                           value=rates[exc.entry], entry=exc.entry) from None
+
+
 def run(args) -> int:
     from ..numeric import scheduling as s
     from ..numeric.access_time import parse_access
-    from ..numeric.errors import InvalidInput
+    from ..numeric.errors import InvalidInput, TooLarge
+    from ..numeric.validate import require_memory
 
     rates = _vector("--rates")(args.rates)
     weights = None if args.weights is None else _vector("--weights")(args.weights)
+    require_memory(BYTES_PER_PAGE * len(rates), "--rates", f"{len(rates)} pages", value=len(rates))
     access = parse_access(args.access)
+    check_access(access, args.access)
     if weights is not None and len(weights) != len(rates):
         raise InvalidInput("--weights", f"must have one entry per rate ({len(rates)})", value=len(weights))
-    problem = s.make_problem(rates, access, weights)
+    if args.k is not None and not 1 <= args.k <= s.MAX_K:
+        cls = TooLarge if args.k > s.MAX_K else InvalidInput
+        raise cls("--k", f"must lie in 1..{s.MAX_K} (F_{s.MAX_K} = {s.fibonacci(s.MAX_K)} accesses per cycle)",
+                  value=args.k)
+    problem = make_problem(s, rates, access, weights, args.access)
     lb = s.optimal_frequencies(problem)
     out = {"policy": args.policy, "lower_bound": lb.lower_bound, "lower_bound_method": lb.method, "kkt_residual": lb.residual}
     if args.policy == "optimal":
@@ -63,15 +105,20 @@ def run(args) -> int:
         rnd = s.randomized_optimal(problem)
         out.update(frequencies=rnd.frequencies.tolist(), cost=rnd.lower_bound, method=rnd.method, closed_form_valid=rnd.valid_closed_form)
     else:
-        if args.k is not None and args.k > s.MAX_K:
-            from ..numeric.errors import TooLarge
-
-            raise TooLarge("--k", f"must be <= {s.MAX_K}", value=args.k)
         k = args.k if args.k is not None else s.default_k(lb.frequencies)
-        sched = s.golden_schedule(lb.frequencies, k)
+        try:
+            sched = s.golden_schedule(lb.frequencies, k)
+        except InvalidInput as exc:
+            if exc.argument != "k":
+                raise
+            raise InvalidInput("--k", exc.rule, value=k) from None
         cost = s.cyclic_cost(sched.sequence, problem)
         out.update(frequencies=cost.frequencies.tolist(), cost=cost.cost, k=sched.k, cycle_length=sched.F,
                    counts=sched.counts.tolist(), sequence=(sched.sequence + 1).tolist(), method=cost.method)
+    require_finite_output(out)
+    if not out["cost"] >= lb.lower_bound * (1 - FLOAT_REL):
+        raise SolverError(f"cost of the {args.policy} policy {out['cost']!r} is below the lower bound C* = "
+                          f"{lb.lower_bound!r} (Theorem 3.4): the float route lost accuracy")
     if args.json:
         print_json(out)
         return 0

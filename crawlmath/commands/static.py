@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from ._common import integer, json_safe, number, print_json
+from ._common import integer, number, print_json
 
 NAME = "static"
 HELP = "Optimal static crawler count N(gamma, K) for the M/M/1/K model (Liu–Nain 2005, §1.2.1, Prop. 1)."
@@ -25,9 +25,63 @@ def add_arguments(p):
     p.add_argument("--json", action="store_true", help="print JSON with keys rho_opt, N_opt, cost_opt, N_approx, gamma_K")
 
 
-def run(args) -> int:
+# Cost model of the two routes, measured on this code (2 shared cores, mpmath's
+# pure-Python backend) with a safety factor of ~1.5: the float route holds a
+# few float64 arrays of length K per evaluation of Q (23 bytes per K measured)
+# and evaluates Q ~50 times (up to 9 us per K); the mpmath route evaluates a
+# K-term sum of powers ~50 times plus a ball-arithmetic proof, ~K log2 K
+# multiplications whose cost grows like digits^1.55 up to ~10^4 digits and
+# like digits^2.3 beyond (K = 10: 2.6 s at 10^4 digits, 14 s at 2 10^4, 69 s at 4 10^4).
+FLOAT_BYTES_PER_K, FLOAT_SECONDS_PER_K = 40, 1e-5
+
+
+def mp_seconds(K, digits: int) -> float:
+    """Estimated seconds of the --digits route (K = inf costs like K = 2)."""
+    k = 2 if K == math.inf else K
+    d = float(digits)
+    return 1.5 * k * math.log2(k + 2) * (3e-4 + 9e-8 * d**1.55 + 5e-11 * d**2.3)
+
+
+def check_cost(K, digits) -> None:
+    """Refuse (TooLarge) before any allocation when the estimate exceeds the limits."""
+    from ..numeric.validate import require_memory, require_seconds
+
+    if digits is not None:
+        require_seconds(mp_seconds(K, digits), "--K" if K != math.inf and K > 1000 else "--digits",
+                        f"K = {K} at {digits} digits", value=K if K != math.inf and K > 1000 else digits)
+    elif K != math.inf:
+        require_memory(FLOAT_BYTES_PER_K * K, "--K", f"K = {K} in float64 ({FLOAT_BYTES_PER_K} bytes per K)", value=K)
+        require_seconds(FLOAT_SECONDS_PER_K * K, "--K", f"K = {K} in float64", value=K)
+
+
+FLOAT_HINT = "in float64; use --digits D (e.g. 30) for the high-precision route"
+
+
+def check_float_range(values: dict, hint: str = FLOAT_HINT) -> None:
+    """The float64 route needs normal numbers and an exactly countable N:
+    lam, mu, gamma >= the smallest normal double, mu/lam <= 2**53 (N = rho mu/lam
+    is an integer), gamma/mu a normal double.  Outside, --digits works."""
+    import sys
+
     from ..numeric.errors import InvalidInput
+
+    tiny = sys.float_info.min
+    for name, v in values.items():
+        if v < tiny:
+            raise InvalidInput(f"--{name}", f"must be >= {tiny:.3g} (a normal double) {hint}", value=v)
+    if not values["mu"] / values["lam"] <= 2.0**53:
+        raise InvalidInput("--lam", f"mu/lam must be <= 2**53 so that N is an exact integer {hint}",
+                           value=values["lam"])
+    ratio = values["gamma"] / values["mu"]
+    if not tiny <= ratio <= sys.float_info.max:
+        raise InvalidInput("--gamma", f"gamma/mu must be a normal double {hint}", value=values["gamma"])
+
+
+def run(args) -> int:
+    from ..numeric.errors import InvalidInput, SolverError
     from ..numeric.static_mm1k import static_optimum
+
+    from ._common import require_finite_output
 
     values = {name: number(f"--{name}")(getattr(args, name)) for name in ("lam", "mu", "gamma")}
     for name, v in values.items():
@@ -35,15 +89,21 @@ def run(args) -> int:
             raise InvalidInput(f"--{name}", "must be > 0", value=getattr(args, name))
     if args.K != math.inf and args.K < 2:
         raise InvalidInput("--K", "must be >= 2", value=args.K)
+    if args.digits is not None and args.digits < 5:
+        raise InvalidInput("--digits", "must be >= 5", value=args.digits)
+    check_cost(args.K, args.digits)
     if args.digits is None:
-        opt = static_optimum(values["lam"], values["mu"], values["gamma"], args.K)
+        check_float_range(values)
+        try:
+            opt = static_optimum(values["lam"], values["mu"], values["gamma"], args.K)
+        except SolverError as exc:
+            raise SolverError(f"float64 route: {exc}; rerun with --digits D (e.g. 30)") from None
     else:
-        if args.digits < 5:
-            raise InvalidInput("--digits", "must be >= 5", value=args.digits)
         opt = static_optimum(args.lam, args.mu, args.gamma, args.K, digits=args.digits)
     out = opt.as_json()
+    require_finite_output(out)
     if args.json:
-        print_json({k: json_safe(v) for k, v in out.items()})
+        print_json(out)
         return 0
     k = "inf" if args.K == math.inf else args.K
     print(f"M/M/1/K static crawler count, lambda={args.lam} mu={args.mu} gamma={args.gamma} K={k}")

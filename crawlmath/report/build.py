@@ -3,8 +3,10 @@
 `collect` runs the selected claims (and draws the figures) into a
 `ReportData`; `write` renders it as ``index.html``, ``report.md``,
 ``results.json`` and ``figures/*.png`` in a temporary folder next to the
-destination, then swaps it in with two renames, so a failed run leaves the
-previous report intact.
+destination, then swaps it in file by file with atomic renames (see `_swap`),
+so a failed or killed run leaves the previous report intact.  A manifest
+(`MANIFEST`) marks the folder as ours and lists what we wrote: a folder
+without one is never written into, and only listed files are ever removed.
 
 Everything is generic over :mod:`crawlmath.proofs.registry`: summaries per
 paper, rows grouped by paper and section, printed tables rebuilt from
@@ -199,47 +201,150 @@ def collect(claims: list[Claim], *, figure_dir: Path | None = None, figure_specs
     return data
 
 
+MANIFEST = ".crawlmath-report.json"  # marks a folder as ours and lists the files we wrote
+TMP_TAG = "crawlmath-tmp"  # sibling build folders: .NAME.crawlmath-tmp-PID-XXXX
+LEGACY_TMP = (".tmp-", ".old-")  # build/swap folders of earlier versions: .NAME.tmp-XXXX, .NAME.old-XXXX
+LEGACY_AGE = 600.0  # seconds after which a legacy folder cannot belong to a running build
+
+
+def read_manifest(out: Path) -> list[str] | None:
+    """The relative paths a previous report in ``out`` wrote, or None when
+    ``out`` holds no crawlmath manifest."""
+    try:
+        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    files = data.get("files") if isinstance(data, dict) and data.get("generator") == "crawlmath report" else None
+    if not isinstance(files, list) or not all(isinstance(f, str) and _is_own_path(f) for f in files):
+        return None
+    return files
+
+
+def _is_own_path(rel: str) -> bool:
+    """A path we could have written: index.html, report.md, results.json or figures/NAME.png."""
+    parts = Path(rel).parts
+    return (len(parts) == 1 and parts[0] in REPORT_FILES) or (
+        len(parts) == 2 and parts[0] == FIGURE_DIR and parts[1].endswith(".png") and not parts[1].startswith("."))
+
+
 def _check_destination(out: Path) -> None:
+    """``out`` must be absent, an empty folder, or a previous report (it has
+    our manifest); anything else is refused, so no file of the user's is touched."""
     if out.exists() and not out.is_dir():
         raise InvalidInput("--out", "must be a folder (it is an existing file)", value=str(out))
-    if out.is_dir() and any(out.iterdir()) and not any((out / n).exists() for n in REPORT_FILES):
-        raise InvalidInput("--out", "is a non-empty folder that holds no previous report; refusing to replace it", value=str(out))
+    if out.is_dir() and any(out.iterdir()) and read_manifest(out) is None:
+        raise InvalidInput("--out", f"is a non-empty folder that holds no previous report (no {MANIFEST}); "
+                                    "refusing to write into it: choose a new or empty folder", value=str(out))
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+def remove_stale_temporaries(out: Path) -> list[Path]:
+    """Remove our own leftover build folders next to ``out`` (from killed runs):
+    ``.NAME.crawlmath-tmp-PID-*`` whose process is gone, and the legacy
+    ``.NAME.tmp-*`` / ``.NAME.old-*`` older than `LEGACY_AGE`.  Returns them."""
+    import time
+
+    removed = []
+    for p in out.parent.glob(f".{glob_escape(out.name)}.*"):
+        rest = p.name[len(out.name) + 2:]
+        stale = False
+        if rest.startswith(TMP_TAG + "-"):
+            pid = rest[len(TMP_TAG) + 1:].split("-", 1)[0]
+            stale = pid.isdigit() and not _pid_alive(int(pid))
+        elif rest.startswith(tuple(t[1:] for t in LEGACY_TMP)):
+            try:
+                stale = time.time() - p.stat().st_mtime > LEGACY_AGE
+            except OSError:
+                stale = False
+        if stale and p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+            removed.append(p)
+    return removed
+
+
+def glob_escape(name: str) -> str:
+    return re.sub(r"([*?\[])", r"[\1]", name)
+
+
+def _write(path: Path, text: str) -> None:
+    """A file written in full, fsync'ed, mode 0644."""
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.chmod(path, 0o644)
+
+
+def _manifest_text(files: list[str]) -> str:
+    return json.dumps({"generator": "crawlmath report", "files": sorted(set(files))}, indent=1) + "\n"
 
 
 def build(out: Path, claims: list[Claim], *, figures: bool = True, figure_specs: list[figs.FigureSpec] | None = None,
           selection: str = "all claims", progress=None, figure_progress=None) -> ReportData:
-    """Run, render and atomically (re)place the report folder ``out``."""
+    """Run, render and atomically (re)place the report in folder ``out``."""
     from . import html, markdown
 
-    out = Path(out).resolve()
+    out = Path(out).absolute()
     _check_destination(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.tmp-"))
+    remove_stale_temporaries(out)
+    tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.{TMP_TAG}-{os.getpid()}-"))
     try:
         data = collect(claims, figure_dir=tmp / FIGURE_DIR if figures else None, figure_specs=figure_specs,
                        selection=selection, progress=progress, figure_progress=figure_progress)
-        (tmp / "index.html").write_text(html.render(data), encoding="utf-8")
-        (tmp / "report.md").write_text(markdown.render(data), encoding="utf-8")
-        (tmp / "results.json").write_text(json.dumps(data.as_json(), indent=1, default=str), encoding="utf-8")
+        _write(tmp / "index.html", html.render(data))
+        _write(tmp / "report.md", markdown.render(data))
+        _write(tmp / "results.json", json.dumps(data.as_json(), indent=1, default=str))
         _swap(tmp, out)
-    except BaseException:
+    finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return data
 
 
+def _files(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+
+
 def _swap(tmp: Path, out: Path) -> None:
-    """Replace ``out`` by ``tmp``: the old report stays in place until the new one is complete."""
-    os.chmod(tmp, 0o755)
+    """Put the report built in ``tmp`` in place with no moment where ``out``
+    is missing or holds a partial report of unknown files.
+
+    New folder: one rename.  Previous report: (1) the manifest is rewritten
+    to list old and new files (so a kill at any later point leaves every file
+    we wrote listed and removable by the next run); (2) each new file
+    replaces its old version with an atomic ``os.replace``; (3) files of the
+    old report that the new one lacks are removed -- only those its manifest
+    lists, never anything else; (4) the manifest lists the new files."""
+    new = _files(tmp)
+    for d in [tmp, *(p for p in tmp.rglob("*") if p.is_dir())]:
+        os.chmod(d, 0o755)
+    for f in new:
+        os.chmod(tmp / f, 0o644)
     if not out.exists():
+        _write(tmp / MANIFEST, _manifest_text(new))
         os.rename(tmp, out)
         return
-    old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.old-"))
-    os.rmdir(old)
-    os.rename(out, old)
-    try:
-        os.rename(tmp, out)
-    except BaseException:
-        os.rename(old, out)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
+    old = read_manifest(out) or []
+    _write(tmp / (MANIFEST + ".next"), _manifest_text(old + new))
+    os.replace(tmp / (MANIFEST + ".next"), out / MANIFEST)
+    for f in new:
+        (out / f).parent.mkdir(mode=0o755, exist_ok=True)
+        os.replace(tmp / f, out / f)
+    for f in sorted(set(old) - set(new)):
+        target = out / f
+        if target.is_file() and not target.is_symlink():
+            target.unlink()
+    fig_dir = out / FIGURE_DIR
+    if fig_dir.is_dir() and not any(fig_dir.iterdir()) and any(Path(f).parts[0] == FIGURE_DIR for f in old):
+        fig_dir.rmdir()
+    _write(tmp / (MANIFEST + ".next"), _manifest_text(new))
+    os.replace(tmp / (MANIFEST + ".next"), out / MANIFEST)
