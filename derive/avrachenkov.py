@@ -157,15 +157,27 @@ class LemmaModel:
         return T
 
     def D(self, r, k):
-        """D_k^(r) (zero beyond kmax)."""
+        """D_k^(r) (zero beyond kmax).
+
+        >>> LemmaModel(1, 1, 1, kmax=2, modes=1).D(1, 3)
+        Matrix([[0]])
+        """
         return self._D[r][k] if k <= self.kmax else sp.zeros(self.W, self.W)
 
     def D_tail(self, r, k):
-        """sum_{k' >= k} D_k'^(r) = D^(r)(1) - sum_{k' < k} D_k'^(r), k >= 1."""
+        """sum_{k' >= k} D_k'^(r) = D^(r)(1) - sum_{k' < k} D_k'^(r), k >= 1.
+
+        >>> LemmaModel(1, 1, 1, kmax=2, modes=1).D_tail(1, 2)
+        Matrix([[d1_2_00]])
+        """
         return sum((self.D(r, kk) for kk in range(k, self.kmax + 1)), sp.zeros(self.W, self.W))
 
     def D_one(self, r):
-        """D^(r)(1) = sum_k D_k^(r)."""
+        """D^(r)(1) = sum_k D_k^(r) (a generator: with W̄ = 1 it is 0).
+
+        >>> LemmaModel(1, 1, 1, kmax=2, modes=1).D_one(1)
+        Matrix([[0]])
+        """
         return self.D(r, 0) + self.D_tail(r, 1)
 
 

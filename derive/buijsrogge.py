@@ -379,6 +379,129 @@ def exact_p_new_uniform(K_=K, C_=C):
     return sp.factor(1 - exact_colours_uniform() / C).subs({K: K_, C: C_}, simultaneous=True)
 
 
+# --- general p: the product form in complete homogeneous symmetric polynomials
+#
+# h_n(p) = sum over compositions q of n into C parts of prod p_i^{q_i};
+# P_k = sum_i p_i^k; e1 = sum_i p_i (= 1 on the simplex).
+P2, P3, ratio, e1 = sp.symbols("P2 P3 ratio e1", positive=True)  # ratio = h_{K-2}/h_{K-1}
+hK1, hK2 = sp.symbols("h_Km1 h_Km2", positive=True)  # h_{K-1}(p), h_{K-2}(p)
+
+
+def _compositions(n: int, c: int):
+    """All q in N^c with sum n."""
+    if c == 1:
+        yield (n,)
+        return
+    for first in range(n, -1, -1):
+        for rest in _compositions(n - first, c - 1):
+            yield (first,) + rest
+
+
+def complete_homogeneous(n: int, ps) -> sp.Expr:
+    r""":math:`h_n(p) = \sum_{|q| = n} \prod_i p_i^{q_i}` by enumeration.
+
+    >>> complete_homogeneous(2, sp.symbols("a b"))
+    a**2 + a*b + b**2
+    """
+    return sp.Add(*[sp.Mul(*[pp**v for pp, v in zip(ps, q)]) for q in _compositions(n, len(ps))])
+
+
+def newton_identity_residual(n: int, c: int) -> sp.Expr:
+    r"""Newton's identity for complete homogeneous polynomials,
+    :math:`n h_n = \sum_{k=1}^n P_k h_{n-k}` (all terms positive: the
+    recursion numeric code uses), checked by expansion in c generic
+    variables; returns the residual.
+
+    >>> newton_identity_residual(4, 3)
+    0
+    """
+    ps = sp.symbols(f"p1:{c + 1}", positive=True)
+    power = lambda k: sp.Add(*[pp**k for pp in ps])  # noqa: E731 - P_k
+    rhs = sp.Add(*[power(k) * complete_homogeneous(n - k, ps) for k in range(1, n + 1)])
+    return sp.expand(n * complete_homogeneous(n, ps) - rhs)
+
+
+def product_form_sums():
+    r"""The three sums over occupancy vectors q (K balls, C colours) that give
+    the product form's moments, :math:`\pi(q) \propto NNZ(q)\,p^q`
+    (:func:`product_form_balance`), in :math:`h_n`, :math:`P_k`, :math:`e_1`.
+
+    The one step: for a set A of colours, :math:`\sum_{|q|=K,\ q_a\ge1\,(a\in A)} p^q
+    = (\prod_{a\in A} p_a)\, h_{K-|A|}(p)` (shift :math:`q_a \to q_a - 1`).
+    With :math:`NNZ(q) = \sum_i 1(q_i\ge1)`:
+
+    - :math:`Z = \sum_q NNZ\,p^q = \sum_i p_i h_{K-1} = e_1 h_{K-1}`;
+    - :math:`\sum_q NNZ^2 p^q = \sum_{i,j}` (pairs i = j and i ≠ j)
+      :math:`= e_1 h_{K-1} + (e_1^2 - P_2) h_{K-2}`;
+    - :math:`\sum_q NNZ \sum_{i: q_i\ge1} p_i\, p^q = P_2 h_{K-1} + (e_1 P_2 - P_3) h_{K-2}`.
+
+    Returns (Z, sum NNZ^2 p^q, sum NNZ (present mass) p^q); checked against
+    enumeration by :func:`product_form_sums_residual`.
+
+    >>> product_form_sums()[0]
+    e1*h_Km1
+    """
+    pairs_distinct = e1**2 - P2  # sum_{i != j} p_i p_j
+    mass_pairs_distinct = e1 * P2 - P3  # sum_{i != j} p_i^2 p_j
+    Z = e1 * hK1
+    second = e1 * hK1 + pairs_distinct * hK2
+    present = P2 * hK1 + mass_pairs_distinct * hK2
+    return Z, second, present
+
+
+def product_form_sums_residual(K_: int, C_: int) -> list:
+    """Expand the three sums of :func:`product_form_sums` by enumerating the
+    occupancy vectors of a (K, C) chain with generic p_1..p_C (not on the
+    simplex: e1 stays a variable) and return their residuals (all 0 when the
+    derivation is right).
+
+    >>> product_form_sums_residual(3, 3)
+    [0, 0, 0]
+    """
+    ps = sp.symbols(f"p1:{C_ + 1}", positive=True)
+    values = {e1: sp.Add(*ps), P2: sp.Add(*[pp**2 for pp in ps]), P3: sp.Add(*[pp**3 for pp in ps]),
+              hK1: complete_homogeneous(K_ - 1, ps), hK2: complete_homogeneous(K_ - 2, ps)}
+    Z = second = present = sp.Integer(0)
+    for q in _compositions(K_, C_):
+        weight = sp.Mul(*[pp**v for pp, v in zip(ps, q)])
+        nnz = sum(1 for v in q if v)
+        Z += nnz * weight
+        second += nnz**2 * weight
+        present += nnz * sp.Add(*[pp for pp, v in zip(ps, q) if v]) * weight
+    return [sp.expand(brute - formula.subs(values)) for brute, formula in zip((Z, second, present), product_form_sums())]
+
+
+def product_form_colours():
+    r"""Exact stationary :math:`E[S] = \sum NNZ^2 p^q / Z` for any colour law p
+    (new; not in the thesis), from :func:`product_form_sums` on the simplex
+    (:math:`e_1 = 1`), in ``ratio`` = :math:`h_{K-2}/h_{K-1}`.
+
+    >>> product_form_colours()
+    ratio*(1 - P2) + 1
+
+    Uniform p (P_2 = 1/C, h_n = binom(n+C-1, C-1)/C^n, so the ratio is
+    C(K-1)/(K+C-2)) gives :func:`exact_colours_uniform`:
+
+    >>> sp.factor(product_form_colours().subs({P2: 1 / C, ratio: C * (K - 1) / (K + C - 2)}))
+    (C*K - 1)/(C + K - 2)
+    """
+    Z, second, _ = product_form_sums()
+    out = sp.expand(sp.cancel((second / Z).subs(e1, 1)).subs(hK2, ratio * hK1))
+    return sp.collect(out, ratio, sp.factor)
+
+
+def product_form_p_new():
+    r"""Exact stationary :math:`P_{new} = 1 - E[\sum_{i\ present} p_i]` for any
+    colour law p, from :func:`product_form_sums` on the simplex.
+
+    >>> product_form_p_new()
+    -P2 + ratio*(-P2 + P3) + 1
+    """
+    Z, _, present = product_form_sums()
+    out = sp.expand(sp.cancel((1 - present / Z).subs(e1, 1)).subs(hK2, ratio * hK1))
+    return sp.collect(out, ratio, sp.factor)
+
+
 def bose_einstein_moments():
     r"""Under the Bose–Einstein law (all :math:`\binom{K+C-1}{K}` occupancy
     vectors equally likely): :math:`E[S] = C\,P(q_1\ge1) = KC/(K+C-1)` and
@@ -454,6 +577,12 @@ def formulas() -> list[Formula]:
                 "Exact stationary number of colours for uniform colours (KC-1)/(K+C-2)", domain=kc),
         Formula("exact_p_new_uniform", (K, C), exact_p_new_uniform(), "(Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath)",
                 "Exact stationary P_new for uniform colours (C-1)^2/(C(K+C-2))", domain=kc),
+        Formula("product_form_colours", (P2, ratio), product_form_colours(), "(Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath)",
+                "Exact stationary number of colours for any p: 1 + (1-P2) h_{K-2}/h_{K-1}",
+                domain={"P2": (1e-7, 1.0), "ratio": (1e-3, 1e6)}),
+        Formula("product_form_p_new", (P2, P3, ratio), product_form_p_new(), "(Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath)",
+                "Exact stationary P_new for any p: (1-P2) - (P2-P3) h_{K-2}/h_{K-1}",
+                domain={"P2": (0.5, 0.9), "P3": (1e-9, 1e-3), "ratio": (1e-3, 0.1)}),
         Formula("colour_drawn_probability", (pcol, K), colour_drawn_probability(), CITE.format("Lemma 3.2.1, eq. 3.1"),
                 "Probability that a colour of probability p is drawn in K draws, 1-(1-p)^K (one term of (3.1))",
                 stable=colour_drawn_probability_stable(), domain={"p": (1e-12, 0.999), "K": (1.0, 1e6)}),

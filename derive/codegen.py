@@ -101,7 +101,11 @@ def _finite_result(function, result):
 
 
 def derivation_modules() -> list[str]:
-    """Names of derive modules that define ``formulas()``."""
+    """Names of derive modules that define ``formulas()``.
+
+    >>> "golden" in derivation_modules()
+    True
+    """
     names = []
     for info in sorted(pkgutil.iter_modules(_derive_path), key=lambda m: m.name):
         if info.name in ("codegen", "formula") or info.name.startswith("_"):
@@ -113,6 +117,11 @@ def derivation_modules() -> list[str]:
 
 
 def formulas_of(module: str) -> list[Formula]:
+    """The formulas of ``crawlmath.derive.<module>``.
+
+    >>> formulas_of("avrachenkov")[0].name
+    'avrachenkov_states'
+    """
     return list(importlib.import_module(f"{__package__}.{module}").formulas())
 
 
@@ -193,7 +202,12 @@ _ARITHMETIC = (sp.Add, sp.Mul, sp.Pow, sp.Symbol, sp.Integer, sp.Rational, sp.Su
 def has_arb_variant(f: Formula) -> bool:
     """Formulas built from + * ** and finite sums of exact numbers get an
     ``_arb`` variant (rigorous enclosures); anything with a function, a
-    float literal or a case split does not."""
+    float literal or a case split does not.
+
+    >>> x = sp.Symbol("x", positive=True)
+    >>> [has_arb_variant(Formula(n, (x,), e, "(Coffman et al. 1997, example)", n)) for n, e in (("sq", x**2), ("ex", sp.exp(x)))]
+    [True, False]
+    """
     return all(isinstance(node, _ARITHMETIC) for node in sp.preorder_traversal(f.expr))
 
 
@@ -250,6 +264,11 @@ def _function(f: Formula) -> str:
 
 
 def render(module: str) -> str:
+    """The text of ``numeric/generated/<module>.py``.
+
+    >>> render("avrachenkov").count("def avrachenkov_states(")
+    1
+    """
     fs = formulas_of(module)
     names = sorted(n for f in fs for n in (f.name, f.name + "_mp") + ((f.name + "_arb",) if has_arb_variant(f) else ()))
     return HEADER.format(module=module, names=names) + "".join(_function(f) for f in fs)
@@ -269,7 +288,11 @@ __all__ = {names!r}
 
 def source_modules() -> list[str]:
     """Names of derive modules that define ``generated_sources()``: rule
-    functions in plain Python (no SymPy), emitted verbatim."""
+    functions in plain Python (no SymPy), emitted verbatim.
+
+    >>> source_modules()
+    ['avrachenkov']
+    """
     names = []
     for info in sorted(pkgutil.iter_modules(_derive_path), key=lambda m: m.name):
         if info.name in ("codegen", "formula") or info.name.startswith("_"):
@@ -291,7 +314,14 @@ def _free_names(table: symtable.SymbolTable) -> set[str]:
 def require_self_contained(text: str, where: str) -> None:
     """Raise ValueError when the emitted ``text`` reads a name that is neither
     a builtin nor defined in ``text`` itself (an emitted rule must not need
-    SymPy or any helper of its derive module)."""
+    SymPy or any helper of its derive module).
+
+    >>> require_self_contained("def f(x):\\n    return len(x)\\n", "demo")
+    >>> require_self_contained("def f(x):\\n    return sp.Matrix(x)\\n", "demo")
+    Traceback (most recent call last):
+    ...
+    ValueError: demo: emitted source reads names it does not define: ['sp']
+    """
     table = symtable.symtable(text, where, "exec")
     defined = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
     missing = sorted(_free_names(table) - defined - set(dir(builtins)))
@@ -301,7 +331,14 @@ def require_self_contained(text: str, where: str) -> None:
 
 def render_sources(module: str, name: str, spec: dict) -> str:
     """The file ``numeric/generated/<name>.py``: a header (``spec["doc"]``)
-    and the source of every function of ``spec["functions"]``, verbatim."""
+    and the source of every function of ``spec["functions"]``, verbatim.
+
+    >>> def double(x):
+    ...     return 2 * x
+    >>> text = render_sources("demo", "demo_rules", {"doc": "Doubling.", "functions": (double,)})
+    >>> "from crawlmath.derive.demo" in text.splitlines()[0], text.splitlines()[-1]
+    (True, '    return 2 * x')
+    """
     functions = spec["functions"]
     body = "".join("\n\n" + textwrap.dedent(inspect.getsource(fn)) for fn in functions)
     text = SOURCE_HEADER.format(module=module, doc=spec["doc"], names=sorted(fn.__name__ for fn in functions)) + body
@@ -384,7 +421,14 @@ def write_set(files: dict[Path, str], remove: tuple[Path, ...] = ()) -> None:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write one file atomically (see `write_set`)."""
+    """Write one file atomically (see `write_set`).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     write_atomic(Path(d) / "a.py", "x = 1\\n")
+    ...     print((Path(d) / "a.py").read_text(), end="")
+    x = 1
+    """
     write_set({path: text})
 
 
@@ -396,6 +440,11 @@ class Staleness:
 
     @property
     def clean(self) -> bool:
+        """True when nothing is changed, missing or orphaned.
+
+        >>> Staleness([], [], []).clean
+        True
+        """
         return not (self.changed or self.missing or self.orphaned)
 
 
@@ -425,7 +474,15 @@ STALE_TEMPORARY_SECONDS = 600.0  # a staged file this old belongs to a run that 
 
 def remove_stale_temporaries(folder: Path) -> list[Path]:
     """Delete staged files (``.NAME.*.tmp``) left in ``folder`` by a killed
-    run; recent ones may belong to a run in progress and are kept."""
+    run; recent ones may belong to a run in progress and are kept.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     (Path(d) / ".a.py.x.tmp").write_text("")
+    ...     remove_stale_temporaries(Path(d))  # just written: kept
+    0
+    []
+    """
     import time
 
     old = [p for p in folder.glob(".*.tmp") if time.time() - p.stat().st_mtime > STALE_TEMPORARY_SECONDS]

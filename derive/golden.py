@@ -151,7 +151,11 @@ def limit_cost() -> sp.Expr:
     """C(gamma(N)) of one page (c_i = c0 mu_i): Lemma 3.1 summed over a cycle,
     C = c0 mu - (c0 nu/F_k) sum over accesses (1 - h^d), with the k -> oo
     weights of :func:`bracket_weights`.  ``hJ0..hJ2`` stand for h^(F_J+m) and
-    ``mu`` for this page's mu_i."""
+    ``mu`` for this page's mu_i.
+
+    >>> limit_cost().subs({x: T, sp.Symbol("hJ0", positive=True): 1})  # x = phi^-J: F_J, F_(J+1) only
+    c0*mu - c0*nu*((1 - hJ1)*(-sqrt(5)*t/2 + 3*t/2) + (1 - hJ2)*(-t/2 + sqrt(5)*t/2))
+    """
     hs = sp.symbols("hJ0 hJ1 hJ2", positive=True)
     return c0 * mu - c0 * nu * sum(wgt * (1 - hh) for wgt, hh in zip(bracket_weights(), hs))
 
@@ -457,7 +461,13 @@ def formulas() -> list[Formula]:
     H_stable = _profile_stable(q, 1) / psi2_stable(q)
     bound_stable = c0 * nu * (mu / nu) ** 2 * _profile_stable(mu / nu, 1)
     D_stable = golden_D_stable()
+    hJ = sp.symbols("hJ0 hJ1 hJ2", positive=True)
     return [
+        Formula("golden_limit_page_cost", (c0, mu, nu, x, T, *hJ), limit_cost(), f"{SRC}, §5, limit formula for C(gamma(N)))",
+                "one page's term of C(gamma(N)) = lim_k C(gamma(k, N)): c0 mu_i - c0 nu sum_m w_m (1 - h_i^F_(J+m)), t = phi^-J",
+                printed=printed_limit_cost(), paper="coffman",
+                domain={"c0": (1.0, 1.0), "mu": (0.5, 10.0), "nu": (0.01, 0.1), "x": (1e-6, 1.0), "t": (1e-6, 1.0),
+                        "hJ0": (1e-6, 1.0), "hJ1": (1e-6, 1.0), "hJ2": (1e-6, 1.0)}),
         Formula("golden_bound", (c0, mu, nu), golden_bound(), f"{SRC}, Thm 5.1, (18))", "limit cost with every page at a bracket end (the right side of (18))",
                 printed=printed_golden_bound(), stable=bound_stable, domain={"c0": (1.0, 1.0), "mu": (1e-10, 50.0), "nu": (1.0, 1.0)}, paper="coffman"),
         Formula("golden_H", (q,), golden_H(), f"{SRC}, proof of Cor. 5.1)", "H(q) = G(q, 1): (18)/(17), q = mu/nu",

@@ -102,6 +102,11 @@ def prove_identity(a: sp.Expr, b: sp.Expr, quick: bool = False) -> str | None:
     (numerator expanded with powers merged; only when every symbol is
     positive), ``simplify``, ``simplify(rewrite exp)``.  Each is time-limited;
     ``quick`` tries ``cancel`` only.
+
+    >>> from sympy.codegen.cfunctions import expm1
+    >>> x = sp.Symbol("x", positive=True)
+    >>> prove_identity(sp.exp(x) - 1, expm1(x)), prove_identity(x, x + 1, quick=True)
+    ('cancel', None)
     """
     d = exp_log_form(sp.sympify(a) - sp.sympify(b))
     routes = [("cancel", lambda: sp.cancel(d))]

@@ -35,7 +35,7 @@ import scipy.sparse.linalg as spla
 from .errors import InvalidInput, SolverError, TooLarge
 from .generated import buijsrogge as gen
 from .tolerance import FLOAT_REL
-from .validate import require_int, require_positive, require_probability_vector
+from .validate import require_int, require_memory, require_positive, require_probability_vector, require_seconds
 
 DISTRIBUTIONS = ("uniform", "geometric", "normal", "poisson", "powerlaw")
 EXACT_STATE_LIMIT = 40_000  # partitions (K = 40 when C >= K); beyond, the LU fill-in exhausts time and memory
@@ -92,12 +92,11 @@ def _nparams(kind, params, n):
 
 def initial_expected(p, K: int) -> float:
     r"""Lemma 3.2.1, eq. (3.1): :math:`C - \sum_i (1-p_i)^K`, summed as
-    :math:`\sum_i 1-(1-p_i)^K` with ``expm1/log1p`` (no cancellation)."""
+    :math:`\sum_i 1-(1-p_i)^K` with the generated stable form (``expm1/log1p``,
+    no cancellation)."""
     p = require_probability_vector(p, "p")
     K = require_int(K, "K", minimum=1)
-    with np.errstate(divide="ignore"):
-        terms = -np.expm1(K * np.log1p(-np.minimum(p, 1.0)))
-    return math.fsum(terms)
+    return math.fsum(gen.colour_drawn_probability(p, K))
 
 
 @dataclass(frozen=True)
@@ -118,9 +117,13 @@ def mean_field(K: int, C: int) -> MeanField:
     if K == 1 and C == 1:
         return MeanField(1, 1, 1.0, 0.0, np.array([0.0, 1.0]))
     s = float(gen.mean_field_colours(K, C))
-    i = np.arange(1, K + 1, dtype=float)
-    nu = np.concatenate([[C - s], gen.mean_field_nu(i, float(K), float(C))])
-    return MeanField(K, C, s, float(gen.mean_field_p_new(K, C)), nu)
+    if K == 1:
+        # The float form exp((i-1) log(K-1) - ...) is 0 * -inf at K = 1; the
+        # mpmath twin evaluates the derived power form, 0**0 = 1.
+        nu_K = np.array([float(gen.mean_field_nu_mp(1, 1, C))])
+    else:
+        nu_K = gen.mean_field_nu(np.arange(1, K + 1, dtype=float), float(K), float(C))
+    return MeanField(K, C, s, float(gen.mean_field_p_new(K, C)), np.concatenate([[C - s], nu_K]))
 
 
 # ----------------------------------------------------------------------------
@@ -374,6 +377,22 @@ class ProductForm:
     method: str = "product form; h_n by Newton's identities in mpmath"
 
 
+def product_form_cost(C: int, K: int) -> tuple[float, float]:
+    """Estimated (bytes, seconds) of :func:`exact_stationary`: the K²/2 mpmath
+    products of Newton's identities, the C·K power-sum products (mpmath below
+    3·10⁶ of them, numpy above) and one mpf per colour (measured on this machine)."""
+    powers = C * (K - 1)
+    seconds = 1.5e-6 * K * K / 2 + (2e-6 if powers <= 3_000_000 else 2e-9) * powers + 2e-6 * C
+    return 120.0 * C + 200.0 * K, seconds
+
+
+def require_product_form_budget(C: int, K: int) -> None:
+    """Refuse (`TooLarge`) a product-form evaluation beyond the memory or time limit."""
+    nbytes, seconds = product_form_cost(C, K)
+    require_memory(nbytes, "C", f"the product form with C = {C} colours", value=C)
+    require_seconds(seconds, "K", f"the product form at K = {K} (K²/2 high-precision products)", value=K)
+
+
 def exact_stationary(p, K: int, dps: int = 30) -> ProductForm:
     r"""Exact stationary E[colours] and P_new of the chain without offline
     structure, any colour distribution ``p``, any size.
@@ -391,6 +410,7 @@ def exact_stationary(p, K: int, dps: int = 30) -> ProductForm:
 
     p = require_probability_vector(p, "p")
     K = require_int(K, "K", minimum=1)
+    require_product_form_budget(p.size, K)
     if K == 1:
         return ProductForm(1, p.size, 1.0, float(1 - math.fsum(p * p)), mpmath.mpf(0), dps)
     with mpmath.workdps(dps + 10):
@@ -417,8 +437,9 @@ def exact_stationary(p, K: int, dps: int = 30) -> ProductForm:
         ratio = h[K - 2] / h[K - 1]
         P2 = P[1] if len(P) > 1 else mpmath.fsum(x * x for x in pm)
         P3 = P[2] if len(P) > 2 else mpmath.fsum(x**3 for x in pm)
-        colours = 1 + (1 - P2) * ratio
-        p_new = (1 - P2) - (P2 - P3) * ratio
+        # closed forms derived from the product form (derive/buijsrogge.py)
+        colours = gen.product_form_colours_mp(P2, ratio)
+        p_new = gen.product_form_p_new_mp(P2, P3, ratio)
     return ProductForm(K, p.size, float(colours), float(p_new), ratio, dps)
 
 

@@ -38,6 +38,7 @@ from scipy import optimize, special
 
 from .access_time import AccessTime, parse_access  # noqa: F401 - parse_access re-exported for callers
 from .errors import InvalidInput, SolverError, TooLarge
+from .generated import golden as ggen
 from .generated import scheduling as gen
 from .tolerance import FLOAT_REL, STRUCTURE_ABS
 from .validate import require_int
@@ -407,20 +408,21 @@ def golden_bracket(x: float) -> int:
 
 
 def golden_limit_cost(problem: Problem, x=None) -> float:
-    """C(gamma(N)) = lim_k C(gamma(k, N)), the printed limit formula of §5 with
-    j_i = golden_bracket(x_i); x defaults to (10).  Weights (x - phi^-j),
-    (x - phi^-j-1), (phi^-j+1 - x) of the distances F_j, F_{j+1}, F_{j+2}."""
+    """C(gamma(N)) = lim_k C(gamma(k, N)), the limit formula of §5 with
+    j_i = golden_bracket(x_i); x defaults to (10).  The sum over pages of
+    ``golden_limit_page_cost`` (derived in :mod:`crawlmath.derive.golden`
+    from the three-gap counts: weights (x - phi^-j), (x - phi^-j-1),
+    (phi^-j+1 - x) of the distances F_j, F_{j+1}, F_{j+2})."""
     c0 = problem.c0
     if c0 is None:
         raise InvalidInput("weights", "the golden-ratio limit formula assumes c_i = c0 mu_i")
     if x is None:
         x = optimal_frequencies(problem).frequencies
-    total = 0.0
-    for xi, hi in zip(x, problem.h):
-        j = golden_bracket(float(xi))
-        w = (xi - PHI**-j, xi - PHI ** (-j - 1), PHI ** (-j + 1) - xi)
-        total += sum(wk * hi ** fibonacci(j + n) for n, wk in enumerate(w))
-    return c0 * problem.mu - c0 * problem.nu * (1 - total)
+    x = np.asarray(x, dtype=float)
+    j = np.array([golden_bracket(float(xi)) for xi in x])
+    h_at = [problem.h ** np.array([fibonacci(int(ji) + n) for ji in j], dtype=float) for n in range(3)]
+    terms = ggen.golden_limit_page_cost(c0, problem.rates, problem.nu, x, PHI ** -j.astype(float), *h_at)
+    return math.fsum(terms)
 
 
 # ---------------------------------------------------------------- simulation

@@ -14,7 +14,7 @@ import numpy
 
 from crawlmath.numeric.errors import InvalidInput, SolverError
 
-__all__ = ['colour_drawn_probability', 'colour_drawn_probability_arb', 'colour_drawn_probability_mp', 'exact_colours_uniform', 'exact_colours_uniform_arb', 'exact_colours_uniform_mp', 'exact_p_new_uniform', 'exact_p_new_uniform_arb', 'exact_p_new_uniform_mp', 'expected_colours_uniform', 'expected_colours_uniform_arb', 'expected_colours_uniform_mp', 'mean_field_colours', 'mean_field_colours_arb', 'mean_field_colours_mp', 'mean_field_nu', 'mean_field_nu_arb', 'mean_field_nu_mp', 'mean_field_p_new', 'mean_field_p_new_arb', 'mean_field_p_new_mp']
+__all__ = ['colour_drawn_probability', 'colour_drawn_probability_arb', 'colour_drawn_probability_mp', 'exact_colours_uniform', 'exact_colours_uniform_arb', 'exact_colours_uniform_mp', 'exact_p_new_uniform', 'exact_p_new_uniform_arb', 'exact_p_new_uniform_mp', 'expected_colours_uniform', 'expected_colours_uniform_arb', 'expected_colours_uniform_mp', 'mean_field_colours', 'mean_field_colours_arb', 'mean_field_colours_mp', 'mean_field_nu', 'mean_field_nu_arb', 'mean_field_nu_mp', 'mean_field_p_new', 'mean_field_p_new_arb', 'mean_field_p_new_mp', 'product_form_colours', 'product_form_colours_arb', 'product_form_colours_mp', 'product_form_p_new', 'product_form_p_new_arb', 'product_form_p_new_mp']
 
 
 def _finite_arguments(**arguments):
@@ -183,6 +183,63 @@ def exact_p_new_uniform_arb(K, C):
     K = flint.arb(K)
     C = flint.arb(C)
     return (C - 1)**2/(C*(C + K - 2))
+
+
+def product_form_colours(P2, ratio):
+    """Exact stationary number of colours for any p: 1 + (1-P2) h_{K-2}/h_{K-1} (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath).
+
+    ratio*(1 - P2) + 1
+    """
+    P2 = numpy.asarray(P2, dtype=float)
+    ratio = numpy.asarray(ratio, dtype=float)
+    _finite_arguments(P2=P2, ratio=ratio)
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        result = ratio*(1 - P2) + 1
+    return _finite_result('product_form_colours', result)
+
+
+def product_form_colours_mp(P2, ratio):
+    """Exact stationary number of colours for any p: 1 + (1-P2) h_{K-2}/h_{K-1} (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, mpmath, working precision)."""
+    P2 = mpmath.mpmathify(P2)
+    ratio = mpmath.mpmathify(ratio)
+    return ratio*(1 - P2) + 1
+
+
+def product_form_colours_arb(P2, ratio):
+    """Exact stationary number of colours for any p: 1 + (1-P2) h_{K-2}/h_{K-1} (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    P2 = flint.arb(P2)
+    ratio = flint.arb(ratio)
+    return ratio*(1 - P2) + 1
+
+
+def product_form_p_new(P2, P3, ratio):
+    """Exact stationary P_new for any p: (1-P2) - (P2-P3) h_{K-2}/h_{K-1} (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath).
+
+    -P2 + ratio*(-P2 + P3) + 1
+    """
+    P2 = numpy.asarray(P2, dtype=float)
+    P3 = numpy.asarray(P3, dtype=float)
+    ratio = numpy.asarray(ratio, dtype=float)
+    _finite_arguments(P2=P2, P3=P3, ratio=ratio)
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        result = -P2 + ratio*(-P2 + P3) + 1
+    return _finite_result('product_form_p_new', result)
+
+
+def product_form_p_new_mp(P2, P3, ratio):
+    """Exact stationary P_new for any p: (1-P2) - (P2-P3) h_{K-2}/h_{K-1} (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, mpmath, working precision)."""
+    P2 = mpmath.mpmathify(P2)
+    P3 = mpmath.mpmathify(P3)
+    ratio = mpmath.mpmathify(ratio)
+    return -P2 + ratio*(-P2 + P3) + 1
+
+
+def product_form_p_new_arb(P2, P3, ratio):
+    """Exact stationary P_new for any p: (1-P2) - (P2-P3) h_{K-2}/h_{K-1} (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    P2 = flint.arb(P2)
+    P3 = flint.arb(P3)
+    ratio = flint.arb(ratio)
+    return -P2 + ratio*(-P2 + P3) + 1
 
 
 def colour_drawn_probability(p, K):

@@ -14,7 +14,7 @@ import numpy
 
 from crawlmath.numeric.errors import InvalidInput, SolverError
 
-__all__ = ['golden_D', 'golden_D_mp', 'golden_H', 'golden_H_mp', 'golden_R', 'golden_R_mp', 'golden_bound', 'golden_bound_mp', 'golden_gap0', 'golden_gap0_arb', 'golden_gap0_mp', 'golden_profile', 'golden_profile_mp', 'golden_rate', 'golden_rate_arb', 'golden_rate_mp', 'golden_weight0', 'golden_weight0_arb', 'golden_weight0_mp', 'golden_weight1', 'golden_weight1_arb', 'golden_weight1_mp', 'golden_weight2', 'golden_weight2_arb', 'golden_weight2_mp', 'golden_worst', 'golden_worst_arb', 'golden_worst_mp', 'golden_y', 'golden_y_mp']
+__all__ = ['golden_D', 'golden_D_mp', 'golden_H', 'golden_H_mp', 'golden_R', 'golden_R_mp', 'golden_bound', 'golden_bound_mp', 'golden_gap0', 'golden_gap0_arb', 'golden_gap0_mp', 'golden_limit_page_cost', 'golden_limit_page_cost_arb', 'golden_limit_page_cost_mp', 'golden_profile', 'golden_profile_mp', 'golden_rate', 'golden_rate_arb', 'golden_rate_mp', 'golden_weight0', 'golden_weight0_arb', 'golden_weight0_mp', 'golden_weight1', 'golden_weight1_arb', 'golden_weight1_mp', 'golden_weight2', 'golden_weight2_arb', 'golden_weight2_mp', 'golden_worst', 'golden_worst_arb', 'golden_worst_mp', 'golden_y', 'golden_y_mp']
 
 
 def _finite_arguments(**arguments):
@@ -45,6 +45,51 @@ def _finite_result(function, result):
     if not numpy.all(numpy.isfinite(result)):
         raise SolverError(f"{function}: float64 evaluation gave a non-finite value; use {function}_mp")
     return result
+
+
+def golden_limit_page_cost(c0, mu, nu, x, t, hJ0, hJ1, hJ2):
+    """one page's term of C(gamma(N)) = lim_k C(gamma(k, N)): c0 mu_i - c0 nu sum_m w_m (1 - h_i^F_(J+m)), t = phi^-J (Coffman–Liu–Weber 1997, §5, limit formula for C(gamma(N))).
+
+    c0*mu - c0*nu*((1 - hJ0)*(-t + x) + (1 - hJ1)*(-sqrt(5)*t/2 + t/2 + x) + (1 - hJ2)*(t/2 + sqrt(5)*t/2 - x))
+    """
+    c0 = numpy.asarray(c0, dtype=float)
+    mu = numpy.asarray(mu, dtype=float)
+    nu = numpy.asarray(nu, dtype=float)
+    x = numpy.asarray(x, dtype=float)
+    t = numpy.asarray(t, dtype=float)
+    hJ0 = numpy.asarray(hJ0, dtype=float)
+    hJ1 = numpy.asarray(hJ1, dtype=float)
+    hJ2 = numpy.asarray(hJ2, dtype=float)
+    _finite_arguments(c0=c0, mu=mu, nu=nu, x=x, t=t, hJ0=hJ0, hJ1=hJ1, hJ2=hJ2)
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        result = c0*mu - c0*nu*((1 - hJ0)*(-t + x) + (1 - hJ1)*(-1/2*numpy.sqrt(5)*t + (1/2)*t + x) + (1 - hJ2)*((1/2)*t + (1/2)*numpy.sqrt(5)*t - x))
+    return _finite_result('golden_limit_page_cost', result)
+
+
+def golden_limit_page_cost_mp(c0, mu, nu, x, t, hJ0, hJ1, hJ2):
+    """one page's term of C(gamma(N)) = lim_k C(gamma(k, N)): c0 mu_i - c0 nu sum_m w_m (1 - h_i^F_(J+m)), t = phi^-J (Coffman–Liu–Weber 1997, §5, limit formula for C(gamma(N))) (derived form, mpmath, working precision)."""
+    c0 = mpmath.mpmathify(c0)
+    mu = mpmath.mpmathify(mu)
+    nu = mpmath.mpmathify(nu)
+    x = mpmath.mpmathify(x)
+    t = mpmath.mpmathify(t)
+    hJ0 = mpmath.mpmathify(hJ0)
+    hJ1 = mpmath.mpmathify(hJ1)
+    hJ2 = mpmath.mpmathify(hJ2)
+    return c0*mu - c0*nu*((1 - hJ0)*(-t + x) + (1 - hJ1)*(-mpmath.mpf(1)/mpmath.mpf(2)*mpmath.sqrt(5)*t + (mpmath.mpf(1)/mpmath.mpf(2))*t + x) + (1 - hJ2)*((mpmath.mpf(1)/mpmath.mpf(2))*t + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5)*t - x))
+
+
+def golden_limit_page_cost_arb(c0, mu, nu, x, t, hJ0, hJ1, hJ2):
+    """one page's term of C(gamma(N)) = lim_k C(gamma(k, N)): c0 mu_i - c0 nu sum_m w_m (1 - h_i^F_(J+m)), t = phi^-J (Coffman–Liu–Weber 1997, §5, limit formula for C(gamma(N))) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    c0 = flint.arb(c0)
+    mu = flint.arb(mu)
+    nu = flint.arb(nu)
+    x = flint.arb(x)
+    t = flint.arb(t)
+    hJ0 = flint.arb(hJ0)
+    hJ1 = flint.arb(hJ1)
+    hJ2 = flint.arb(hJ2)
+    return c0*mu - c0*nu*((1 - hJ0)*(-t + x) + (1 - hJ1)*(-(flint.arb(1) / 2)*5**(flint.arb(1) / 2)*t + ((flint.arb(1) / 2))*t + x) + (1 - hJ2)*(((flint.arb(1) / 2))*t + ((flint.arb(1) / 2))*5**(flint.arb(1) / 2)*t - x))
 
 
 def golden_bound(c0, mu, nu):
