@@ -1,0 +1,653 @@
+"""Theorems 1 and 4, Corollary 1, the §6 formulas for single arrivals and
+the §7 hyperexponential fit of Avrachenkov et al. (seed
+``000_5df23f3f1376a820.txt``).
+
+Each printed formula is transcribed here *as printed* (the object under
+test, functions named ``printed_*``) and compared with routes that do not
+use it:
+
+- Theorem 1, eqs. (5)–(7): P_star against Little's law at the server
+  (``1 - P_star = lambda P_success b_1``), phi_n against the robots-per-level
+  rule of §2, N_act against crawlmath's measures, and all three against a
+  page-by-page simulation (:func:`crawlmath.numeric.bmap_lst.simulate_sojourn`);
+- Theorem 4, eqs. (16)–(21), at u > 0: against the tagged page's absorbing
+  chain enumerated from the rules of §2 with a catastrophe rate u
+  (:mod:`crawlmath.numeric.bmap_lst`), and against simulated transforms with
+  standard errors;
+- Corollary 1, eqs. (22)–(25): against a complex-step derivative of the
+  transforms at u = 0, the tagged chain's means ``alpha (-T)^{-2} a`` and
+  Little's law;
+- §7 fit: the H2 3-moment fit derived with SymPy from the printed moments.
+
+Readings used throughout (stated once): ``B̂_0`` is undefined as printed
+(``B_0`` needs ``I_{R^{-1}}``) and is read as ``S_0 beta ⊗ e_R`` (erratum
+``avrachenkov.lemma.bhat0``); ``Γ_0^{⊕n}`` is the sum over buffer positions
+(``avrachenkov.lemma.gamma0-sum``); the trailing ``e`` of (21) and ``e_M`` of
+Corollary 1 are read as the unit column of matching size.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ...numeric import bmap_lst as L
+from ...numeric import bmap_model as bm
+from ...numeric.bmap_io import load_model
+from ...numeric.tolerance import FLOAT_REL, SIMULATION_SIGMAS
+from .. import cells
+from ..cells import Hypothesis, Printing
+from ..registry import Method, Outcome, Source, claim
+from .avrachenkov import MEANS  # noqa: F401 - records the §7 input-derived printing convention
+
+P = "avrachenkov"
+US = (0.3, 1.0, 3.0)  # catastrophe rates at which the transforms are compared
+SIM_US = (0.5, 2.0)
+
+
+def src(section: str, ref: str) -> Source:
+    return Source("avrachenkov", section, ref)
+
+
+# --- models -----------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=None)
+def example_full(K: int = 5) -> bm.BmapModel:
+    """The §7 example on its printed representations (R = 2, no lumping)."""
+    return load_model("avrachenkov-example.json", K=K, reduce=False)
+
+
+@lru_cache(maxsize=None)
+def batch_model() -> bm.BmapModel:
+    """A random model with batches up to 3 = K - 1, W̄ = M = R = 2, N = 2: every
+    branch of (19) (batches cut by the buffer, i = 0 and i > 0) is exercised."""
+    return bm.random_model(31, W=2, M=2, R=2, K=4, kmax=3, N=2)
+
+
+@lru_cache(maxsize=None)
+def single_model() -> bm.BmapModel:
+    """A random single-arrival model (§6: D_k = 0 for k >= 2)."""
+    return bm.random_model(32, W=2, M=2, R=2, K=4, kmax=1, N=2)
+
+
+CASES = (("§7 example, K = 5, modes 3,1, j = 2", example_full, (3, 1), (2,)),
+         ("§7 example, K = 5, modes 4,3,1, j = 0,2", example_full, (4, 3, 1), (0, 2)),
+         ("random batch model, K = 4, modes 2,1, j = 1", batch_model, (2, 1), (1,)))
+
+
+@lru_cache(maxsize=None)
+def solved(case: int):
+    """(model, levels, stationary vector, crawlmath's measures) of ``CASES[case]``."""
+    _, make, modes, th = CASES[case]
+    m = make()
+    lv = m.check_policy(bm.Policy(modes, th))
+    st = bm.solve_sparse_direct(m, lv)
+    return m, lv, st, bm.measures(m, lv, st)
+
+
+# --- the printed formulas: Theorem 1 ------------------------------------------------------
+
+
+def printed_p_star(p) -> float:
+    """Eq. (5): ``P_star = p_0 e_W̄``."""
+    return float(np.sum(p[0]))
+
+
+def printed_phi(p, j: tuple[int, ...], N: int) -> list[float]:
+    """Eq. (7): ``phi_n = sum_{i = j_{N-n}+1}^{j_{N+1-n}} p_i e``, with
+    ``j_0 = -1`` and ``j_N = K`` (§2); ``j`` = (j_0, ..., j_N)."""
+    return [float(sum(np.sum(p[i]) for i in range(j[N - n] + 1, j[N + 1 - n] + 1))) for n in range(1, N + 1)]
+
+
+def printed_n_act(phi) -> float:
+    """Eq. (6): ``N_act = sum_n n phi_n``."""
+    return float(sum(n * f for n, f in enumerate(phi, start=1)))
+
+
+# --- the printed formulas: Theorem 4 and Corollary 1 ---------------------------------------
+
+
+def _kron_sum_power(F: np.ndarray, n: int) -> np.ndarray:
+    """``F^{⊕n} = sum_q I ⊗ .. ⊗ F (q-th) ⊗ .. ⊗ I`` (the Lemma's notation); works for a column F (Γ_0^{⊕n})."""
+    R = F.shape[0]
+    return sum(np.kron(np.kron(np.eye(R ** (q - 1)), F), np.eye(R ** (n - q))) for q in range(1, n + 1))
+
+
+def _A(m: bm.BmapModel, i: int, u=0.0) -> np.ndarray:
+    """``u I - A_i`` with the Lemma's ``A_i = S ⊕ Γ^{⊕i}``."""
+    S, G = m.service.S, m.obsolescence.S
+    A = S if i == 0 else np.kron(S, np.eye(m.R**i)) + np.kron(np.eye(m.M), _kron_sum_power(G, i))
+    return u * np.eye(A.shape[0]) - A
+
+
+def _B(m: bm.BmapModel, i: int) -> np.ndarray:
+    """The Lemma's ``B_i = S_0 beta ⊗ e_R ⊗ I_{R^{i-1}} + I_M ⊗ Γ_0^{⊕i}`` (i >= 1; Γ_0^{⊕i} the sum over
+    buffer positions, see avrachenkov.lemma.gamma0-sum)."""
+    S0b = np.outer(m.service.exit, m.service.beta)
+    G0 = m.obsolescence.exit.reshape(-1, 1)
+    return np.kron(np.kron(S0b, np.ones((m.R, 1))), np.eye(m.R ** (i - 1))) + np.kron(np.eye(m.M), _kron_sum_power(G0, i))
+
+
+def _Bhat(m: bm.BmapModel, i: int) -> np.ndarray:
+    """``B̂_i = B_i ⊗ I_R`` (i >= 1); ``B̂_0 = S_0 beta ⊗ e_R`` (printed undefined)."""
+    if i == 0:
+        return np.kron(np.outer(m.service.exit, m.service.beta), np.ones((m.R, 1)))
+    return np.kron(_B(m, i), np.eye(m.R))
+
+
+def _gamma_pow(m: bm.BmapModel, l: int) -> np.ndarray:
+    out = np.ones((1, 1))
+    for _ in range(l):
+        out = np.kron(out, m.obsolescence.beta.reshape(1, -1))
+    return out
+
+
+def _a(i: int) -> int:
+    return min(i, 1)
+
+
+def _b(i: int) -> int:
+    return max(i - 1, 0)
+
+
+def printed_C(m: bm.BmapModel, i: int, l: int) -> np.ndarray:
+    """``C_{i,l} = beta^{δ_{i,0}} ⊗ I_{M^{a_i} R^{b_i}} ⊗ gamma^{⊗(l - δ_{i,0})}`` (after (19))."""
+    d = int(i == 0)
+    first = m.service.beta.reshape(1, -1) if d else np.ones((1, 1))
+    return np.kron(np.kron(first, np.eye(m.M ** _a(i) * m.R ** _b(i))), _gamma_pow(m, l - d))
+
+
+def _own_exit(m: bm.BmapModel, n: int) -> np.ndarray:
+    """``(I_M ⊗ I_{R^{n-1}} ⊗ Γ_0) e`` at a level with n waiting-page phases (the tagged page last)."""
+    return np.kron(np.eye(m.M * m.R ** (n - 1)), m.obsolescence.exit.reshape(-1, 1)) @ np.ones(m.M * m.R ** (n - 1))
+
+
+def printed_v1(m: bm.BmapModel, u) -> list[np.ndarray]:
+    """Eq. (20): ``v_0^(1) = (uI - S)^{-1} S_0``, ``v_i^(1) = (uI - A_i)^{-1} B̂_{i-1} v_{i-1}^(1)``."""
+    v = [np.linalg.solve(_A(m, 0, u), m.service.exit.astype(complex if np.iscomplexobj(u) else float))]
+    for i in range(1, m.K):
+        v.append(np.linalg.solve(_A(m, i, u), _Bhat(m, i - 1) @ v[-1]))
+    return v
+
+
+def _down(m: bm.BmapModel, i: int, l: int, u, x: np.ndarray) -> np.ndarray:
+    """``prod_{k=0}^{l-1} (uI - A_{i-k})^{-1} B̂_{i-k-1}`` applied to x (x at level i - l)."""
+    for k in range(l - 1, -1, -1):
+        x = np.linalg.solve(_A(m, i - k, u), _Bhat(m, i - k - 1) @ x)
+    return x
+
+
+def printed_v2(m: bm.BmapModel, u) -> list[np.ndarray]:
+    """Eq. (21): ``v_0^(2) = 0``, ``v_i^(2) = sum_{l=0}^{i-1} prod_{k<l} (uI - A_{i-k})^{-1} B̂_{i-k-1}
+    (uI - A_{i-l})^{-1} (I_M ⊗ I_{R^{i-l-1}} ⊗ Γ_0) e``."""
+    v = [np.zeros(m.M)]
+    for i in range(1, m.K):
+        v.append(sum(_down(m, i, l, u, np.linalg.solve(_A(m, i - l, u), _own_exit(m, i - l))) for l in range(i)))
+    return v
+
+
+def printed_p_ik(m: bm.BmapModel, levels, p, lam: float, i: int, k: int) -> np.ndarray:
+    """``p_{i,k} = (1/lambda) p_i k (D_k^(chi(i)) e_W̄ ⊗ I_{M^{a_i} R^{b_i}})``."""
+    Dk_e = m.D(levels[i], k).sum(axis=1).reshape(-1, 1)
+    return np.asarray(p[i], dtype=float) @ np.kron(Dk_e, np.eye(m.M ** _a(i) * m.R ** _b(i))) * k / lam
+
+
+def printed_theorem4(m: bm.BmapModel, levels, p, lam: float, vecs: list[np.ndarray]):
+    """Eqs. (17)/(18) and (19) with the vectors ``v_i^(m)`` (or ``w_i^(m)`` for (23)-(25)):
+    ``sum_{i<K} sum_k p_{i,k} v_{i,k}``, ``v_{i,k} = sum_{l <= min(k, K-i)} C_{i,l} (1/k) v_{i+l-1}``
+    (before dividing by P_success or P_obs)."""
+    total = 0.0
+    for i in range(m.K):
+        for k in range(1, m.kmax + 1):
+            vik = sum(printed_C(m, i, l) @ vecs[i + l - 1] / k for l in range(1, min(k, m.K - i) + 1))
+            total = total + printed_p_ik(m, levels, p, lam, i, k) @ vik
+    return complex(np.squeeze(total)) if np.iscomplexobj(total) else float(np.squeeze(total))
+
+
+def printed_w1(m: bm.BmapModel) -> list[np.ndarray]:
+    """Corollary 1: ``w_0^(1) = -S^{-1} e_M``, ``w_i^(1) = -A_i^{-1} [v_i^(1)(0) + B̂_{i-1} w_{i-1}^(1)]`` with
+    ``v_0^(1)(0) = e_M``, ``v_i^(1)(0) = -A_i^{-1} B̂_{i-1} v_{i-1}^(1)(0)``."""
+    Ainv = lambda i: np.linalg.inv(-_A(m, i))  # noqa: E731 - A_i^{-1} (note _A(m, i, 0) = -A_i)
+    v0 = [np.ones(m.M)]
+    w = [-np.linalg.inv(m.service.S) @ np.ones(m.M)]
+    for i in range(1, m.K):
+        v0.append(-Ainv(i) @ _Bhat(m, i - 1) @ v0[-1])
+        w.append(-Ainv(i) @ (v0[i] + _Bhat(m, i - 1) @ w[-1]))
+    return w
+
+
+def printed_w2(m: bm.BmapModel, sign: int = -1) -> list[np.ndarray]:
+    """Corollary 1 as printed (``sign = -1``, the leading minus):
+    ``w_i^(2) = - sum_{l<i} (-1)^l [ sum_{m<l} prod_{k<m} A_{i-k}^{-1} B̂_{i-k-1} A_{i-m}^{-2} B̂_{i-m-1}
+    prod_{m<k<l} A_{i-k}^{-1} B̂_{i-k-1} + prod_{k<l} A_{i-k}^{-1} B̂_{i-k-1} A_{i-l}^{-1} ]
+    A_{i-l}^{-1} (I_{M R^{i-l-1}} ⊗ Γ_0) e``; ``sign = +1`` drops the leading minus."""
+    Ainv = lambda j: np.linalg.inv(-_A(m, j))  # noqa: E731 - A_j^{-1}
+    step = lambda k, i: Ainv(i - k) @ _Bhat(m, i - k - 1)  # noqa: E731 - A_{i-k}^{-1} B̂_{i-k-1}
+    w = [np.zeros(m.M)]
+    for i in range(1, m.K):
+        total = np.zeros(m.M * m.R**i)
+        for l in range(i):
+            tail = Ainv(i - l) @ _own_exit(m, i - l)
+            bracket = np.eye(m.M * m.R**i)
+            inner = np.zeros((m.M * m.R**i, m.M * m.R ** (i - l)))
+            for mm in range(l):
+                left = bracket.copy()
+                for k in range(mm):
+                    left = left @ step(k, i)
+                mid = Ainv(i - mm) @ Ainv(i - mm) @ _Bhat(m, i - mm - 1)
+                right = np.eye(mid.shape[1])
+                for k in range(mm + 1, l):
+                    right = right @ step(k, i)
+                inner = inner + left @ mid @ right
+            last = np.eye(m.M * m.R**i)
+            for k in range(l):
+                last = last @ step(k, i)
+            inner = inner + last @ Ainv(i - l)
+            total = total + (-1) ** l * inner @ tail
+        w.append(sign * total)
+    return w
+
+
+# --- Theorem 1 ------------------------------------------------------------------------------
+
+
+@claim(f"{P}.thm-1.p-star", source=src("§4", "Theorem 1, eq. (5)"), method=Method.FLOAT,
+       statement="P_star = p_0 e_W̄ equals 1 - lambda P_success b_1 (Little's law at the server: every page that enters "
+                 "service is served, in a PH(beta, S) time of mean b_1).")
+def _thm1_pstar() -> Outcome:
+    rows, worst = [], 0.0
+    for c in range(len(CASES)):
+        m, lv, st, r = solved(c)
+        printed = printed_p_star(st.p)
+        little = 1 - r.lam * r.p_success * m.service.mean
+        worst = max(worst, abs(printed - little))
+        rows.append(f"{CASES[c][0]}: (5) {printed:.12f}, Little {little:.12f}")
+    return Outcome.judge(worst <= FLOAT_REL, "; ".join(rows) + f"; largest difference {worst:.1e}")
+
+
+def _all_thresholds(N: int, K: int):
+    """Every ``-1 <= j_1 <= ... <= j_{N-1} <= K`` (§2, non-strict: virtual robots)."""
+    import itertools
+
+    return list(itertools.combinations_with_replacement(range(-1, K + 1), N - 1))
+
+
+@claim(f"{P}.thm-1.phi", source=src("§4", "Theorem 1, eqs. (6)-(7)"), method=Method.FLOAT,
+       statement="phi_n of eq. (7) (levels j_{N-n}+1 .. j_{N+1-n}) and N_act of eq. (6) equal the time fractions and mean "
+                 "of the robots-per-level rule of §2 (N - r + 1 robots for j_{r-1} < i <= j_r), for every threshold vector.")
+def _thm1_phi() -> Outcome:
+    m = load_model("avrachenkov-example.json", K=5)
+    N, K = m.N, m.K
+    worst, worst_alt, count = 0.0, 0.0, 0
+    for th in _all_thresholds(N, K):
+        lv = m.check_policy(bm.Policy(tuple(range(N, 0, -1)), th))
+        st = bm.solve_sparse_direct(m, lv)
+        r = bm.measures(m, lv, st)
+        phi = printed_phi(st.p, (-1, *th, K), N)
+        rule = [float(sum(np.sum(st.p[i]) for i in range(K + 1) if lv[i] == n)) for n in range(1, N + 1)]
+        worst = max(worst, max(abs(a - b) for a, b in zip(phi, rule)), abs(printed_n_act(phi) - r.n_act))
+        alt = [float(sum(np.sum(st.p[i]) for i in range(th_j + 1, th_k + 1)))  # n <-> r read the other way
+               for th_j, th_k in zip((-1, *th), (*th, K))]
+        worst_alt = max(worst_alt, abs(printed_n_act(alt) - r.n_act))
+        count += 1
+    ok = worst <= FLOAT_REL and worst_alt > 1e-3
+    return Outcome.judge(ok, f"{count} threshold vectors (N = 4, K = 5, §7 example): largest |phi_n (7) - rule| or "
+                             f"|N_act (6) - measures| = {worst:.1e}; the other indexing (phi_n over j_{{n-1}}+1..j_n) "
+                             f"would be off by up to {worst_alt:.3f} in N_act, so the check discriminates")
+
+
+@lru_cache(maxsize=None)
+def simulation(case: int, events: int = 400_000, seed: int = 2027) -> L.SojournSim:
+    m, lv, _, _ = solved(case)
+    return L.simulate_sojourn(m, lv, SIM_US, events=events, seed=seed)
+
+
+def _z(est: float, exact: float, se: float) -> float:
+    return (est - exact) / se if se > 0 else (0.0 if est == exact else np.inf)
+
+
+@claim(f"{P}.thm-1.simulation", source=src("§4", "Theorem 1, eqs. (5)-(7)"), method=Method.SIMULATION, slow=True,
+       statement=f"A page-by-page simulation (no stationary vector) reproduces P_star (5), phi_n (7) and N_act (6) within "
+                 f"{SIMULATION_SIGMAS} standard errors (§7 example, K = 5, modes 4, 3, 1, thresholds 0, 2).")
+def _thm1_sim() -> Outcome:
+    m, lv, st, r = solved(1)
+    s = simulation(1)
+    N = m.N
+    th = (-1, 0, 2, 2, m.K)  # modes 4,3,1 with j = 0,2 as N = 4 thresholds (j_0, .., j_N): mode 2 unused
+    phi = printed_phi(st.p, th, N)
+    pairs = [("P_star", s.p_star, printed_p_star(st.p), s.se["p_star"]), ("N_act", s.n_act, printed_n_act(phi), s.se["n_act"])]
+    pairs += [(f"phi_{n}", s.phi[n - 1], phi[n - 1], s.se[f"phi_{n}"]) for n in range(1, N + 1) if phi[n - 1] > 0]
+    unused = [n for n in range(1, N + 1) if phi[n - 1] == 0 and s.phi[n - 1] != 0]
+    z = {k: _z(e, x, se) for k, e, x, se in pairs}
+    ok = all(abs(v) <= SIMULATION_SIGMAS for v in z.values()) and not unused
+    return Outcome.judge(ok, "; ".join(f"{k}: printed formula {x:.5f}, simulated {e:.5f} ± {se:.5f} (z = {z[k]:+.2f})"
+                                       for k, e, x, se in pairs) + f"; {s.events} events, {s.pages} pages, seed {s.seed}")
+
+
+# --- Theorem 4 -------------------------------------------------------------------------------
+
+
+def _theorem4(c: int, u) -> tuple:
+    """(v, v1, v2) of eqs. (16)-(18) as printed, for ``CASES[c]`` at ``u``."""
+    m, lv, st, r = solved(c)
+    s1 = printed_theorem4(m, lv, st.p, r.lam, printed_v1(m, u))
+    s2 = printed_theorem4(m, lv, st.p, r.lam, printed_v2(m, u))
+    v1, v2 = s1 / r.p_success, s2 / r.p_obs
+    return v1 * r.p_success + v2 * r.p_obs + r.p_loss, v1, v2
+
+
+@lru_cache(maxsize=None)
+def _route_b(c: int):
+    m, lv, st, _ = solved(c)
+    chain = L.tagged_chain(m)
+    return chain, L.arrival_law(m, lv, st, chain)
+
+
+def _tagged(c: int, u: float) -> tuple:
+    m, lv, st, r = solved(c)
+    chain, law = _route_b(c)
+    t = L.sojourn_transforms(m, lv, st, u, chain, law)
+    ps, po = _at0(c)
+    return t.v, t.served / ps, t.obsolete / po
+
+
+@lru_cache(maxsize=None)
+def _at0(c: int) -> tuple:
+    """(P(served), P(obsolete)) of the tagged route: the normalisers of v^(1), v^(2)."""
+    m, lv, st, _ = solved(c)
+    chain, law = _route_b(c)
+    t = L.sojourn_transforms(m, lv, st, 0.0, chain, law)
+    return t.served, t.obsolete
+
+
+def _thm4_exact(which: int, eq: str):
+    def check() -> Outcome:
+        rows, worst = [], 0.0
+        for c in range(len(CASES)):
+            for u in US:
+                a, b = _theorem4(c, u)[which], _tagged(c, u)[which]
+                worst = max(worst, abs(a - b) / abs(b))
+                if u == US[1]:
+                    rows.append(f"{CASES[c][0]}: u = {u}: printed {a:.12f}, tagged chain {b:.12f}")
+        ok = worst <= FLOAT_REL
+        return Outcome.judge(ok, "; ".join(rows) + f"; largest relative difference over u = {US} and {len(CASES)} cases: {worst:.1e}")
+    return check
+
+
+for _which, _name, _eqs, _what in [(0, "v", "(16)", "v(u) = v^(1)(u) P_success + v^(2)(u) P_obs + P_loss"),
+                                   (1, "v1", "(17), (19), (20)", "v^(1)(u), the transform of the sojourn of a served page"),
+                                   (2, "v2", "(18), (19), (21)", "v^(2)(u), the transform of the sojourn of an obsolete page")]:
+    claim(f"{P}.thm-4.{_name}", source=src("§5", f"Theorem 4, eqs. {_eqs}"), method=Method.FLOAT,
+          statement=f"{_what} as printed equals E[e^(-u V)] from the tagged page's absorbing chain enumerated from the rules "
+                    f"of §2 with catastrophe rate u, at u = {', '.join(map(str, US))}.")(_thm4_exact(_which, _eqs))
+
+
+@claim(f"{P}.thm-4.simulation", source=src("§5", "Theorem 4, eqs. (16)-(21)"), method=Method.SIMULATION, slow=True,
+       statement=f"Simulated E[e^(-u V)] over all pages, served pages and obsolete pages agree with v(u), v^(1)(u), v^(2)(u) "
+                 f"of Theorem 4 as printed within {SIMULATION_SIGMAS} standard errors at u = {', '.join(map(str, SIM_US))} "
+                 f"(§7 example with modes 4,3,1 and the random batch model).")
+def _thm4_sim() -> Outcome:
+    parts, ok = [], True
+    for c in (1, 2):
+        s = simulation(c)
+        for u in SIM_US:
+            th = _theorem4(c, u)
+            for k, name in enumerate(("v", "v1", "v2")):
+                z = _z(s.lst[u][k], th[k], s.lst_se[u][k])
+                ok &= abs(z) <= SIMULATION_SIGMAS
+                parts.append(f"{name}({u}) {th[k]:.5f} vs {s.lst[u][k]:.5f} ± {s.lst_se[u][k]:.5f} (z = {z:+.2f})")
+        parts[-1] += f" [{CASES[c][0]}: {s.events} events, {s.pages} pages, seed {s.seed}]"
+    return Outcome.judge(ok, "; ".join(parts))
+
+
+# --- Corollary 1 ------------------------------------------------------------------------------
+
+H = 1e-20  # complex-step size: v(ih) = v(0) + i h v'(0) + O(h^2), no cancellation
+
+
+def _mean_by_derivative(c: int, which: int) -> float:
+    """``-d v^(m)(u)/du`` at 0 of the printed (17)/(18) by the complex step."""
+    return -float(np.imag(_theorem4(c, 1j * H)[which])) / H
+
+
+def _printed_means(c: int, w2_sign: int = -1) -> tuple[float, float, float]:
+    """(V̄, V̄^(1), V̄^(2)) by (22)-(25) with the printed w vectors (``w2_sign`` as in `printed_w2`)."""
+    m, lv, st, r = solved(c)
+    V1 = printed_theorem4(m, lv, st.p, r.lam, printed_w1(m)) / r.p_success
+    V2 = printed_theorem4(m, lv, st.p, r.lam, printed_w2(m, w2_sign)) / r.p_obs
+    return V1 * r.p_success + V2 * r.p_obs, V1, V2
+
+
+def _routes(c: int) -> dict:
+    """Independent values of (V̄, V̄^(1), V̄^(2)): complex-step derivative of Theorem 4, the tagged chain, crawlmath's measures."""
+    m, lv, st, r = solved(c)
+    chain, law = _route_b(c)
+    e1, e2 = L.sojourn_moments(m, lv, st, 1, chain, law)
+    ps, po = _at0(c)
+    deriv = [_mean_by_derivative(c, k) for k in range(3)]
+    return {"d/du of Theorem 4": deriv, "tagged chain": [e1 + e2, e1 / ps, e2 / po], "measures": [r.v, r.v1, r.v2]}
+
+
+@claim(f"{P}.cor-1.w1", source=src("§5", "Corollary 1, eqs. (23), (25), w^(1)"), method=Method.FLOAT,
+       statement="V̄^(1) by (23) with the printed w^(1) recursion equals -dv^(1)/du at 0, the tagged chain's E[V; served]/P "
+                 "and crawlmath's V1.")
+def _cor1_w1() -> Outcome:
+    rows, worst = [], 0.0
+    for c in range(len(CASES)):
+        pr = _printed_means(c)[1]
+        others = {k: v[1] for k, v in _routes(c).items()}
+        worst = max(worst, *(abs(pr - v) / v for v in others.values()))
+        rows.append(f"{CASES[c][0]}: printed {pr:.12f}, " + ", ".join(f"{k} {v:.12f}" for k, v in others.items()))
+    return Outcome.judge(worst <= FLOAT_REL, "; ".join(rows) + f"; largest relative difference {worst:.1e}")
+
+
+@claim(f"{P}.cor-1.w2", source=src("§5", "Corollary 1, eqs. (24), (25), w^(2)"), method=Method.FLOAT,
+       statement="V̄^(2) by (24) with the w^(2) expression as printed equals -dv^(2)/du at 0 (and the tagged chain's and "
+                 "crawlmath's V2).")
+def _cor1_w2() -> Outcome:
+    rows, printed_off, corrected_on, negated = [], 0.0, 0.0, 0.0
+    for c in range(len(CASES)):
+        pr = _printed_means(c, -1)[2]
+        co = _printed_means(c, +1)[2]
+        others = {k: v[2] for k, v in _routes(c).items()}
+        printed_off = max(printed_off, *(abs(pr - v) / v for v in others.values()))
+        corrected_on = max(corrected_on, *(abs(co - v) / v for v in others.values()))
+        negated = max(negated, abs(pr + co) / abs(co))
+        rows.append(f"{CASES[c][0]}: printed {pr:.10f}, without the leading minus {co:.10f}, "
+                    + ", ".join(f"{k} {v:.10f}" for k, v in others.items()))
+    detail = "; ".join(rows)
+    if printed_off <= FLOAT_REL:
+        return Outcome.passed(detail)
+    if corrected_on <= FLOAT_REL and negated <= FLOAT_REL:
+        return Outcome.erratum_(
+            detail + f"; printed off by {printed_off:.3g} (relative), corrected within {corrected_on:.1e}",
+            printed="w_i^(2) = - sum_{l=0}^{i-1} (-1)^l [ ... ] (A_{i-l})^{-1} (I ⊗ Γ_0) e  (a non-positive vector: V̄^(2) < 0)",
+            corrected="w_i^(2) = sum_{l=0}^{i-1} (-1)^l [ ... ] (A_{i-l})^{-1} (I ⊗ Γ_0) e  (no leading minus; "
+                      "each of the l factors (-A)^{-1} = -A^{-1} and the derivative's sign give (-1)^l alone)",
+            evidence="the printed expression gives exactly -V̄^(2); without the leading minus it equals -dv^(2)/du at 0 of "
+                     "(18)/(21) by the complex step, the enumerated tagged chain's mean and crawlmath's V2")
+    return Outcome.failed(detail + f"; printed off by {printed_off:.3g}, sign-corrected off by {corrected_on:.3g}")
+
+
+@claim(f"{P}.cor-1.v-bar", source=src("§5", "Corollary 1, eq. (22)"), method=Method.FLOAT,
+       statement="V̄ = V̄^(1) P_success + V̄^(2) P_obs (with w^(2) sign-corrected) equals -dv/du at 0 of (16) and L/lambda "
+                 "(Little's law; lost pages stay 0).")
+def _cor1_vbar() -> Outcome:
+    rows, worst = [], 0.0
+    for c in range(len(CASES)):
+        _, _, _, r = solved(c)
+        pr = _printed_means(c, +1)[0]
+        d = _routes(c)["d/du of Theorem 4"][0]
+        little = r.mean_number / r.lam
+        worst = max(worst, abs(pr - d) / d, abs(pr - little) / little)
+        rows.append(f"{CASES[c][0]}: (22) {pr:.12f}, -v'(0) {d:.12f}, L/lambda {little:.12f}")
+    return Outcome.judge(worst <= FLOAT_REL, "; ".join(rows) + f"; largest relative difference {worst:.1e}")
+
+
+# --- §6: single arrivals ---------------------------------------------------------------------
+
+
+def printed_qbd(m: bm.BmapModel, levels, p, lam: float, norm: float, vecs) -> float:
+    """§6: ``(1/(lambda P)) sum_{i<K} p_i (D_1^(chi(i)) e_W̄ ⊗ I_{M^{a_i} R^{b_i}}) C_{i,1} x_i`` with
+    ``x_i = v_i^(m)(u)`` (transforms) or ``w_i^(m)`` (means), ``P = P_success`` or ``P_obs``."""
+    total = 0.0
+    for i in range(m.K):
+        D1e = m.D(levels[i], 1).sum(axis=1).reshape(-1, 1)
+        total = total + np.asarray(p[i], dtype=float) @ np.kron(D1e, np.eye(m.M ** _a(i) * m.R ** _b(i))) @ printed_C(m, i, 1) @ vecs[i]
+    return float(np.squeeze(total)) / (lam * norm)
+
+
+QBD_POLICIES = (((2, 1), (1,)), ((2, 1), (3,)), ((2,), ()))
+
+
+@lru_cache(maxsize=None)
+def qbd_solved(k: int):
+    m = single_model()
+    lv = m.check_policy(bm.Policy(*QBD_POLICIES[k]))
+    st = bm.solve_qbd(m, lv)  # the §6 recursion itself
+    chain = L.tagged_chain(m)
+    return m, lv, st, bm.measures(m, lv, st), chain, L.arrival_law(m, lv, st, chain)
+
+
+def _qbd_lst(which: int):
+    def check() -> Outcome:
+        worst, rows = 0.0, []
+        for k in range(len(QBD_POLICIES)):
+            m, lv, st, r, chain, law = qbd_solved(k)
+            norm = (r.p_success, r.p_obs)[which]
+            for u in US:
+                vecs = (printed_v1, printed_v2)[which](m, u)
+                pr = printed_qbd(m, lv, st.p, r.lam, norm, vecs)
+                t = L.sojourn_transforms(m, lv, st, u, chain, law)
+                t0 = L.sojourn_transforms(m, lv, st, 0.0, chain, law)
+                ref = (t.served / t0.served, t.obsolete / t0.obsolete)[which]
+                worst = max(worst, abs(pr - ref) / ref)
+                if u == US[1]:
+                    rows.append(f"modes {QBD_POLICIES[k][0]}, j = {QBD_POLICIES[k][1]}: printed {pr:.12f}, tagged chain {ref:.12f}")
+        return Outcome.judge(worst <= FLOAT_REL, f"single-arrival random model (K = 4, W̄ = M = R = 2), p from the §6 QBD recursion, "
+                                                 f"u = {US}: " + "; ".join(rows) + f"; largest relative difference {worst:.1e}")
+    return check
+
+
+def _qbd_mean(which: int):
+    def check() -> Outcome:
+        rows, off_printed, off_corr = [], 0.0, 0.0
+        for k in range(len(QBD_POLICIES)):
+            m, lv, st, r, chain, law = qbd_solved(k)
+            e = L.sojourn_moments(m, lv, st, 1, chain, law)
+            t0 = L.sojourn_transforms(m, lv, st, 0.0, chain, law)
+            ref = (e[0] / t0.served, e[1] / t0.obsolete)[which]
+            norm = (r.p_success, r.p_obs)[which]
+            pr = printed_qbd(m, lv, st.p, r.lam, norm, printed_w1(m) if which == 0 else printed_w2(m, -1))
+            co = pr if which == 0 else printed_qbd(m, lv, st.p, r.lam, norm, printed_w2(m, +1))
+            off_printed = max(off_printed, abs(pr - ref) / ref)
+            off_corr = max(off_corr, abs(co - ref) / ref)
+            rows.append(f"modes {QBD_POLICIES[k][0]}, j = {QBD_POLICIES[k][1]}: §6 formula {pr:.12f}"
+                        + ("" if which == 0 else f" (with w^(2) sign-corrected {co:.12f})") + f", tagged chain {ref:.12f}")
+        detail = "single-arrival random model, p from the §6 QBD recursion: " + "; ".join(rows)
+        if off_printed <= FLOAT_REL:
+            return Outcome.passed(detail + f"; largest relative difference {off_printed:.1e}")
+        if which == 1 and off_corr <= FLOAT_REL:
+            return Outcome.erratum_(
+                detail, printed="V̄^(2) = (1/(lambda P_obs)) sum_i p_i (D_1 e ⊗ I) C_{i,1} w_i^(2) with w_i^(2) of Corollary 1 as "
+                                "printed (gives -V̄^(2))",
+                corrected="the same §6 formula with w_i^(2) without Corollary 1's leading minus",
+                evidence=f"sign-corrected within {off_corr:.1e} of the enumerated tagged chain's E[V; obsolete]/P_obs; the §6 "
+                         f"reduction itself is right, the sign comes from Corollary 1 (avrachenkov.cor-1.w2)")
+        return Outcome.failed(detail + f"; printed off by {off_printed:.3g}")
+    return check
+
+
+for _which, _name in [(0, "v1"), (1, "v2")]:
+    claim(f"{P}.qbd.{_name}", source=src("§6", f"v^({_which + 1})(u) for ordinary arrivals"), method=Method.FLOAT,
+          statement=f"§6's v^({_which + 1})(u) = (1/(lambda P)) sum_i p_i (D_1^(chi(i)) e ⊗ I) C_(i,1) v_i^({_which + 1})(u) equals "
+                    f"the enumerated tagged chain's transform at u = {', '.join(map(str, US))}.")(_qbd_lst(_which))
+    claim(f"{P}.qbd.mean-v{_which + 1}", source=src("§6", f"V̄^({_which + 1}) for ordinary arrivals"), method=Method.FLOAT,
+          statement=f"§6's V̄^({_which + 1}) = (1/(lambda P)) sum_i p_i (D_1^(chi(i)) e ⊗ I) C_(i,1) w_i^({_which + 1}) equals the "
+                    f"enumerated tagged chain's mean sojourn.")(_qbd_mean(_which))
+
+
+# --- §7: the hyperexponential fit ----------------------------------------------------------------
+
+FIT_PRINTED = {"beta_1": "0.0057", "beta_2": "0.9943", "lambda_1": "0.0014", "lambda_2": "0.2409"}  # S = -diag(lambda)
+MOMENTS_PRINTED = ("49207.0356", "2.0527E+11", "2.5773E+18")  # mean, mean square, mean cube of the content size
+
+
+def h2_fit_relations():
+    """SymPy: for a mixture of two exponentials with means ``mu1, mu2`` and weight
+    ``p``, the reduced moments ``x = E X``, ``y = E X^2 / 2``, ``z = E X^3 / 6``
+    satisfy ``y = s x - q`` and ``z = s y - q x`` with ``s = mu1 + mu2``,
+    ``q = mu1 mu2`` (checked identically), so ``mu1, mu2`` are the roots of
+    ``t^2 - s t + q`` and ``p = (x - mu2)/(mu1 - mu2)``.  Returns ``(s, q)`` as
+    functions of ``(x, y, z)``."""
+    p, mu1, mu2, x, y, z, s, q = sp.symbols("p mu1 mu2 x y z s q")
+    mom = [p * mu1**k + (1 - p) * mu2**k for k in (1, 2, 3)]
+    for lhs, rhs in ((mom[1], (mu1 + mu2) * mom[0] - mu1 * mu2), (mom[2], (mu1 + mu2) * mom[1] - mu1 * mu2 * mom[0])):
+        if sp.expand(lhs - rhs) != 0:
+            raise ArithmeticError("H2 moment recursion does not hold identically")
+    sol = sp.solve([y - (s * x - q), z - (s * y - q * x)], [s, q], dict=True)[0]
+    return sp.lambdify((x, y, z), (sol[s], sol[q]), "mpmath")
+
+
+def h2_fit(m1, m2, m3) -> tuple:
+    """``(p, mu1, mu2)`` (p the weight of the long mean mu1) of the H2 with these moments."""
+    with mpmath.workdps(40):
+        s, q = h2_fit_relations()(mpmath.mpf(m1), mpmath.mpf(m2) / 2, mpmath.mpf(m3) / 6)
+        root = mpmath.sqrt(s * s - 4 * q)
+        mu1, mu2 = (s + root) / 2, (s - root) / 2
+        return (mpmath.mpf(m1) - mu2) / (mu1 - mu2), mu1, mu2
+
+
+def _box(printed: str, printing: Printing) -> tuple[float, float]:
+    """Values that print as ``printed`` under ``printing``."""
+    v = float(printed)
+    half = 0.5 * 10.0 ** -len(printed.split(".")[1])
+    return (v - half, v + half) if printing is Printing.ROUND else (v, v + 2 * half)
+
+
+def _fit_consistent(p1: float, ratio: float, printing: Printing) -> tuple[bool, str]:
+    """Is there a point of the printed parameters' box (beta_2 = 1 - beta_1, time scale free)
+    with beta_1 = p1 and lambda_1/lambda_2 = ratio?"""
+    b = _box(FIT_PRINTED["beta_1"], printing)
+    l1, l2 = _box(FIT_PRINTED["lambda_1"], printing), _box(FIT_PRINTED["lambda_2"], printing)
+    lo, hi = max(l2[0], l1[0] / ratio), min(l2[1], l1[1] / ratio)  # lambda_2 values keeping both rates in their boxes
+    ok_beta, ok_rates = b[0] <= p1 < b[1] if printing is Printing.TRUNCATE else b[0] <= p1 <= b[1], lo <= hi
+    return ok_beta and ok_rates, (f"beta_1 box [{b[0]:.5f}, {b[1]:.5f}] {'contains' if ok_beta else 'misses'} {p1:.7f}; "
+                                  f"a time scale keeping lambda_1, lambda_2 in their boxes {'exists' if ok_rates else 'does not exist'}")
+
+
+@claim(f"{P}.fit.moments", source=src("§7", "real data: hyperexponential (beta, S) from the content-size moments"),
+       method=Method.NUMERIC_HP,
+       statement="The printed H2 (beta = (0.0057, 0.9943), S = diag(-0.0014, -0.2409)) reproduces the printed content-size "
+                 "moments (49207.0356, 2.0527E+11, 2.5773E+18) up to the time scale (the processing rate) and the printed digits.")
+def _fit() -> Outcome:
+    m1, m2, m3 = map(float, MOMENTS_PRINTED)
+    p1, mu1, mu2 = h2_fit(*MOMENTS_PRINTED)  # exact decimals; p1: weight of the slow phase (rate 1/mu1)
+    with mpmath.workdps(40):  # second route: the fitted H2's own moments against the printed ones
+        back = [mpmath.factorial(k) * (p1 * mu1**k + (1 - p1) * mu2**k) for k in (1, 2, 3)]
+        residual = float(max(abs(b / mpmath.mpf(t) - 1) for b, t in zip(back, MOMENTS_PRINTED)))
+    if not residual <= 1e-25:
+        return Outcome.failed(f"the 3-moment fit does not reproduce the printed moments (relative residual {residual:.3g})")
+    ratio = float(mu2 / mu1)  # lambda_1/lambda_2 (scale free)
+    b1 = float(FIT_PRINTED["beta_1"])
+    lam = (float(FIT_PRINTED["lambda_1"]), float(FIT_PRINTED["lambda_2"]))
+    fit_m = [mpmath.factorial(k) * (b1 / lam[0] ** k + (1 - b1) / lam[1] ** k) for k in (1, 2, 3)]
+    n2, n3 = float(fit_m[1] / fit_m[0] ** 2), float(fit_m[2] / (fit_m[0] * fit_m[1]))
+    d2, d3 = m2 / m1**2, m3 / (m1 * m2)
+    printing = cells.printing_of(MEANS)
+    ok, why = _fit_consistent(float(p1), ratio, printing)
+    alt = Printing.TRUNCATE if printing is Printing.ROUND else Printing.ROUND
+    ok_alt, why_alt = _fit_consistent(float(p1), ratio, alt)
+    scale = 8.2 / m1  # the time scale giving the printed mean 8.2
+    detail = (f"3-moment fit reproduces the printed moments to {residual:.0e} (relative); scale-free moments "
+              f"E X^2/(E X)^2, E X^3/(E X E X^2): printed data {d2:.4f}, {d3:.4f}; printed (beta, S) {n2:.4f}, {n3:.4f} ({100 * (n2 / d2 - 1):+.2f}%, {100 * (n3 / d3 - 1):+.2f}%; SCV {n2 - 1:.2f}, the printed 86.03, against the data's "
+              f"{d2 - 1:.2f}); the exact 3-moment H2 fit (SymPy) has "
+              f"beta = ({mpmath.nstr(p1, 6)}, {mpmath.nstr(1 - p1, 6)}), lambda_1/lambda_2 = {ratio:.6f} (printed "
+              f"{lam[0] / lam[1]:.6f}); at the scale of mean 8.2: S = diag(-{float(1 / (mu1 * scale)):.6f}, "
+              f"-{float(1 / (mu2 * scale)):.6f}); {printing.value} of the printed digits (the §7 convention for input-derived "
+              f"numbers): {why}")
+    tried = Hypothesis(f"printed digits by {alt.value}: {why_alt}", float(p1), ok_alt)
+    return Outcome.judge(ok, detail + f"; other readings tried: {tried}", computed=f"{float(p1):.7f}")
