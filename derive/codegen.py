@@ -64,39 +64,11 @@ import flint
 import mpmath
 import numpy
 
-from crawlmath.numeric.errors import InvalidInput, SolverError
+from crawlmath.numeric.codegen_runtime import as_integers as _as_integers
+from crawlmath.numeric.codegen_runtime import finite_arguments as _finite_arguments
+from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
 
 __all__ = {names!r}
-
-
-def _finite_arguments(**arguments):
-    """Raise InvalidInput naming the first argument that holds a nan or inf."""
-    for name, value in arguments.items():
-        bad = ~numpy.isfinite(value)
-        if numpy.any(bad):
-            raise InvalidInput(name, "must be finite", value=numpy.asarray(value)[bad].flat[0].item())
-
-
-def _as_integers(name, value):
-    """An integer argument as a float array (exact up to 2**53; larger
-    powers overflow to inf and are refused), after checking it is integral."""
-    try:
-        array = numpy.asarray(value, dtype=float)
-    except (OverflowError, TypeError, ValueError):
-        raise InvalidInput(name, "must be an integer representable in float64", value=value) from None
-    bad = numpy.isfinite(array) & (array != numpy.round(array))
-    if numpy.any(bad):
-        raise InvalidInput(name, "must be an integer", value=array[bad].flat[0].item())
-    return array
-
-
-def _finite_result(function, result):
-    """The float64 result, or SolverError when it holds a nan or inf (the
-    arguments being finite, the float route failed to deliver: overflow or
-    an input outside the formula's domain; the _mp twin may still)."""
-    if not numpy.all(numpy.isfinite(result)):
-        raise SolverError(f"{{function}}: float64 evaluation gave a non-finite value; use {{function}}_mp")
-    return result
 '''
 
 

@@ -14,6 +14,9 @@ from crawlmath.numeric.generated import static_mm1k as gen
 from crawlmath.proofs.tables import liu_nain_static as T
 
 SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "003_dde4fe79a247e1b3.txt"
+# The transcription tests compare with the seed text when it sits beside the repository; a clone
+# standing alone skips them (the tables themselves are reference data in proofs/tables/).
+needs_seed = pytest.mark.skipif(not SEED.exists(), reason=f"seed text not present ({SEED})")
 
 gammas = st.floats(0.02, 8.0)
 Ks = st.integers(2, 80)
@@ -85,6 +88,7 @@ def test_bad_input_names_the_argument(kwargs, arg):
     assert e.value.argument == arg
 
 
+@needs_seed
 def test_table_1_1_transcription_matches_seed():
     text = SEED.read_text(encoding="utf-8")
     for g, cells in T.TABLE_1_1.items():
@@ -92,6 +96,7 @@ def test_table_1_1_transcription_matches_seed():
         assert tuple(line.split("\t")[1:]) == cells
 
 
+@needs_seed
 @pytest.mark.parametrize("table, rows", [("Table 1.2", T.TABLE_1_2_STATIC), ("Table 1.3", T.TABLE_1_3_STATIC)])
 def test_static_columns_transcription_matches_seed(table, rows):
     lines = SEED.read_text(encoding="utf-8").splitlines()

@@ -12,39 +12,11 @@ import flint
 import mpmath
 import numpy
 
-from crawlmath.numeric.errors import InvalidInput, SolverError
+from crawlmath.numeric.codegen_runtime import as_integers as _as_integers
+from crawlmath.numeric.codegen_runtime import finite_arguments as _finite_arguments
+from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
 
 __all__ = ['golden_D', 'golden_D_mp', 'golden_H', 'golden_H_mp', 'golden_R', 'golden_R_mp', 'golden_bound', 'golden_bound_mp', 'golden_gap0', 'golden_gap0_arb', 'golden_gap0_mp', 'golden_limit_page_cost', 'golden_limit_page_cost_arb', 'golden_limit_page_cost_mp', 'golden_profile', 'golden_profile_mp', 'golden_rate', 'golden_rate_arb', 'golden_rate_mp', 'golden_weight0', 'golden_weight0_arb', 'golden_weight0_mp', 'golden_weight1', 'golden_weight1_arb', 'golden_weight1_mp', 'golden_weight2', 'golden_weight2_arb', 'golden_weight2_mp', 'golden_worst', 'golden_worst_arb', 'golden_worst_mp', 'golden_y', 'golden_y_mp']
-
-
-def _finite_arguments(**arguments):
-    """Raise InvalidInput naming the first argument that holds a nan or inf."""
-    for name, value in arguments.items():
-        bad = ~numpy.isfinite(value)
-        if numpy.any(bad):
-            raise InvalidInput(name, "must be finite", value=numpy.asarray(value)[bad].flat[0].item())
-
-
-def _as_integers(name, value):
-    """An integer argument as a float array (exact up to 2**53; larger
-    powers overflow to inf and are refused), after checking it is integral."""
-    try:
-        array = numpy.asarray(value, dtype=float)
-    except (OverflowError, TypeError, ValueError):
-        raise InvalidInput(name, "must be an integer representable in float64", value=value) from None
-    bad = numpy.isfinite(array) & (array != numpy.round(array))
-    if numpy.any(bad):
-        raise InvalidInput(name, "must be an integer", value=array[bad].flat[0].item())
-    return array
-
-
-def _finite_result(function, result):
-    """The float64 result, or SolverError when it holds a nan or inf (the
-    arguments being finite, the float route failed to deliver: overflow or
-    an input outside the formula's domain; the _mp twin may still)."""
-    if not numpy.all(numpy.isfinite(result)):
-        raise SolverError(f"{function}: float64 evaluation gave a non-finite value; use {function}_mp")
-    return result
 
 
 def golden_limit_page_cost(c0, mu, nu, x, t, hJ0, hJ1, hJ2):

@@ -12,39 +12,11 @@ import flint
 import mpmath
 import numpy
 
-from crawlmath.numeric.errors import InvalidInput, SolverError
+from crawlmath.numeric.codegen_runtime import as_integers as _as_integers
+from crawlmath.numeric.codegen_runtime import finite_arguments as _finite_arguments
+from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
 
 __all__ = ['cstar', 'cstar_arb', 'cstar_limit', 'cstar_limit_mp', 'cstar_mp', 'expected_obsolescence', 'expected_obsolescence_arb', 'expected_obsolescence_mp', 'lagrangian_stationarity', 'lagrangian_stationarity_mp', 'lower_bound_multiplier', 'lower_bound_multiplier_mp', 'optimal_frequency', 'optimal_frequency_mp', 'randomized_cstar', 'randomized_cstar_arb', 'randomized_cstar_mp', 'randomized_frequency', 'randomized_frequency_arb', 'randomized_frequency_mp', 'randomized_frequency_proportional', 'randomized_frequency_proportional_arb', 'randomized_frequency_proportional_mp', 'randomized_multiplier', 'randomized_multiplier_arb', 'randomized_multiplier_mp', 'randomized_objective_term', 'randomized_objective_term_arb', 'randomized_objective_term_mp', 'randomized_rate', 'randomized_rate_arb', 'randomized_rate_mp', 'randomized_stationarity', 'randomized_stationarity_arb', 'randomized_stationarity_mp', 'rate_lower_bound', 'rate_lower_bound_arb', 'rate_lower_bound_mp']
-
-
-def _finite_arguments(**arguments):
-    """Raise InvalidInput naming the first argument that holds a nan or inf."""
-    for name, value in arguments.items():
-        bad = ~numpy.isfinite(value)
-        if numpy.any(bad):
-            raise InvalidInput(name, "must be finite", value=numpy.asarray(value)[bad].flat[0].item())
-
-
-def _as_integers(name, value):
-    """An integer argument as a float array (exact up to 2**53; larger
-    powers overflow to inf and are refused), after checking it is integral."""
-    try:
-        array = numpy.asarray(value, dtype=float)
-    except (OverflowError, TypeError, ValueError):
-        raise InvalidInput(name, "must be an integer representable in float64", value=value) from None
-    bad = numpy.isfinite(array) & (array != numpy.round(array))
-    if numpy.any(bad):
-        raise InvalidInput(name, "must be an integer", value=array[bad].flat[0].item())
-    return array
-
-
-def _finite_result(function, result):
-    """The float64 result, or SolverError when it holds a nan or inf (the
-    arguments being finite, the float route failed to deliver: overflow or
-    an input outside the formula's domain; the _mp twin may still)."""
-    if not numpy.all(numpy.isfinite(result)):
-        raise SolverError(f"{function}: float64 evaluation gave a non-finite value; use {function}_mp")
-    return result
 
 
 def expected_obsolescence(d, m, mu, h):
