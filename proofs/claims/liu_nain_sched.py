@@ -601,9 +601,10 @@ def _eq_1_28():
        statement="dL/dlambda = sum x_i - 1; with c_i = c0 mu_i, x_i = ln h_i / sum ln h_j makes (1.28) the same for every page and satisfies (1.29).")
 def _eq_1_29():
     k, n = ds.k, ds.n
-    lagr = sp.Sum(_printed_1_27_term(ds.c).subs(ds.x, ds.x_[k]), (k, 1, n)) + ds.lam * (sp.Sum(ds.x_[k], (k, 1, n)) - 1)
+    x_ = sp.IndexedBase("x", positive=True)  # the page frequencies x_1, ..., x_n
+    lagr = sp.Sum(_printed_1_27_term(ds.c).subs(ds.x, x_[k]), (k, 1, n)) + ds.lam * (sp.Sum(x_[k], (k, 1, n)) - 1)
     d_lam = sp.diff(lagr, ds.lam)
-    printed = sp.Sum(ds.x_[k], (k, 1, n)) - 1
+    printed = sp.Sum(x_[k], (k, 1, n)) - 1
     same = _zero(d_lam - printed)
     # (1.28) at x = ln h / S with c = c0 mu: h^(1/x) = e^S for every page.
     at_1_30 = (-ds.c0 * ds.mu / (ds.mu * EX) * (1 - ds.h ** (1 / ds.x) + sp.log(ds.h) / ds.x * ds.h ** (1 / ds.x)) + ds.lam).subs(ds.x, sp.log(ds.h) / ds.S)
