@@ -575,9 +575,18 @@ def _rel_impr_cell(table: str, row: dict) -> Outcome:
                 printed=printed, corrected=f"{v:.0f}%",
                 evidence=f"100(C_s − C_d)/C_d is {v:.2f}% with this row's C_d = {cd:.5f} and {rel_impr(cs, x):.2f}% with the "
                          f"C_d computed for {label}: the percentage follows a copied C_d", computed=f"{v:.0f}%")
+    # The percentage is computed from its own row's C_s and C_d: when those printed inputs give our
+    # value and not the printed one, the printed cell contradicts its own row (the rule applied to
+    # Avrachenkov's R column too): an arithmetic slip, shown by both routes.
     pc, pd = float(row["C_s"]), float(row["C_d"])
-    return Outcome.failed(out.detail + f"; note (evidence only): this row's printed C_s and C_d give {100 * (pc - pd) / pd:.2f}%",
-                          computed=out.computed)
+    from_row = 100 * (pc - pd) / pd
+    if matches_printed(from_row, f"{v:.0f}%") and not matches_printed(from_row, printed):
+        return Outcome.erratum_(
+            out.detail + f"; this row's printed C_s = {row['C_s']} and C_d = {row['C_d']} give {from_row:.2f}%",
+            printed=printed, corrected=f"{v:.0f}%",
+            evidence=f"100(C_s − C_d)/C_d is {v:.2f}% from crawlmath's C_s and C_d and {from_row:.2f}% from the row's own "
+                     f"printed C_s and C_d: both round to {v:.0f}%, not {printed}", computed=out.computed)
+    return Outcome.failed(out.detail + f"; this row's printed C_s and C_d give {from_row:.2f}%", computed=out.computed)
 
 
 def _nbar_averages(rep: M.InstanceReport) -> list[tuple[str, float]]:
