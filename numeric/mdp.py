@@ -49,6 +49,7 @@ import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 
 from . import static_mm1k
+from .average_cost import closed_classes
 from .errors import InvalidInput, SolverError, TooLarge
 from .generated import static_mm1k as static_gen
 from .tolerance import MDP_TIE_REL as TIE_REL, STRUCTURE_ABS
@@ -503,16 +504,6 @@ def _greedy(mdp: CrawlerMDP, Q: np.ndarray, current: np.ndarray | None = None, s
     pol = np.where(mdp.allowed[:, 1], pol, 0)
     pol = np.where(mdp.allowed[:, 0], pol, 1)
     return pol.astype(np.int64)
-
-
-def closed_classes(P: sps.csr_matrix) -> list[np.ndarray]:
-    """The closed communicating classes of a stochastic matrix (its recurrent classes)."""
-    ncomp, lab = csgraph.connected_components(P, directed=True, connection="strong")
-    A = P.tocoo()
-    leaving = np.zeros(ncomp, dtype=bool)
-    m = (lab[A.row] != lab[A.col]) & (A.data > 0)
-    leaving[lab[A.row[m]]] = True
-    return [np.flatnonzero(lab == c) for c in range(ncomp) if not leaving[c]]
 
 
 @dataclass(frozen=True)
