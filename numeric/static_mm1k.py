@@ -22,6 +22,7 @@ positive root of the deflated stationarity polynomial
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from dataclasses import dataclass
 
 import flint
@@ -41,12 +42,34 @@ def _check(gamma, K, mu):
 
 
 def _mp(value, name):
-    """An mpmath number from a number or a decimal string (exact to the
-    working precision), refusing anything else with a named error."""
+    """An mpmath number from a number, a Fraction or a decimal string, exact to
+    the working precision; refuses anything else with a named error.
+
+    A float means the shortest decimal that prints it (``2.4`` is 12/5, as the
+    papers mean, not the binary double nearest to it): the one reading of a
+    float under ``digits=``.
+
+    >>> with mpmath.workdps(30):
+    ...     print(_mp(2.4, "gamma"), _mp(Fraction(1, 3), "gamma"))
+    2.4 0.333333333333333333333333333333
+    """
+    if isinstance(value, bool):
+        raise InvalidInput(name, "must be a real number", value=value)
+    if isinstance(value, float):
+        value = repr(value)
+    if isinstance(value, Fraction):
+        return mpmath.mpf(value.numerator) / value.denominator
     try:
         return mpmath.mpmathify(value)
     except (TypeError, ValueError):
         raise InvalidInput(name, "must be a real number", value=value) from None
+
+
+def _arb(value):
+    """The same exact reading in ball arithmetic (a Fraction exactly, anything else via its decimal text)."""
+    if isinstance(value, Fraction):
+        return flint.arb(value.numerator) / value.denominator
+    return flint.arb(repr(value) if isinstance(value, float) else str(value))
 
 
 def _bracket(q, K, one):
@@ -163,7 +186,7 @@ def rho_enclosure(gamma, K, mu=1, digits: int = 50) -> Enclosure:
     bits = int(3.33 * (digits + 20) + 4 * math.log2(K + 2)) + 64
     try:
         flint.ctx.prec = bits
-        g, m = flint.arb(str(gamma)), flint.arb(str(mu))
+        g, m = _arb(gamma), _arb(mu)
         if root == 1:
             q1 = gen.stationarity_deflated_arb(1, g, K, m)
             if q1.is_exact() and q1 == 0:
@@ -238,8 +261,12 @@ def static_optimum(lam, mu, gamma, K, digits: int | None = None) -> StaticOptimu
     """Optimal static crawler count (Proposition 1), its cost (1.4), the
     large-K approximation (1.12) and γ(K).
 
-    With ``digits`` the whole computation runs in mpmath at that precision
-    (pass decimal strings such as ``"0.05"`` for exact inputs).
+    With ``digits`` the whole computation runs in mpmath at that precision.
+    Inputs may be numbers, Fractions or decimal strings; a float means the
+    shortest decimal that prints it (``2.4`` is exactly 12/5).
+
+    >>> static_optimum(0.05, 1, 2.4, 15, digits=40).N_opt
+    21
     """
     if digits is None:
         require_positive(lam, "lam")
