@@ -32,7 +32,7 @@ def instances(quick: bool):
     for table, text in (("1.2", TABLE_1_2), ("1.3", TABLE_1_3)):
         for row in parse(text):
             lam, K, g = float(row["lam"]), int(row["K"]), float(row["gamma"])
-            yield table, lam, K, g, (M.static_optimum(lam, 1.0, K, g)[0] if table == "1.2" else "auto")
+            yield table, lam, K, g, (M.static_count(lam, 1.0, K, g)[0] if table == "1.2" else "auto")
 
 
 def toolbox_rvi(m: M.CrawlerMDP, epsilon: float):

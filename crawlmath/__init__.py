@@ -8,6 +8,13 @@ Subpackages (the folder tree is the architecture; data flows one way):
   :mod:`crawlmath.numeric.generated` is emitted from ``derive`` by ``crawlmath codegen``;
 - :mod:`crawlmath.proofs`  (folder ``proofs/``)  the claim registry, errata, paper tables;
 - :mod:`crawlmath.commands` the ``crawlmath`` subcommands.
+
+The public functions (:mod:`crawlmath.api`) are available at the top level and
+load their solvers only when first used:
+
+>>> import crawlmath
+>>> crawlmath.static_optimum(0.01, 1, 0.5, 10).N_opt
+89
 """
 from importlib.metadata import PackageNotFoundError, version as _version
 
@@ -15,3 +22,19 @@ try:
     __version__ = _version("crawlmath")
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0+unknown"
+
+__all__ = ["__version__", "static_optimum", "solve_mdp", "load_bmap", "solve_bmap", "optimal_frequencies",
+           "mean_field_colours", "average_cost_mdp", "ctmc_stationary", "verify"]
+
+
+def __getattr__(name: str):
+    # PEP 562: `import crawlmath` stays light; the API module loads on first use.
+    if name in __all__ and name != "__version__":
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'crawlmath' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

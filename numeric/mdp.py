@@ -626,7 +626,7 @@ def _improve(mdp: CrawlerMDP, ev: MultichainEvaluation, policy: np.ndarray) -> n
 def _best_static_start(mdp: CrawlerMDP) -> np.ndarray:
     """The best static policy with at most N crawlers: keep min(N, N_s) active."""
     # C is unimodal in rho (Lemma 1), so the best n <= N is min(N, N_s).
-    Ns = static_optimum(mdp.lam, mdp.mu, mdp.K, mdp.gamma)[0]
+    Ns = static_count(mdp.lam, mdp.mu, mdp.K, mdp.gamma)[0]
     return mdp.static_policy() if Ns >= mdp.N else mdp.cap_policy(Ns)
 
 
@@ -863,7 +863,7 @@ def static_cost(lam: float, mu: float, K: int, N: int, gamma: float) -> float:
     return float(static_gen.cost(N * lam / mu, gamma, K, mu))
 
 
-def static_optimum(lam: float, mu: float, K: int, gamma: float) -> tuple[int, float]:
+def static_count(lam: float, mu: float, K: int, gamma: float) -> tuple[int, float]:
     """(N_s, C_s): the static optimum of Proposition 1 (the static model's
     solver, :func:`crawlmath.numeric.static_mm1k.static_optimum`)."""
     opt = static_mm1k.static_optimum(lam, mu, gamma, K)
@@ -1013,7 +1013,7 @@ class InstanceReport:
 def auto_N(lam: float, mu: float, K: int, gamma: float) -> tuple[int, MDPSolution]:
     """An N that does not bind: start at 2N_s + 10 and double until the
     optimal policy activates no crawler at r ≥ N − 1."""
-    Ns = static_optimum(lam, mu, K, gamma)[0]
+    Ns = static_count(lam, mu, K, gamma)[0]
     N = 2 * Ns + 10
     while True:
         m = CrawlerMDP(lam, mu, K, N, gamma)
@@ -1079,7 +1079,7 @@ def check_switching_curve_conjecture(lams, Ks, gammas, Ns=("Ns", "auto"), mu: fl
                     if spec == "auto":
                         N, sol = auto_N(lam, mu, K, gamma)
                     else:
-                        N = static_optimum(lam, mu, K, gamma)[0] if spec == "Ns" else int(spec)
+                        N = static_count(lam, mu, K, gamma)[0] if spec == "Ns" else int(spec)
                         sol = policy_iteration(CrawlerMDP(lam, mu, K, N, gamma))
                     count += 1
                     c = sol.curves

@@ -391,7 +391,7 @@ def cd_value(table: str, row: dict) -> tuple[float, float, str]:
 @lru_cache(maxsize=None)
 def static(lam: float, K: int, gamma: float) -> tuple[int, float]:
     """(N_s, C_s): argmin of (1.4) over n (Prop. 1)."""
-    return M.static_optimum(lam, MU, K, gamma)
+    return M.static_count(lam, MU, K, gamma)
 
 
 def row_label(row: dict) -> str:

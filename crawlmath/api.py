@@ -1,0 +1,182 @@
+"""The public Python API: one name per concept, the papers' parameter order.
+
+Every model function takes its parameters in the order the papers introduce
+them -- arrival rate λ, service rate μ, cost γ, capacity K, then the crawler
+count N -- and returns a dataclass with the numbers *and* how they were
+obtained.  ``import crawlmath`` exposes these names lazily, so importing the
+package costs nothing until one is used.
+
+>>> import crawlmath
+>>> crawlmath.static_optimum(0.01, 1, 0.5, 10).N_opt
+89
+>>> round(crawlmath.solve_mdp(0.1, 1, 1, 5, N=16).gain, 5)
+0.20907
+>>> m = crawlmath.load_bmap("avrachenkov-example.json")
+>>> round(crawlmath.solve_bmap(m, modes=(3, 1), thresholds=(2,)).cost, 2)
+63.54
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers only
+    from .numeric.bmap_model import BmapModel, Measures
+    from .numeric.colours import MeanField
+    from .numeric.mdp import InstanceReport
+    from .numeric.scheduling import FrequencyResult
+    from .numeric.static_mm1k import StaticOptimum
+    from .proofs.registry import Result
+
+__all__ = [
+    "static_optimum", "solve_mdp", "load_bmap", "solve_bmap", "optimal_frequencies", "mean_field_colours",
+    "average_cost_mdp", "ctmc_stationary", "verify",
+]
+
+
+def static_optimum(lam, mu, gamma, K, *, digits: int | None = None) -> "StaticOptimum":
+    """Optimal static number of crawlers of the M/M/1/K model (Liu–Nain 2005, §1.2.1, Prop. 1).
+
+    Parameters
+    ----------
+    lam, mu, gamma : arrival rate λ, service rate μ, cost γ of an empty buffer
+        (numbers, Fractions or decimal strings; under ``digits`` a float means the
+        shortest decimal that prints it).
+    K : buffer capacity (an integer ≥ 2, or ``math.inf``).
+    digits : compute at this many digits in mpmath, with a proved enclosure of ρ(γ, K).
+
+    Returns
+    -------
+    StaticOptimum
+        ``N_opt``, ``rho_opt``, ``cost_opt``, the large-K rule ``N_approx`` (1.12), ``gamma_K``, ``method``.
+
+    Examples
+    --------
+    >>> static_optimum(0.05, 1, 2.4, 15, digits=40).N_opt
+    21
+    """
+    from .numeric.static_mm1k import static_optimum as solve
+
+    return solve(lam, mu, gamma, K, digits=digits)
+
+
+def solve_mdp(lam: float, mu: float, gamma: float, K: int, N="auto", *, method: str = "exact",
+              tau: float = 0.99999, reference=None, h0: str = "zero") -> "InstanceReport":
+    """The dynamic crawler-activation MDP (Liu–Nain 2005, §1.2.2–1.2.3).
+
+    Parameters
+    ----------
+    lam, mu, gamma, K : as in :func:`static_optimum`.
+    N : number of crawlers available, or ``"auto"`` (the smallest N that does not bind).
+    method : ``"exact"`` (multichain policy iteration) or ``"rvi"`` (Proposition 6 under the
+        reading that reproduces the paper's numbers: x̂ = (1,1,1), h₀ = 0; ``reference`` and
+        ``h0`` choose others).
+
+    Returns
+    -------
+    InstanceReport
+        ``gain`` (C_d), ``n_min``, ``n_mean``, ``n_max``, ``iterations``, the solution.
+
+    Examples
+    --------
+    >>> solve_mdp(0.1, 1, 1, 5, N=16, method="rvi").iterations
+    254
+    """
+    from .numeric.mdp import analyse
+
+    return analyse(lam, mu, K, gamma, N, method=method, tau=tau, reference=reference, h0=h0)
+
+
+def load_bmap(model: "str | Path | dict", *, K: int | None = None, reduce: bool = True) -> "BmapModel":
+    """A BMAP/PH/1/K model with obsolescence (Avrachenkov et al.) from a model file
+    (path, or the name of a shipped one) or a dict of the same structure, checked
+    against the model schema; ``K`` overrides the capacity; ``reduce`` lumps the PH
+    representations exactly (default).
+
+    Examples
+    --------
+    >>> load_bmap("avrachenkov-example.json", K=30).reduction()
+    'service M = 2 -> 2, obsolescence R = 2 -> 1; states 4294967294 -> 122'
+    """
+    from .numeric.bmap_io import load_model, model_from_spec, validate_spec
+
+    if isinstance(model, dict):
+        validate_spec(model)
+        return model_from_spec(model, K, reduce)
+    return load_model(model, K=K, reduce=reduce)
+
+
+def solve_bmap(model: "BmapModel", modes: Sequence[int], thresholds: Sequence[int] = (), *,
+               solver: str = "auto") -> "Measures":
+    """Stationary measures and cost J (eq. 2) of a threshold policy: ``modes`` the
+    numbers of active robots from the empty system up, ``thresholds`` the queue
+    lengths at which the mode changes (one fewer than the modes).
+
+    Examples
+    --------
+    >>> m = load_bmap("avrachenkov-example.json", K=30)
+    >>> round(solve_bmap(m, (3, 1), (3,)).cost, 4)
+    57.2321
+    """
+    from .numeric import bmap_model as bm
+
+    return bm.evaluate(model, bm.Policy(tuple(modes), tuple(thresholds)), solver=solver)
+
+
+def optimal_frequencies(rates: Sequence[float], access: str = "det:1", weights=None) -> "FrequencyResult":
+    """Optimal crawl frequencies and the lower bound C* (Coffman–Liu–Weber 1997, Thm 3.4):
+    ``rates`` the pages' change rates μ_i, ``access`` the crawl-time law (``det:T``,
+    ``exp:RATE``, ``gamma:SHAPE,RATE``, ``uniform:A,B``, ``hyperexp:p1,r1,p2,r2``),
+    ``weights`` c_i (default c_i = μ_i).
+
+    Examples
+    --------
+    >>> r = optimal_frequencies([0.5, 1, 2], "det:1")
+    >>> r.frequencies.round(6).tolist()      # ∝ ln(1/h_i) = μ_i for X = 1
+    [0.142857, 0.285714, 0.571429]
+    """
+    from .numeric.access_time import parse_access
+    from .numeric.scheduling import make_problem, optimal_frequencies as solve
+
+    return solve(make_problem(rates, parse_access(access), weights))
+
+
+def mean_field_colours(K: int, C: int) -> "MeanField":
+    """The mean-field number of distinct colours among the K URLs of the workbench
+    with C equally likely colours, KC/(K+C−1), and P_new (Buijsrogge 2014, Thm 4.2.1).
+
+    Examples
+    --------
+    >>> round(mean_field_colours(100, 100).colours, 4)
+    50.2513
+    """
+    from .numeric.colours import mean_field
+
+    return mean_field(K, C)
+
+
+def average_cost_mdp(P, c, digits: int | None = None, **kw):
+    """See :func:`crawlmath.numeric.average_cost.average_cost_mdp` (reference values for your own MDP)."""
+    from .numeric.average_cost import average_cost_mdp as solve
+
+    return solve(P, c, digits, **kw)
+
+
+def ctmc_stationary(Q, digits: int | None = None, **kw):
+    """See :func:`crawlmath.numeric.ctmc.ctmc_stationary` (reference values for your own CTMC)."""
+    from .numeric.ctmc import ctmc_stationary as solve
+
+    return solve(Q, digits, **kw)
+
+
+def verify(*prefixes: str, quick: bool = False) -> "list[Result]":
+    """Run the registered claims whose ids start with any of ``prefixes`` (all when none).
+
+    Examples
+    --------
+    >>> {r.claim.id: r.outcome.status.value for r in verify("coffman.sched.lemma-4.1.small-f")}
+    {'coffman.sched.lemma-4.1.small-f': 'ERRATUM'}
+    """
+    from .proofs.registry import run, select
+
+    return run(select(prefixes, quick=quick))
