@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..numeric.errors import InvalidInput
+from ..proofs.certification import summary as certification_summary
 from ..proofs.registry import PAPERS, Claim, Result, Status, run as run_claims
 from . import figures as figs
 
@@ -185,6 +186,7 @@ class ReportData:
             "papers": [dataclasses.asdict(s) for s in self.summaries()],
             "figures": [f.as_json() for f in self.figures],
             "figures_enabled": self.figures_enabled,
+            "certification": certification_summary(self.results),
             "results": [r.as_json() for r in self.results],
         }
 

@@ -8,6 +8,7 @@ from html import escape
 import re
 
 from ..proofs import findings as _findings
+from ..proofs.certification import LEVELS, summary as _certification
 from ..proofs.registry import PAPERS, Claim, Result, Status
 from .build import ReportData, TableView, anchor, slug
 
@@ -130,6 +131,25 @@ def _summary(data: ReportData) -> list[str]:
     return out
 
 
+def _certification_table(data: ReportData) -> list[str]:
+    table = _certification(data.results)
+    out = ["<h3 id='certification'>How each verdict is established</h3>",
+           "<p>Claims by the strongest route their check used; a table cell is <i>certain</i> when its computed "
+           "value's error bound is smaller than its distance to the nearest boundary at which the printed digits "
+           "would change.</p><table><tr><th>paper</th>" + "".join(f"<th>{escape(label)}</th>" for _, label in LEVELS)
+           + "<th>table cells certain</th></tr>"]
+    for paper in data.papers():
+        c = table.get(paper)
+        if not c:
+            continue
+        cells = c.get("cells", 0)
+        share = f" ({100 * c.get('cells certain', 0) / cells:.0f}%)" if cells else ""
+        out.append(f"<tr><td>{escape(PAPERS[paper].citation)}</td>"
+                   + "".join(f"<td class='num'>{c.get(key, 0)}</td>" for key, _ in LEVELS)
+                   + f"<td class='num'>{c.get('cells certain', 0)} / {cells}{share}</td></tr>")
+    return out + ["</table>"]
+
+
 def _errata(data: ReportData) -> list[str]:
     out = ["<h2 id='errata'>Errata</h2>"]
     errata = data.errata()
@@ -250,6 +270,7 @@ def render(data: ReportData) -> str:
         "against computed values; they never enter a computation.</p>",
         "<nav><a href='#summary'>Summary</a><a href='#errata'>Errata</a><a href='#tables'>Tables</a><a href='#figures'>Figures</a><a href='#claims'>All claims</a></nav>",
         *_summary(data),
+        *_certification_table(data),
         *_errata(data),
         "<h2 id='tables'>Reproduced tables</h2>",
         *_table_index(tables),

@@ -1,0 +1,32 @@
+"""How strongly each verdict is established, summarised per paper.
+
+Every claim names the strongest route its check used (`Method`): a symbolic
+proof, interval (ball) arithmetic, two agreeing high-precision routes, float64,
+or simulation.  A table cell is *certain* when its computed value carries an
+error bound smaller than its distance to the nearest boundary at which the
+printed digits would change (`Outcome.certain`, set by the cell engine).
+
+>>> from crawlmath.proofs.registry import Claim, Method, Outcome, Result, Source
+>>> c = Claim("coffman.x", Source("coffman", "§3", "Lemma 3.1"), "s", Method.SYMBOLIC, lambda: None)
+>>> summary([Result(c, Outcome.passed("ok"), 0.0)])["coffman"]["symbolic"]
+1
+"""
+from __future__ import annotations
+
+import collections
+
+LEVELS = (("symbolic", "proof (symbolic)"), ("interval", "interval-certified"),
+          ("numeric-hp", "high precision, two routes"), ("float", "float only"), ("simulation", "simulation"))
+
+
+def summary(results) -> dict[str, dict[str, int]]:
+    """Per paper: how many verdicts rest on each kind of check (keys of
+    `LEVELS`), and ``cells`` / ``cells certain`` for table cells."""
+    out: dict[str, collections.Counter] = {}
+    for r in results:
+        row = out.setdefault(r.claim.paper, collections.Counter())
+        row[r.claim.method.value] += 1
+        if r.claim.cell is not None:
+            row["cells"] += 1
+            row["cells certain"] += bool(r.outcome.certain)
+    return {p: dict(c) for p, c in out.items()}
