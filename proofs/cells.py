@@ -40,6 +40,7 @@ from .registry import Outcome
 
 
 class Printing(str, enum.Enum):
+    """How a table prints its numbers: rounded, truncated, or exact text (integers, lists, words)."""
     ROUND = "rounding"
     TRUNCATE = "truncation"
     EXACT = "exact"  # integers, mode lists, words: equality of the printed text
@@ -47,6 +48,7 @@ class Printing(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Convention:
+    """A table's printing convention and the evidence (numbers) that established it."""
     printing: Printing
     evidence: str  # how the convention was established (numbers), shown in the report
 
@@ -64,6 +66,7 @@ def convention(table: str, printing: Printing, evidence: str) -> None:
 
 
 def printing_of(table: str) -> Printing:
+    """The recorded printing convention of ``table`` (KeyError when none was recorded)."""
     try:
         return CONVENTIONS[table].printing
     except KeyError:
@@ -147,6 +150,7 @@ def _like(printed: str) -> Callable[[object], str]:
     d = _decimals(printed)
 
     def fmt(v) -> str:
+        """The computed value shown with as many decimals as printed."""
         if isinstance(v, float):
             return f"{v:.{d}f}" + ("%" if printed.strip().endswith("%") else "")
         return _exact_text(v)

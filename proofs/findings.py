@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Finding:
+    """One headline finding: its paper, the sentence, and the ids of the claims that are its evidence."""
     paper: str
     sentence: str
     claims: tuple[str, ...]  # evidence: the finding holds while these keep their recorded verdicts
@@ -26,12 +27,14 @@ FINDINGS: list[Finding] = []
 
 
 def finding(paper: str, sentence: str, *claims: str) -> Finding:
+    """Record a headline finding of ``paper`` with its evidence claims."""
     f = Finding(paper, sentence, tuple(claims))
     FINDINGS.append(f)
     return f
 
 
 def of(paper: str) -> list[Finding]:
+    """The headline findings of ``paper``, in the order recorded."""
     return [f for f in FINDINGS if f.paper == paper]
 
 

@@ -30,6 +30,7 @@ GONE = "(no such claim)"
 
 @dataclass(frozen=True)
 class Change:
+    """One verdict that differs from the record: the id, the recorded status and the status now."""
     id: str
     recorded: str
     now: str
@@ -40,6 +41,7 @@ class Change:
 
 @dataclass
 class Record:
+    """The recorded status of every claim, and the history of deliberate changes (date, reason, changes)."""
     claims: dict[str, str]
     history: list[dict] = field(default_factory=list)
 
@@ -66,6 +68,7 @@ class Record:
         return Record(dict(sorted(claims.items())), self.history + [entry] if changes else list(self.history))
 
     def as_json(self) -> dict:
+        """The file format of proofs/verdicts.json."""
         return {
             "about": "Committed verdict of every claim; see crawlmath/proofs/record.py. "
                      "Update only with `crawlmath verify --update-record --reason TEXT`.",

@@ -57,12 +57,14 @@ PAPERS: dict[str, Paper] = {
 
 
 class Status(str, enum.Enum):
+    """A verdict: PASS (reproduced), FAIL (not reproduced after the readings listed), ERRATUM (printed form wrong, corrected form shown to hold)."""
     PASS = "PASS"
     FAIL = "FAIL"
     ERRATUM = "ERRATUM"
 
 
 class Method(str, enum.Enum):
+    """The strongest route a check uses: symbolic proof, interval arithmetic, two high-precision routes, float64, or simulation."""
     SYMBOLIC = "symbolic"
     NUMERIC_HP = "numeric-hp"
     FLOAT = "float"
@@ -89,6 +91,7 @@ class Source:
 
     @property
     def citation(self) -> str:
+        """Short citation of the paper (e.g. "Liu–Nain 2005")."""
         return PAPERS[self.paper].citation
 
     def __str__(self) -> str:
@@ -107,6 +110,7 @@ class TableCell:
 
 @dataclass(frozen=True)
 class Erratum:
+    """The two sides of an erratum: the printed form, the corrected form, and what decides between them."""
     printed: str  # the form as printed in the paper
     corrected: str  # the form that holds
     evidence: str  # what decides between them
@@ -114,6 +118,7 @@ class Erratum:
 
 @dataclass(frozen=True)
 class Outcome:
+    """What a check returns: its status and detail (both compared values), and optionally the erratum, the computed cell text, digits agreed, an error bound and whether the verdict is certain."""
     status: Status
     detail: str
     erratum: Erratum | None = None
@@ -124,14 +129,17 @@ class Outcome:
 
     @classmethod
     def passed(cls, detail: str, **kw) -> "Outcome":
+        """A PASS with ``detail``."""
         return cls(Status.PASS, detail, **kw)
 
     @classmethod
     def failed(cls, detail: str, **kw) -> "Outcome":
+        """A FAIL with ``detail`` (which lists the readings tried)."""
         return cls(Status.FAIL, detail, **kw)
 
     @classmethod
     def erratum_(cls, detail: str, *, printed: str, corrected: str, evidence: str, **kw) -> "Outcome":
+        """An ERRATUM: the check demonstrated ``printed`` failing and ``corrected`` holding."""
         return cls(Status.ERRATUM, detail, erratum=Erratum(printed, corrected, evidence), **kw)
 
     @classmethod
@@ -143,6 +151,7 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Claim:
+    """One checkable statement of a paper: id, source, one-line statement, method and the zero-argument check."""
     id: str
     source: Source
     statement: str
@@ -153,16 +162,19 @@ class Claim:
 
     @property
     def paper(self) -> str:
+        """The paper key: the first component of the id."""
         return self.id.split(".", 1)[0]
 
 
 @dataclass(frozen=True)
 class Result:
+    """A claim with the outcome of running its check and the time it took."""
     claim: Claim
     outcome: Outcome
     seconds: float
 
     def as_json(self) -> dict:
+        """The row `crawlmath verify --json` prints for this result."""
         o, c = self.outcome, self.claim
         d = {
             "id": c.id,
@@ -189,6 +201,7 @@ _REGISTRY: dict[str, Claim] = {}
 
 
 def register(c: Claim) -> Claim:
+    """Add a claim to the registry (ids are unique and start with their paper key)."""
     if c.id in _REGISTRY:
         raise ValueError(f"duplicate claim id {c.id!r}")
     if not c.id.startswith(c.source.paper + "."):
@@ -201,6 +214,7 @@ def claim(id: str, *, source: Source, statement: str, method: Method | str, cell
     """Decorator: register the decorated zero-argument function as a claim's check."""
 
     def deco(fn: Callable[[], Outcome]) -> Callable[[], Outcome]:
+        """Register ``fn`` as the check and return it unchanged."""
         register(Claim(id, source, statement, Method(method), fn, cell, slow))
         return fn
 
@@ -244,6 +258,7 @@ def run_claim(c: Claim) -> Result:
 
 
 def run(claims: Iterable[Claim], progress: Callable[[int, int, Claim], None] | None = None) -> list[Result]:
+    """Run ``claims`` in order (see `run_claim`), reporting progress as (done, total, claim)."""
     claims = list(claims)
     results = []
     for i, c in enumerate(claims):
