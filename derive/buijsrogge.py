@@ -379,6 +379,127 @@ def exact_p_new_uniform(K_=K, C_=C):
     return sp.factor(1 - exact_colours_uniform() / C).subs({K: K_, C: C_}, simultaneous=True)
 
 
+def compositions_count(n_, m_):
+    r"""Number of :math:`q \in \mathbb{N}^m` with :math:`\sum q = n` (stars and
+    bars), :math:`\binom{n+m-1}{m-1}`, for n >= 0, m >= 1.
+
+    >>> compositions_count(3, 3) == len(list(_compositions(3, 3)))
+    True
+    """
+    return sp.binomial(n_ + m_ - 1, m_ - 1)
+
+
+def nu_uniform_weighted_sums():
+    r"""For uniform p the product form is :math:`\pi(q) \propto S(q)`
+    (:func:`product_form_moments`), so :math:`E_\pi[N(i)] = \sum_q S(q)N(i;q) /
+    \sum_q S(q)`.  With :math:`N(i) = \sum_a 1(q_a = i)`,
+    :math:`S = \sum_b 1(q_b \ge 1)` and symmetry over colours,
+
+    :math:`\sum_q S\,N(i) = C\,1(i\ge1)\,\#\{q_1 = i\} + C(C-1)\,\#\{q_1 = i, q_2 \ge 1\}`,
+
+    where :math:`\#\{q_1 = i\}` = compositions of K - i into C - 1 parts and
+    :math:`\#\{q_1 = i, q_2\ge1\}` (shift :math:`q_2 \to q_2 - 1`) those of
+    K - i - 1 (none when i = K).  Returns the numerators for (i = 0,
+    1 <= i < K, i = K) and the normaliser :math:`\sum_q S(q)` of
+    :func:`product_form_moments`.
+
+    >>> nu_uniform_weighted_sums()[0][1]
+    C*(C - 1)*binomial(C + K - i - 3, C - 2) + C*binomial(C + K - i - 2, C - 2)
+    """
+    occupied = C * compositions_count(K - i, C - 1)
+    other = C * (C - 1) * compositions_count(K - i - 1, C - 1)
+    numerators = (other.subs(i, 0), occupied + other, occupied.subs(i, K))
+    return numerators, product_form_moments()[0]
+
+
+@functools.cache
+def exact_nu_uniform():
+    r"""Exact stationary :math:`E[N(i)]` for uniform colours (new; the thesis
+    has only the mean-field Corollary 4.2.1), the ratios of
+    :func:`nu_uniform_weighted_sums` simplified by ``combsimp``: returns the
+    three branches (i = 0, 1 <= i < K, i = K), for C >= 2.
+
+    >>> nu0, nui, nuK = exact_nu_uniform()
+    >>> nu0
+    (C - 1)**2/(C + K - 2)
+    >>> nui
+    -(C - 1)*(-C*K + C*i - C + 2)*gamma(K)*gamma(C + K - i - 2)/(gamma(C + K - 1)*gamma(K - i + 1))
+    >>> nuK
+    gamma(C)*gamma(K)/gamma(C + K - 1)
+    >>> [nui.subs({K: 3, C: 3, i: j}) for j in (1, 2)], nuK.subs({K: 3, C: 3})
+    ([7/6, 2/3], 1/6)
+    """
+    numerators, normaliser = nu_uniform_weighted_sums()
+    return tuple(sp.factor(sp.combsimp(num / normaliser)) for num in numerators)
+
+
+def exact_nu_uniform_enumerated(K_: int, C_: int) -> list:
+    r""":math:`E_\pi[N(i)]`, i = 0..K, by enumerating the occupancy vectors
+    with weight :math:`\pi(q) \propto NNZ(q)\prod_i (1/C)^{q_i}` (the product
+    form itself, no symmetry argument): the independent route.
+
+    >>> exact_nu_uniform_enumerated(3, 3)
+    [1, 7/6, 2/3, 1/6]
+    """
+    weights = {q: sum(1 for v in q if v) * sp.Rational(1, C_) ** K_ for q in _compositions(K_, C_)}
+    Z = sum(weights.values())
+    return [sum(w * sum(1 for v in q if v == j) for q, w in weights.items()) / Z for j in range(K_ + 1)]
+
+
+def nu_uniform_rational(i_: int, K_: int, C_: int, comb=None) -> tuple:
+    """Exact E[N(i)] for uniform colours (K balls, C >= 2 colours, 0 <= i <= K)
+    as ``(numerator, denominator)`` integers: sum_q S N(i) over sum_q S for
+    the product form pi(q) ~ S(q), each count of occupancy vectors a binomial
+    ``comb(n + m - 1, m - 1)`` (compositions of n into m parts):
+
+    numerator = C [i >= 1] comb(K-i+C-2, C-2) + C(C-1) [i < K] comb(K-i+C-3, C-2),
+    denominator = C comb(K+C-2, C-1).
+
+    ``comb`` defaults to ``math.comb``; crawlmath.derive.buijsrogge passes
+    SymPy's binomial and symbolic i, K, C to prove the rule equal to the
+    derived closed form (:func:`nu_uniform_rule_residuals`, a doctest).
+
+    >>> nu_uniform_rational(1, 3, 3)
+    (21, 18)
+    """
+    if comb is None:
+        from math import comb
+    occupied = 0 if i_ == 0 else C_ * comb(K_ - i_ + C_ - 2, C_ - 2)
+    other = 0 if i_ == K_ else C_ * (C_ - 1) * comb(K_ - i_ + C_ - 3, C_ - 2)
+    return occupied + other, C_ * comb(K_ + C_ - 2, C_ - 1)
+
+
+def nu_uniform_rule_residuals() -> list:
+    """The emitted rule :func:`nu_uniform_rational`, run on SymPy symbols with
+    ``sp.binomial``, minus the derived :func:`exact_nu_uniform`, per branch
+    (i = 0, 1 <= i < K, i = K), after ``combsimp``: all 0 when the emitted
+    code computes the derived closed form.
+
+    >>> nu_uniform_rule_residuals()
+    [0, 0, 0]
+    """
+    out = []
+    for at, derived in zip((0, i, K), exact_nu_uniform()):
+        num, den = nu_uniform_rational(at, K, C, comb=sp.binomial)
+        out.append(sp.simplify(sp.combsimp(num / den - derived)))
+    return out
+
+
+def generated_sources() -> dict:
+    """Rule functions emitted verbatim by ``crawlmath codegen`` (plain Python,
+    no SymPy): :func:`nu_uniform_rational` goes to
+    ``numeric/generated/buijsrogge_exact.py``, from which
+    ``numeric/colours.exact_nu_uniform`` computes exact Fractions.
+
+    >>> [fn.__name__ for fn in generated_sources()["buijsrogge_exact"]["functions"]]
+    ['nu_uniform_rational']
+    """
+    doc = ("Exact E[N(i)] for uniform colours from the product form (Buijsrogge 2014, Sec. 4.1 chain;\n"
+           "product form, crawlmath) in integer arithmetic: the rule function of crawlmath.derive.buijsrogge,\n"
+           "proved equal there to the closed form SymPy derives (nu_uniform_rule_residuals).")
+    return {"buijsrogge_exact": {"doc": doc, "functions": (nu_uniform_rational,)}}
+
+
 # --- general p: the product form in complete homogeneous symmetric polynomials
 #
 # h_n(p) = sum over compositions q of n into C parts of prod p_i^{q_i};
@@ -581,7 +702,8 @@ def formulas() -> list[Formula]:
                 "Exact stationary number of colours for any p: 1 + (1-P2) h_{K-2}/h_{K-1}",
                 domain={"P2": (1e-7, 1.0), "ratio": (1e-3, 1e6)}),
         Formula("product_form_p_new", (P2, P3, ratio), product_form_p_new(), "(Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath)",
-                "Exact stationary P_new for any p: (1-P2) - (P2-P3) h_{K-2}/h_{K-1}",
+                "Exact stationary P_new for any p: (1-P2) - (P2-P3) h_{K-2}/h_{K-1}; ill-conditioned in its inputs, not in "
+                "the formula: kappa = (1 + P2 + ratio (P2 + P3))/P_new (6e6 at uniform K = 1e6, C = 2), so the domain keeps P_new away from 0",
                 domain={"P2": (0.5, 0.9), "P3": (1e-9, 1e-3), "ratio": (1e-3, 0.1)}),
         Formula("colour_drawn_probability", (pcol, K), colour_drawn_probability(), CITE.format("Lemma 3.2.1, eq. 3.1"),
                 "Probability that a colour of probability p is drawn in K draws, 1-(1-p)^K (one term of (3.1))",

@@ -263,7 +263,7 @@ def source_modules() -> list[str]:
     functions in plain Python (no SymPy), emitted verbatim.
 
     >>> source_modules()
-    ['avrachenkov']
+    ['avrachenkov', 'buijsrogge']
     """
     names = []
     for info in sorted(pkgutil.iter_modules(_derive_path), key=lambda m: m.name):

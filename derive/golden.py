@@ -464,7 +464,9 @@ def formulas() -> list[Formula]:
     hJ = sp.symbols("hJ0 hJ1 hJ2", positive=True)
     return [
         Formula("golden_limit_page_cost", (c0, mu, nu, x, T, *hJ), limit_cost(), f"{SRC}, §5, limit formula for C(gamma(N)))",
-                "one page's term of C(gamma(N)) = lim_k C(gamma(k, N)): c0 mu_i - c0 nu sum_m w_m (1 - h_i^F_(J+m)), t = phi^-J",
+                "one page's term of C(gamma(N)) = lim_k C(gamma(k, N)): c0 mu_i - c0 nu sum_m w_m (1 - h_i^F_(J+m)), t = phi^-J; "
+                "ill-conditioned in its inputs h^F (kappa_h = nu sum w_m h_m/term: 1.3e5 at mu/nu = 1e-3, exponential X), "
+                "not in the formula, so the domain keeps mu/nu >= 5",
                 printed=printed_limit_cost(), paper="coffman",
                 domain={"c0": (1.0, 1.0), "mu": (0.5, 10.0), "nu": (0.01, 0.1), "x": (1e-6, 1.0), "t": (1e-6, 1.0),
                         "hJ0": (1e-6, 1.0), "hJ1": (1e-6, 1.0), "hJ2": (1e-6, 1.0)}),

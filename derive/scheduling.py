@@ -334,6 +334,50 @@ def randomized_stationarity() -> sp.Expr:
     return sp.diff(randomized_objective_term() + lam * x, x)
 
 
+@functools.cache
+def stationarity_at_zero() -> sp.Expr:
+    r"""(8) as :math:`x \to 0^+` (``sp.limit``, with :math:`h = e^{-a}`, a > 0,
+    since h = E[e^{-\mu X}] < 1): :math:`h^{1/x}` and :math:`\ln h\,h^{1/x}/x`
+    vanish.  (13) at x = 0 (``subs``) has the same value, which is checked
+    (raises otherwise): both relaxations share the dual-feasibility condition
+    at a page left out.
+
+    >>> stationarity_at_zero()
+    -c*nu/mu + lambda
+    """
+    a = sp.Symbol("a", positive=True)
+    lower = sp.limit(lagrangian_stationarity().subs(h, sp.exp(-a)), x, 0, "+")
+    require_zero(lower - randomized_stationarity().subs(x, 0), "(8) as x -> 0+ versus (13) at x = 0")
+    return sp.expand(lower)
+
+
+def page_threshold_multiplier() -> sp.Expr:
+    r"""The multiplier at which a page leaves the optimum: :func:`stationarity_at_zero`
+    = 0 solved for lambda, :math:`c\nu/\mu`; for larger lambda x_i = 0 (8) and (13).
+
+    >>> page_threshold_multiplier()
+    c*nu/mu
+    """
+    return only_root(sp.solve(stationarity_at_zero(), lam), "(8) at x = 0+ for lambda")
+
+
+def stationarity_level() -> sp.Expr:
+    r"""(8) with :math:`y = h^{1/x} = e^{-u}` reads :math:`(c\nu/\mu)\,B(u) = \lambda`
+    with :math:`B(u) = 1 - (1+u)e^{-u}`, which is the regularised lower incomplete
+    gamma :math:`P(2, u)` (checked: raises otherwise), so u = P^{-1}(2, t); returns
+    the level t = B(u) solved from (8): :math:`\lambda\mu/(c\nu)`.
+
+    >>> stationarity_level()
+    lambda*mu/(c*nu)
+    """
+    u, level = sp.symbols("u B", positive=True)
+    bracket = stationarity_in_y().subs(sp.Symbol("y", positive=True), sp.exp(-u))
+    require_zero(bracket - sp.lowergamma(2, u) / sp.gamma(2), "1 - (1+u)e^-u = P(2, u)")
+    equation = lagrangian_stationarity().subs(h ** (1 / x), sp.exp(-u)).subs(sp.log(h), -u * x)
+    require_zero(equation - (lam - c * nu / mu * bracket), "(8) in u")
+    return only_root(sp.solve((lam - c * nu / mu * level), level), "(8) for the bracket level")
+
+
 def _admissible(root) -> bool:
     """1 - h + h x > 0 (Lemma 4.1's denominator) for every h in (0, 1),
     decided by SymPy with h = 1/(1 + g), g > 0, and sqrt(nu c/(lambda mu)) > 1
@@ -450,7 +494,8 @@ def formulas() -> list[Formula]:
     from .golden import psi2_stable  # (e^-x - 1 + x)/x^2 with its series below x0; golden imports this module
 
     h_dom = {"h": (1e-3, 0.999)}
-    page = {"c": (1e-2, 10.0), "mu": (1e-3, 10.0), "nu": (0.1, 10.0), **h_dom}
+    weights = {"c": (1e-2, 10.0), "mu": (1e-3, 10.0), "nu": (0.1, 10.0)}
+    page = {**weights, **h_dom}
     rate = {"f": (1e-3, 1.0), "m": (0.1, 10.0), "mu": (1e-3, 10.0), "h": (1e-2, 0.99)}
     return [
         Formula("expected_obsolescence", (d, m, mu, h), expected_obsolescence(), f"{SRC}, Lemma 3.1)", "E[Z^i_j] for inter-access distance d",
@@ -468,11 +513,17 @@ def formulas() -> list[Formula]:
                 printed=-(c * nu / mu) * (1 - h ** (1 / x) + sp.log(h) / x * h ** (1 / x)) + lam,
                 stable=expm1_form(lagrangian_stationarity(), lam),
                 domain={**page, "h": (1e-2, 0.99), "x": (1e-2, 1.0), "lambda": (1e-3, 10.0)}),
+        Formula("page_threshold_multiplier", (c, mu, nu), page_threshold_multiplier(), f"{SRC}, Thm 3.4, (8) and Thm 4.1, (13) at x = 0+)",
+                "lambda above which page i gets x_i = 0 (dual feasibility at x_i = 0): c_i nu/mu_i", domain=weights),
+        Formula("stationarity_level", (lam, c, mu, nu), stationarity_level(), f"{SRC}, Thm 3.4, (8))",
+                "(8) as P(2, u) = t with y = h^(1/x) = e^-u: the level t = lambda mu/(c nu)",
+                domain={**weights, "lambda": (1e-3, 10.0)}),
         Formula("lower_bound_multiplier", (c0, nu, S), lower_bound_multiplier(), f"{SRC}, Thm 3.4, (8) at (10))",
                 "lambda of (8) at the optimum with c_i = c0 mu_i, S = sum ln h_i", stable=lower_bound_multiplier_stable(),
                 domain={"c0": (1e-2, 10.0), "nu": (0.1, 10.0), "S": (-50.0, -1e-3)}),
         Formula("cstar", (c0, mu, nu, P), cstar_lower_bound(), f"{SRC}, Thm 3.4, (6))",
-                "lower bound C* with P = prod h_i (cancels as mu -> nu (1 - P), the regime of small rates: domain away from it)",
+                "lower bound C* with P = prod h_i; ill-conditioned in its inputs, not in the formula: kappa = (mu + nu + nu P)/C* "
+                "~ 4N/(N+1) (nu/mu)^2 for N equal pages, exponential X (3.6e6 at mu/nu = 1e-3), so the domain keeps away from mu -> nu (1 - P)",
                 printed=c0 * (mu - nu + nu * P), domain={"c0": (1e-2, 10.0), "mu": (1.0, 10.0), "nu": (0.1, 0.5), "P": (1e-3, 0.5)}),
         Formula("randomized_objective_term", (x, h, c, mu, nu), randomized_objective_term(), f"{SRC}, Thm 4.1, (12))",
                 "c_i r_i(x_i) of the randomized policy, one page's term of (12)",
@@ -492,7 +543,8 @@ def formulas() -> list[Formula]:
                 "lambda of (13) at (16): nu c0 (G/(1+G))^2",
                 domain={"c0": (1e-2, 10.0), "nu": (0.1, 10.0), "G": (1e-3, 1e4)}),
         Formula("randomized_cstar", (c0, mu, nu, G), randomized_cstar(), f"{SRC}, Thm 4.1, (11))",
-                "randomized optimum with G = sum (1/h_i - 1) (cancels as mu -> nu G/(1+G), small rates: domain away from it)",
+                "randomized optimum with G = sum (1/h_i - 1); ill-conditioned in its inputs, not in the formula: kappa = "
+                "(mu + nu G/(1+G))/C ~ 2 nu/mu for exponential X (2e3 at mu/nu = 1e-3), so the domain keeps away from mu -> nu G/(1+G)",
                 printed=c0 * (mu - nu * G / (1 + G)), domain={"c0": (1e-2, 10.0), "mu": (1.0, 10.0), "nu": (0.1, 0.5), "G": (1e-3, 1e4)}),
         Formula("cstar_limit", (c0, mu, nu), cstar_limit(), f"{SRC}, (17))", "N -> infinity limit of C*",
                 printed=c0 * (mu - nu + nu * sp.exp(-mu / nu)), stable=c0 * nu * (mu / nu) ** 2 * psi2_stable(mu / nu),

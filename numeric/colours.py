@@ -34,6 +34,7 @@ import scipy.sparse.linalg as spla
 
 from .errors import InvalidInput, SolverError, TooLarge
 from .generated import buijsrogge as gen
+from .generated import buijsrogge_exact as exact_rules
 from .tolerance import FLOAT_REL
 from .validate import require_int, require_memory, require_positive, require_probability_vector, require_seconds
 
@@ -445,11 +446,12 @@ def exact_stationary(p, K: int, dps: int = 30) -> ProductForm:
 
 def exact_nu_uniform(K: int, C: int) -> list[Fraction]:
     r"""Exact stationary :math:`E[N(i)]`, ``i = 0..K``, for uniform colours,
-    as Fractions, from the product form (Bose–Einstein law size-biased by S):
-
-    :math:`E_\pi[N(i)] = E_{BE}[S\,N(i)]/E_{BE}[S]`, with
-    :math:`E_{BE}[S N(i)] = C\,P(q_1=i) + C(C-1)\,P(q_1=i, q_2\ge1)` and
-    :math:`P(q_1=i) = \binom{K-i+C-2}{C-2}/\binom{K+C-1}{C-1}`.
+    as Fractions, from the product form :math:`\pi(q) \propto S(q)`:
+    :math:`E_\pi[N(i)] = \sum_q S\,N(i) / \sum_q S`, in integer arithmetic by
+    ``nu_uniform_rational`` (emitted to ``generated/buijsrogge_exact.py`` from
+    :func:`crawlmath.derive.buijsrogge.nu_uniform_rational`, proved there equal
+    to the closed form SymPy derives, e.g. :math:`E[N(0)] = (C-1)^2/(K+C-2)`).
+    With one colour (C = 1) the chain has the single state N(K) = 1.
 
     >>> [str(x) for x in exact_nu_uniform(3, 3)]
     ['1', '7/6', '2/3', '1/6']
@@ -458,15 +460,4 @@ def exact_nu_uniform(K: int, C: int) -> list[Fraction]:
     C = require_int(C, "C", minimum=1)
     if C == 1:
         return [Fraction(0)] * K + [Fraction(1)]
-    tot = math.comb(K + C - 1, C - 1)
-    es = Fraction(C * K, K + C - 1)
-    out = []
-    for i in range(K + 1):
-        p_i = Fraction(math.comb(K - i + C - 2, C - 2), tot)
-        p_i0 = Fraction(math.comb(K - i + C - 3, C - 3), tot) if C >= 3 else Fraction(int(i == K), tot)
-        if i == 0:
-            # S N(0) = sum over (a empty, b non-empty) pairs: C(C-1) P(q1 = 0, q2 >= 1)
-            out.append(C * (C - 1) * (p_i - p_i0) / es)
-        else:
-            out.append((C * p_i + C * (C - 1) * (p_i - p_i0)) / es)
-    return out
+    return [Fraction(*exact_rules.nu_uniform_rational(i, K, C)) for i in range(K + 1)]

@@ -52,6 +52,7 @@ import contextlib
 import math
 import signal
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -162,7 +163,7 @@ def _elephants(p, K, strategy, beta):
 def simulate(p, K: int, steps: int, seed: int = 0, strategy: str = "none", *, beta: float = 1.0,
              delta: int = 5, strict: bool = False, r: float = 0.5, t_star: int = 0, prefill: int = 0,
              stop_at: float = 2.0, fill: str | None = None, samples: int = 1000,
-             every: int | None = None) -> SimResult:
+             every: int | None = None, progress: Callable[[int, int], None] | None = None) -> SimResult:
     """Run the game for ``K + steps`` steps; return the trajectories (recorded
     every ``every`` steps, default ``(K + steps) // samples``) and batch-means
     estimates of the stationary means over the second half of the run.
@@ -170,7 +171,9 @@ def simulate(p, K: int, steps: int, seed: int = 0, strategy: str = "none", *, be
     ``prefill`` balls are put in the FIFO before the game (Prop. 7.2.2);
     ``stop_at``: Algorithms 4–6 stop when P_offline exceeds it (Figs 7.2, 7.4);
     ``strict`` reads the δ rule as "more than δ balls" (§8.1) instead of "δ
-    balls" (Alg. 12)."""
+    balls" (Alg. 12).  ``progress(done, total)``, if given, is called after
+    every chunk with the steps done of ``K + steps`` (it does not touch the
+    state, so results are the same with or without it)."""
     p = require_probability_vector(p, "p")
     K = require_int(K, "K", minimum=1)
     steps = require_int(steps, "steps", minimum=MIN_STEPS)
@@ -202,6 +205,8 @@ def simulate(p, K: int, steps: int, seed: int = 0, strategy: str = "none", *, be
             if interrupted():
                 raise KeyboardInterrupt
             _chunk(state, code, FILL_RULES[fill], rule, t_star, r, stop_at)
+            if progress is not None:
+                progress(int(state.iv[kern.T]), total)
     return state.result(strategy, steps, seed)
 
 

@@ -131,23 +131,23 @@ def lower_bound_objective(problem: Problem, x) -> float:
 def _kkt_lower_bound(problem: Problem, x: np.ndarray, lam: float) -> float:
     """Relative KKT residual of (8)-(9): stationarity for x_i > 0, dual
     feasibility (dL/dx_i >= 0) at x_i = 0, and primal feasibility."""
-    scale = problem.weights * problem.nu / problem.rates
+    scale = gen.page_threshold_multiplier(problem.weights, problem.rates, problem.nu)
     res = abs(float(x.sum()) - 1.0)
     for i in range(x.size):
         if x[i] > 0:
             g = float(gen.lagrangian_stationarity(x[i], problem.h[i], problem.weights[i], problem.rates[i], problem.nu, lam))
             res = max(res, abs(g) / max(lam, scale[i]))
         else:
-            # (8) as x -> 0+: h^{1/x} and ln(h) h^{1/x}/x vanish, leaving lambda - c nu/mu.
+            # (8) as x -> 0+ is lambda - c nu/mu (derive.scheduling.stationarity_at_zero):
+            # dual feasibility needs lambda >= the page's threshold c nu/mu.
             res = max(res, max(0.0, scale[i] - lam) / scale[i])
     return res
 
 
 def _x_of_lambda(problem: Problem, lam: float) -> np.ndarray:
-    # (8) with y = h^{1/x} = e^{-u}: (c nu/mu)(1 - (1 + u) e^{-u}) = lambda, and
-    # 1 - (1 + u)e^{-u} is the regularised incomplete gamma P(2, u), which scipy
-    # inverts accurately even for u -> 0; then x = -ln h / u.
-    t = lam * problem.rates / (problem.weights * problem.nu)
+    # (8) with y = h^{1/x} = e^{-u} is P(2, u) = t (derive.scheduling.stationarity_level),
+    # which scipy inverts accurately even for u -> 0; then x = -ln h / u.
+    t = gen.stationarity_level(lam, problem.weights, problem.rates, problem.nu)
     x = np.zeros(problem.N)
     inside = t < 1
     u = special.gammaincinv(2.0, t[inside])
@@ -184,7 +184,7 @@ def optimal_frequencies(problem: Problem) -> FrequencyResult:
         cstar = float(gen.cstar(c0, problem.mu, problem.nu, math.exp(S)))
         lam = float(gen.lower_bound_multiplier(c0, problem.nu, S))
         return _delivered(problem, FrequencyResult(x, cstar, "closed form (10), (6)", 0, _kkt_lower_bound(problem, x, lam), lam))
-    top = float(np.max(problem.weights * problem.nu / problem.rates))
+    top = float(np.max(gen.page_threshold_multiplier(problem.weights, problem.rates, problem.nu)))
     f = lambda s: _x_of_lambda(problem, math.exp(s)).sum() - 1.0  # noqa: E731 - decreasing in s
     lo = math.log(top) - 1.0
     while f(lo) < 0:
@@ -296,7 +296,7 @@ def randomized_optimal(problem: Problem) -> FrequencyResult:
     def x_of(lam):
         return np.maximum(0.0, gen.randomized_frequency(problem.h, problem.weights, problem.rates, problem.nu, lam))
 
-    hi = float(np.max(problem.nu * problem.weights / problem.rates))
+    hi = float(np.max(gen.page_threshold_multiplier(problem.weights, problem.rates, problem.nu)))
     lo = hi * 1e-3
     while x_of(lo).sum() < 1:
         lo *= 1e-3
@@ -307,7 +307,7 @@ def randomized_optimal(problem: Problem) -> FrequencyResult:
 
 
 def _kkt_randomized(problem: Problem, x: np.ndarray, lam: float) -> float:
-    s = problem.weights * problem.nu / problem.rates
+    s = gen.page_threshold_multiplier(problem.weights, problem.rates, problem.nu)
     grad = gen.randomized_stationarity(x, problem.h, problem.weights, problem.rates, problem.nu, lam)
     res = abs(float(x.sum()) - 1.0)
     pos = x > 0

@@ -6,7 +6,6 @@ import argparse
 import json
 import math
 import sys
-import time
 
 from ..numeric.errors import InvalidInput, SolverError
 
@@ -102,26 +101,85 @@ def json_safe(x):
     return x
 
 
-class Progress:
-    """A one-line progress display on stderr (redrawn on a terminal, a line
-    every few seconds otherwise); silent when ``enabled`` is False."""
+# Arguments that steer the display or the program, not the computation: never echoed.
+_NOT_INPUTS = ("json", "command", "_run")
 
-    def __init__(self, label: str, enabled: bool = True):
-        self.label, self.enabled = label, enabled
-        self.tty = sys.stderr.isatty()
-        self.t0 = self._last = time.monotonic()
+
+def inputs(args, units: dict[str, str] | None = None) -> dict:
+    """Every argument of a run as parsed, for ``"inputs"`` in ``--json``:
+    option names without dashes (``max_memory``), tuples as lists, an infinite
+    K as ``"inf"``; ``units`` (argument -> unit) is added under ``"units"``
+    for the arguments where a unit means something.
+
+    >>> import argparse
+    >>> inputs(argparse.Namespace(lam=0.5, K=float("inf"), modes=(3, 1), json=True), {"lam": "1/time"})
+    {'lam': 0.5, 'K': 'inf', 'modes': [3, 1], 'units': {'lam': '1/time'}}
+    """
+    out = {}
+    for name, value in vars(args).items():
+        if name in _NOT_INPUTS:
+            continue
+        out[name] = list(value) if isinstance(value, tuple) else json_safe(value)
+    if units:
+        out["units"] = {k: v for k, v in units.items() if k in out}
+    return out
+
+
+def add_progress_option(p: argparse.ArgumentParser) -> None:
+    """``--progress``: show the progress bar even under --json or when stderr is not a terminal."""
+    p.add_argument("--progress", action="store_true",
+                   help="show progress with an ETA on stderr even under --json or when stderr is not a terminal")
+
+
+def progress_wanted(args) -> bool:
+    """Progress is shown on a terminal without --json, or when asked (--progress)."""
+    return bool(getattr(args, "progress", False)) or (not getattr(args, "json", False) and sys.stderr.isatty())
+
+
+class Progress:
+    """A progress bar with an ETA on stderr (tqdm), called as
+    ``progress(done, total, what=None)``; ``what`` (an object with ``id``,
+    or text) is shown after the bar.  Silent when ``enabled`` is False; close
+    it (or use it as a context manager) to finish the line.  A ``total`` known
+    up front starts the clock (and the ETA's rate) at construction rather than
+    at the first report."""
+
+    def __init__(self, label: str, enabled: bool = True, unit: str = "it", total: int | None = None):
+        self.label, self.enabled, self.unit = label, enabled, unit
+        self._bar = None
+        if enabled and total is not None:
+            self._open(total)
+
+    def _open(self, total: int) -> None:
+        from tqdm import tqdm
+
+        # a line every 5 s when stderr is a file or pipe (tqdm redraws with \r otherwise)
+        self._bar = tqdm(total=total, desc=self.label, unit=self.unit, file=sys.stderr, dynamic_ncols=True,
+                         mininterval=0.2 if sys.stderr.isatty() else 5.0, leave=True)
 
     def __call__(self, done: int, total: int, what=None) -> None:
         if not self.enabled:
             return
-        now = time.monotonic()
-        name = getattr(what, "id", what) or ""
-        line = f"{self.label} {done}/{total} {now - self.t0:6.1f}s {name}"
-        if self.tty:
-            sys.stderr.write("\r\x1b[2K" + line[:150])
-            if done == total:
-                sys.stderr.write("\n")
-        elif done == total or now - self._last > 5:
-            sys.stderr.write(line + "\n")
-            self._last = now
-        sys.stderr.flush()
+        if self._bar is None:
+            self._open(total)
+        bar = self._bar
+        if bar.total != total:
+            bar.total = total
+        name = getattr(what, "id", what)
+        if name:
+            bar.set_postfix_str(str(name)[:60], refresh=False)
+        bar.update(done - bar.n)
+        if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        """Finish the bar's line (idempotent)."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

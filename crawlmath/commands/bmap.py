@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ._common import integer, print_json
+from ._common import Progress, add_progress_option, inputs, integer, print_json, progress_wanted
 
 NAME = "bmap"
 HELP = "BMAP/PH/1/K with PH obsolescence (Avrachenkov et al.): measures and cost J under a threshold policy, or the optimal thresholds."
@@ -31,7 +31,12 @@ def add_arguments(p):
     p.add_argument("--no-reduce", action="store_true",
                    help="build the chain on the PH representations as given (default: exactly lumped service and obsolescence "
                         "phases, same measures, far fewer states; e.g. the example's obsolescence is Exp(0.2), so R = 2 -> 1)")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_progress_option(p)
+    p.add_argument("--json", action="store_true", help="print JSON (the inputs echoed under \"inputs\")")
+
+
+# units of the arguments echoed under "inputs" (Avrachenkov et al. §2)
+UNITS = {"K": "pages (buffer capacity)", "modes": "robots per mode", "thresholds": "pages (queue lengths j_r)"}
 
 
 def _ints(text: str | None, name: str) -> tuple[int, ...] | None:
@@ -48,6 +53,28 @@ def _ints(text: str | None, name: str) -> tuple[int, ...] | None:
         except ValueError:
             raise InvalidInput(name, "must be comma-separated integers", value=text, entry=n) from None
     return tuple(out)
+
+
+def _inputs(args, model, modes, thresholds) -> dict:
+    """The arguments as parsed; ``modes``/``thresholds`` as used (a model
+    file's ``modes`` when --modes is absent), ``K`` as the model's capacity."""
+    echo = inputs(args, UNITS)
+    echo.update(K=model.K, modes=None if modes is None else list(modes),
+                thresholds=None if thresholds is None else list(thresholds))
+    return echo
+
+
+def _optimize(bm, model, modes, args) -> list:
+    """`bmap_model.optimize_all` one mode set at a time (the same shared
+    cache of solves), so a progress bar can follow the sets."""
+    sets = bm.all_mode_sets(model.N) if modes is None else [tuple(sorted(set(modes), reverse=True))]
+    cache: dict = {}
+    out = []
+    with Progress("bmap: mode sets", enabled=progress_wanted(args), unit="set", total=len(sets)) as progress:
+        for i, m in enumerate(sets):
+            out.append(bm.optimize(model, m, args.convention, args.solver, cache))
+            progress(i + 1, len(sets), ",".join(map(str, m)))
+    return out
 
 
 def _row(m, modes, thresholds, model) -> dict:
@@ -76,8 +103,6 @@ def log_states(model) -> float:
 
 def evaluations(model, modes, args) -> float:
     """Policies a run evaluates (an upper bound: optimize shares solves)."""
-    from ..numeric import bmap_model as bm
-
     if not args.optimize:
         return 1.0
     sizes = [len(modes)] if modes else range(1, model.N + 1)
@@ -129,12 +154,12 @@ def run(args) -> int:
     if args.optimize:
         if thresholds is not None:
             raise InvalidInput("--thresholds", "cannot be combined with --optimize", value=args.thresholds)
-        sets = [modes] if modes else None
-        res = bm.optimize_all(model, sets, convention=args.convention, solver=args.solver)
-        rows = [_row(o.measures, o.modes, o.thresholds, model) for o in res.values()]
+        res = _optimize(bm, model, modes, args)
+        rows = [_row(o.measures, o.modes, o.thresholds, model) for o in res]
         best = min(rows, key=lambda r: r["cost"])
         if args.json:
-            print_json({"optimum": best, "by_modes": rows, "convention": args.convention})
+            print_json({"optimum": best, "by_modes": rows, "convention": args.convention,
+                        "inputs": _inputs(args, model, modes, thresholds)})
         else:
             print(f"{'modes':>10} {'thresholds':>12} {'J':>12}")
             for r in rows:
@@ -149,7 +174,7 @@ def run(args) -> int:
     m = bm.evaluate(model, pol, args.solver)
     row = _row(m, modes, thresholds, model)
     if args.json:
-        print_json(row)
+        print_json({**row, "inputs": _inputs(args, model, modes, thresholds)})
     else:
         for key in ("cost", "lam", "p_loss", "p_obs", "p_success", "p_star", "n_act", "v1", "v2", "v", "states", "reduction", "method",
                     "residual", "seconds"):

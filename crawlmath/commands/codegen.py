@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..numeric.errors import InvalidInput
-from ._common import print_json
+from ._common import inputs, print_json
 
 NAME = "codegen"
 HELP = "Emit numeric/generated/ from the SymPy derivations in derive/ (--check: fail if stale); --lang c|latex exports them."
@@ -24,7 +24,7 @@ def add_arguments(p):
     p.add_argument("--lang", choices=("python", "c", "latex"), default="python", help="python (default: numeric/generated/), c (header + source) or latex")
     p.add_argument("--out", metavar="DIR", help="output folder (python: numeric/generated/; c: ./codegen-c; latex: ./codegen-latex)")
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 when a generated file is stale, missing or orphaned")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--json", action="store_true", help="machine-readable output (the inputs echoed under \"inputs\")")
 
 
 def run(args) -> int:
@@ -61,7 +61,7 @@ def _run_export(args, out: Path) -> int:
     if args.check:
         stale = export.stale(files)
         if args.json:
-            print_json({"clean": not stale, "stale": [str(p) for p in stale], "unsupported": notes})
+            print_json({"clean": not stale, "stale": [str(p) for p in stale], "unsupported": notes, "inputs": inputs(args)})
         else:
             for p in stale:
                 print(f"stale: {p}")
@@ -69,7 +69,8 @@ def _run_export(args, out: Path) -> int:
         return 0 if not stale else 1
     touched = export.write(files)
     if args.json:
-        print_json({"lang": args.lang, "out": str(out), "written": [str(p) for p in touched], "files": [str(p) for p in files], "unsupported": notes})
+        print_json({"lang": args.lang, "out": str(out), "written": [str(p) for p in touched], "files": [str(p) for p in files],
+                    "unsupported": notes, "inputs": inputs(args)})
     else:
         print("\n".join(f"wrote {p}" for p in touched) or f"{args.lang} export in {out} is up to date")
         for n in notes:
@@ -82,7 +83,7 @@ def _run_python(args, codegen) -> int:
         st = codegen.check()
         report = {"clean": st.clean, "changed": [str(p) for p in st.changed], "missing": [str(p) for p in st.missing], "orphaned": [str(p) for p in st.orphaned]}
         if args.json:
-            print_json(report)
+            print_json({**report, "inputs": inputs(args)})
         elif st.clean:
             print(f"generated code is up to date ({len(codegen.derivation_modules())} modules)")
         else:
@@ -93,7 +94,7 @@ def _run_python(args, codegen) -> int:
         return 0 if st.clean else 1
     touched = codegen.generate()
     if args.json:
-        print_json({"written": [str(p) for p in touched]})
+        print_json({"written": [str(p) for p in touched], "inputs": inputs(args)})
     else:
         print("\n".join(f"wrote {p}" for p in touched) or "generated code is up to date")
     return 0

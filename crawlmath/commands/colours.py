@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from ._common import integer, print_json, require_finite_output
+from ._common import Progress, add_progress_option, inputs, integer, print_json, progress_wanted, require_finite_output
 
 BYTES_PER_COLOUR = 48  # p (or the mean field's nu) and a few float64 work arrays per entry
 
@@ -31,7 +31,12 @@ def add_arguments(p):
                    help="none | neutral | greedy-neutral | greedy-neutral-offline | greedy-greedy | greedy | greedy-a | randomized[:R] | "
                         "randomized-a[:R] | randomized-b[:R] | combined[:R] | mice[:BETA] | mice-delta[:DELTA] | "
                         "recommended[:DELTA] (Algorithms 1-12 of Ch. 7-8; numeric/colours_sim.py)")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_progress_option(p)
+    p.add_argument("--json", action="store_true", help="print JSON (the inputs echoed under \"inputs\")")
+
+
+# units of the arguments echoed under "inputs" (Buijsrogge 2014, Ch. 3)
+UNITS = {"K": "positions (balls in the workbench)", "C": "colours (hosts)", "simulate": "steps after the fill"}
 
 
 def parse_dist(text: str):
@@ -118,14 +123,16 @@ def run(args) -> int:
     if args.exact and out["p_new"] is None:
         out["p_new"] = out["exact"]["p_new"]
     if args.simulate is not None:
-        s = simulate(p, K, args.simulate, args.seed, strategy, **kw)
+        total = K + args.simulate  # the steps simulate() reports: the fill and the run
+        with Progress("colours: simulate", enabled=progress_wanted(args), unit="step", total=total) as progress:
+            s = simulate(p, K, args.simulate, args.seed, strategy, progress=progress, **kw)
         out["simulated"] = {"mean": s.mean, "stderr": s.stderr, "p_new": s.p_new_mean, "steps": s.steps,
                             "seed": s.seed, "strategy": args.strategy, "elephants": s.elephants,
                             "source_draws": s.source_draws, "stopped_at": s.stopped_at,
                             "method": s.method}
     require_finite_output(out)
     if args.json:
-        print_json(out)
+        print_json({**out, "inputs": inputs(args, UNITS)})
         return 0
     print(f"K = {K}, C = {C}, colours {args.dist}")
     print(f"expected colours at t = K (3.1):      {out['initial_expected']:.6f}")

@@ -1,7 +1,7 @@
 """``crawlmath mdp``: the optimal dynamic crawler-activation policy (Liu–Nain §1.2.2)."""
 from __future__ import annotations
 
-from ._common import integer, number, print_json, require_finite_output
+from ._common import inputs, integer, number, print_json, require_finite_output
 
 NAME = "mdp"
 HELP = "Solve the dynamic crawler-activation MDP (Liu–Nain §1.2.2): optimal cost, crawler counts, switching curves."
@@ -48,7 +48,13 @@ def add_arguments(p):
                    help="h_0 of Prop. 6 (rvi only): zero (default) or the one-step cost c")
     p.add_argument("--digits", type=integer("--digits"), default=None,
                    help="also give the gain to D significant digits (mixed-precision refinement, cross-checked exactly when small)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", action="store_true", help="print one JSON object (the inputs echoed under \"inputs\")")
+
+
+# units of the arguments echoed under "inputs" (Liu–Nain §1.2.2)
+UNITS = {"lam": "1/time (pages fetched per unit time by one active crawler)", "mu": "1/time (pages indexed per unit time)",
+         "K": "pages (buffer size)", "N": "crawlers", "gamma": "dimensionless (weight of starvation)",
+         "tau": "dimensionless (step of Prop. 6)", "reference": "state (q, r, s)", "digits": "significant decimal digits"}
 
 
 def run(args) -> int:
@@ -94,7 +100,7 @@ def run(args) -> int:
         out["gain_hp"] = hp
     require_finite_output(out)
     if args.json:
-        print_json(out)
+        print_json({**out, "inputs": inputs(args, UNITS)})
         return 0
     print(f"lam={rep.lam:g} mu={rep.mu:g} K={rep.K} gamma={rep.gamma:g} N={rep.N}{' (auto)' if args.N == 'auto' else ''}")
     print(f"gain C_d          {rep.gain:.10g}   ({rep.method}, {rep.iterations} iterations, residual {rep.residual:.1e})")

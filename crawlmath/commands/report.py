@@ -2,10 +2,9 @@
 (index.html + report.md + results.json + PNG figures) atomically."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from ._common import Progress, print_json
+from ._common import Progress, add_progress_option, inputs, print_json, progress_wanted
 
 NAME = "report"
 HELP = "Write the verification report (index.html, report.md, PNG figures) into --out DIR; exit 1 if a claim FAILs."
@@ -22,7 +21,8 @@ def add_arguments(p):
     p.add_argument("--quick", action="store_true", help="skip claims marked slow")
     p.add_argument("--figures", dest="figures", action="store_true", default=True, help="draw the papers' figures (default)")
     p.add_argument("--no-figures", dest="figures", action="store_false", help="skip the figures (listed as not generated)")
-    p.add_argument("--json", action="store_true", help="print a JSON summary instead of text")
+    add_progress_option(p)
+    p.add_argument("--json", action="store_true", help="print a JSON summary instead of text (the inputs echoed under \"inputs\")")
 
 
 def run(args) -> int:
@@ -35,13 +35,14 @@ def run(args) -> int:
     if not claims:
         raise InvalidInput("--only", "matches no claim id", value=",".join(args.only))
     selection = ("claims " + ", ".join(f"{p}*" for p in args.only) if args.only else "all claims") + (" (quick: slow claims skipped)" if args.quick else "")
-    show = not args.json or sys.stderr.isatty()
+    show = progress_wanted(args)
     # every paper's figures for a full report; with --only, those of the papers named
     papers = {p.split(".", 1)[0] for p in args.only} or None
     specs = figs.all_figures(papers) if args.figures else None
     data = build(
         Path(args.out), claims, figures=args.figures, figure_specs=specs, selection=selection,
-        progress=Progress("report: claims", enabled=show), figure_progress=Progress("report: figures", enabled=show),
+        progress=Progress("report: claims", enabled=show, unit="claim", total=len(claims)),
+        figure_progress=Progress("report: figures", enabled=show, unit="figure"),
     )
     out = Path(args.out)
     counts = data.counts
@@ -51,6 +52,7 @@ def run(args) -> int:
             "out": str(out), "index": str(out / "index.html"), "markdown": str(out / "report.md"),
             "counts": {k: counts[k] for k in ("PASS", "FAIL", "ERRATUM")},
             "figures": [f.as_json() for f in data.figures], "figures_enabled": data.figures_enabled,
+            "inputs": inputs(args),
         })
     else:
         print(f"{len(data.results)} claims: {counts['PASS']} PASS, {counts['ERRATUM']} ERRATUM, {counts['FAIL']} FAIL")

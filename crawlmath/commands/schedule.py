@@ -7,7 +7,7 @@ import sys
 
 from ..numeric.errors import SolverError
 from ..numeric.tolerance import FLOAT_REL
-from ._common import integer, print_json, require_finite_output
+from ._common import inputs, integer, print_json, require_finite_output
 
 # rates, weights, h, frequencies, a few work arrays: float64 per page (the
 # golden cycle has its own cap, k <= MAX_K)
@@ -49,7 +49,13 @@ def add_arguments(p):
     p.add_argument("--policy", choices=("optimal", "randomized", "golden"), default="optimal",
                    help="optimal: the lower bound of Thm 3.4 (or its KKT optimum); randomized: Thm 4.1; golden: gamma(k, N) of §5")
     p.add_argument("--k", type=integer("--k"), help="golden policy: cycle length F_k (default: smallest k with F_k >= 64 N and every page accessed)")
-    p.add_argument("--json", action="store_true", help="print a JSON object {frequencies, lower_bound, cost, policy[, sequence]}")
+    p.add_argument("--json", action="store_true",
+                   help="print a JSON object {frequencies, lower_bound, cost, policy[, sequence], inputs}")
+
+
+# units of the arguments echoed under "inputs" (Coffman–Liu–Weber §2: rates per unit time)
+UNITS = {"rates": "1/time (page change rates mu_i)", "weights": "cost per unit time per stale page (c_i)",
+         "access": "distribution of the access time X (time)", "k": "index of the Fibonacci cycle length F_k"}
 
 
 def check_access(access, text: str) -> None:
@@ -120,7 +126,9 @@ def run(args) -> int:
         raise SolverError(f"cost of the {args.policy} policy {out['cost']!r} is below the lower bound C* = "
                           f"{lb.lower_bound!r} (Theorem 3.4): the float route lost accuracy")
     if args.json:
-        print_json(out)
+        echo = inputs(args, UNITS)
+        echo.update(rates=rates, weights=weights)  # the parsed vectors, not the text
+        print_json({**out, "inputs": echo})
         return 0
     print(f"policy {args.policy}; access {args.access} (E[X] = {problem.mean:.6g}); N = {problem.N}")
     print(f"{'page':>4} {'mu_i':>10} {'c_i':>10} {'h_i':>10} {'frequency':>10}")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from ._common import integer, number, print_json
+from ._common import inputs, integer, number, print_json
 
 NAME = "static"
 HELP = "Optimal static crawler count N(gamma, K) for the M/M/1/K model (Liu–Nain 2005, §1.2.1, Prop. 1)."
@@ -22,7 +22,14 @@ def add_arguments(p):
     p.add_argument("--digits", type=integer("--digits"), default=None,
                    help="compute in mpmath with this many significant digits (inputs read as exact decimals) "
                         "and prove an enclosure of rho with python-flint ball arithmetic")
-    p.add_argument("--json", action="store_true", help="print JSON with keys rho_opt, N_opt, cost_opt, N_approx, gamma_K")
+    p.add_argument("--json", action="store_true",
+                   help="print JSON with keys rho_opt, N_opt, cost_opt, N_approx, gamma_K, method, digits, inputs")
+
+
+# units of the arguments echoed under "inputs" (Liu–Nain §1.2.1: rates per unit time)
+UNITS = {"lam": "1/time (pages fetched per unit time by one crawler)", "mu": "1/time (pages indexed per unit time)",
+         "gamma": "dimensionless (weight of starvation against loss)", "K": "pages (buffer size)",
+         "digits": "significant decimal digits"}
 
 
 # Cost model of the two routes, measured on this code (2 shared cores, mpmath's
@@ -103,7 +110,10 @@ def run(args) -> int:
     out = opt.as_json()
     require_finite_output(out)
     if args.json:
-        print_json(out)
+        echo = inputs(args, UNITS)
+        if args.digits is None:  # the float route computed with the parsed floats; --digits with the exact decimals
+            echo.update(values)
+        print_json({**out, "inputs": echo})
         return 0
     k = "inf" if args.K == math.inf else args.K
     print(f"M/M/1/K static crawler count, lambda={args.lam} mu={args.mu} gamma={args.gamma} K={k}")

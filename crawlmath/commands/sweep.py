@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from ._common import integer, print_json
+from ._common import inputs, integer, print_json
 
 NAME = "sweep"
 HELP = "Run static/mdp/bmap/schedule/colours over a parameter grid on Dask; JSON Lines out, resumable."
@@ -49,7 +49,7 @@ def run(args) -> int:
     if progress:
         progress(summary, final=True)
     if args.json:
-        print_json(summary.as_json())
+        print_json({**summary.as_json(), "inputs": inputs(args)})
     else:
         _print(summary)
     if summary.complete:

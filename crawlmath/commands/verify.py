@@ -13,7 +13,7 @@ from __future__ import annotations
 import collections
 import sys
 
-from ._common import Progress, integer, print_json
+from ._common import Progress, add_progress_option, integer, print_json, progress_wanted
 
 NAME = "verify"
 HELP = "Check every registered claim of the seed papers (PASS / FAIL / ERRATUM) against the verdict record."
@@ -41,6 +41,7 @@ def add_arguments(p):
     p.add_argument("--reason", metavar="TEXT", help="why the verdicts change; kept in the record's history")
     p.add_argument("--workers", type=integer("--workers"), metavar="N", help="run the claims on a local Dask cluster of N processes")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run the claims on an existing Dask cluster (tcp://HOST:PORT)")
+    add_progress_option(p)
 
 
 def run(args) -> int:
@@ -60,15 +61,15 @@ def run(args) -> int:
             for c in claims:
                 print(f"{c.id}\t{c.method.value}\t{c.source}\t{c.statement}")
         return 0
-    progress = Progress("verify", enabled=not args.json or sys.stderr.isatty())
-    if args.workers is not None or args.scheduler:
-        from ..sweep import run_claims_parallel
+    if args.workers is not None and args.workers < 1:
+        raise InvalidInput("--workers", "must be >= 1", value=args.workers)
+    with Progress("verify", enabled=progress_wanted(args), unit="claim", total=len(claims)) as progress:
+        if args.workers is not None or args.scheduler:
+            from ..sweep import run_claims_parallel
 
-        if args.workers is not None and args.workers < 1:
-            raise InvalidInput("--workers", "must be >= 1", value=args.workers)
-        results = run_claims_parallel(claims, workers=args.workers, scheduler=args.scheduler, progress=progress)
-    else:
-        results = run_claims(claims, progress)
+            results = run_claims_parallel(claims, workers=args.workers, scheduler=args.scheduler, progress=progress)
+        else:
+            results = run_claims(claims, progress)
     statuses = {r.claim.id: r.outcome.status.value for r in results}
     complete = not args.only and not args.quick
     record = rec.load()
@@ -119,25 +120,10 @@ def _print_table(results, failures_only: bool) -> None:
     print(f"\n{len(results)} claims: {counts['PASS']} PASS, {counts['ERRATUM']} ERRATUM, {counts['FAIL']} FAIL  ({secs:.1f} s)")
 
 
-LEVELS = (("symbolic", "proof (symbolic)"), ("interval", "interval-certified"), ("numeric-hp", "high precision, two routes"),
-          ("float", "float only"), ("simulation", "simulation"))
-
-
-def certification(results) -> dict[str, dict[str, int]]:
-    """Per paper: how many verdicts rest on each kind of check, and how many
-    table-cell verdicts are known not to flip within their error bound."""
-    out: dict[str, dict[str, int]] = {}
-    for r in results:
-        row = out.setdefault(r.claim.paper, collections.Counter())
-        row[r.claim.method.value] += 1
-        if r.claim.cell is not None:
-            row["cells"] += 1
-            row["cells certain"] += bool(r.outcome.certain)
-    return {p: dict(c) for p, c in out.items()}
-
-
 def _print_certification(results) -> None:
-    table = certification(results)
+    from ..proofs.certification import LEVELS, summary
+
+    table = summary(results)
     print("\ncertification by paper: " + ", ".join(label for _, label in LEVELS) + "; table cells certain/total")
     for paper, c in sorted(table.items()):
         levels = " / ".join(str(c.get(key, 0)) for key, _ in LEVELS)

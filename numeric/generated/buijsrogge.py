@@ -185,7 +185,7 @@ def product_form_colours_arb(P2, ratio):
 
 
 def product_form_p_new(P2, P3, ratio):
-    """Exact stationary P_new for any p: (1-P2) - (P2-P3) h_{K-2}/h_{K-1} (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath).
+    """Exact stationary P_new for any p: (1-P2) - (P2-P3) h_{K-2}/h_{K-1}; ill-conditioned in its inputs, not in the formula: kappa = (1 + P2 + ratio (P2 + P3))/P_new (6e6 at uniform K = 1e6, C = 2), so the domain keeps P_new away from 0 (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath).
 
     -P2 + ratio*(-P2 + P3) + 1
     """
@@ -199,7 +199,7 @@ def product_form_p_new(P2, P3, ratio):
 
 
 def product_form_p_new_mp(P2, P3, ratio):
-    """Exact stationary P_new for any p: (1-P2) - (P2-P3) h_{K-2}/h_{K-1} (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, mpmath, working precision)."""
+    """Exact stationary P_new for any p: (1-P2) - (P2-P3) h_{K-2}/h_{K-1}; ill-conditioned in its inputs, not in the formula: kappa = (1 + P2 + ratio (P2 + P3))/P_new (6e6 at uniform K = 1e6, C = 2), so the domain keeps P_new away from 0 (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, mpmath, working precision)."""
     P2 = mpmath.mpmathify(P2)
     P3 = mpmath.mpmathify(P3)
     ratio = mpmath.mpmathify(ratio)
@@ -207,7 +207,7 @@ def product_form_p_new_mp(P2, P3, ratio):
 
 
 def product_form_p_new_arb(P2, P3, ratio):
-    """Exact stationary P_new for any p: (1-P2) - (P2-P3) h_{K-2}/h_{K-1} (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """Exact stationary P_new for any p: (1-P2) - (P2-P3) h_{K-2}/h_{K-1}; ill-conditioned in its inputs, not in the formula: kappa = (1 + P2 + ratio (P2 + P3))/P_new (6e6 at uniform K = 1e6, C = 2), so the domain keeps P_new away from 0 (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     P2 = flint.arb(P2)
     P3 = flint.arb(P3)
     ratio = flint.arb(ratio)

@@ -20,7 +20,7 @@ __all__ = ['golden_D', 'golden_D_mp', 'golden_H', 'golden_H_mp', 'golden_R', 'go
 
 
 def golden_limit_page_cost(c0, mu, nu, x, t, hJ0, hJ1, hJ2):
-    """one page's term of C(gamma(N)) = lim_k C(gamma(k, N)): c0 mu_i - c0 nu sum_m w_m (1 - h_i^F_(J+m)), t = phi^-J (Coffman–Liu–Weber 1997, §5, limit formula for C(gamma(N))).
+    """one page's term of C(gamma(N)) = lim_k C(gamma(k, N)): c0 mu_i - c0 nu sum_m w_m (1 - h_i^F_(J+m)), t = phi^-J; ill-conditioned in its inputs h^F (kappa_h = nu sum w_m h_m/term: 1.3e5 at mu/nu = 1e-3, exponential X), not in the formula, so the domain keeps mu/nu >= 5 (Coffman–Liu–Weber 1997, §5, limit formula for C(gamma(N))).
 
     c0*mu - c0*nu*((1 - hJ0)*(-t + x) + (1 - hJ1)*(-sqrt(5)*t/2 + t/2 + x) + (1 - hJ2)*(t/2 + sqrt(5)*t/2 - x))
     """
@@ -39,7 +39,7 @@ def golden_limit_page_cost(c0, mu, nu, x, t, hJ0, hJ1, hJ2):
 
 
 def golden_limit_page_cost_mp(c0, mu, nu, x, t, hJ0, hJ1, hJ2):
-    """one page's term of C(gamma(N)) = lim_k C(gamma(k, N)): c0 mu_i - c0 nu sum_m w_m (1 - h_i^F_(J+m)), t = phi^-J (Coffman–Liu–Weber 1997, §5, limit formula for C(gamma(N))) (derived form, mpmath, working precision)."""
+    """one page's term of C(gamma(N)) = lim_k C(gamma(k, N)): c0 mu_i - c0 nu sum_m w_m (1 - h_i^F_(J+m)), t = phi^-J; ill-conditioned in its inputs h^F (kappa_h = nu sum w_m h_m/term: 1.3e5 at mu/nu = 1e-3, exponential X), not in the formula, so the domain keeps mu/nu >= 5 (Coffman–Liu–Weber 1997, §5, limit formula for C(gamma(N))) (derived form, mpmath, working precision)."""
     c0 = mpmath.mpmathify(c0)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
@@ -52,7 +52,7 @@ def golden_limit_page_cost_mp(c0, mu, nu, x, t, hJ0, hJ1, hJ2):
 
 
 def golden_limit_page_cost_arb(c0, mu, nu, x, t, hJ0, hJ1, hJ2):
-    """one page's term of C(gamma(N)) = lim_k C(gamma(k, N)): c0 mu_i - c0 nu sum_m w_m (1 - h_i^F_(J+m)), t = phi^-J (Coffman–Liu–Weber 1997, §5, limit formula for C(gamma(N))) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """one page's term of C(gamma(N)) = lim_k C(gamma(k, N)): c0 mu_i - c0 nu sum_m w_m (1 - h_i^F_(J+m)), t = phi^-J; ill-conditioned in its inputs h^F (kappa_h = nu sum w_m h_m/term: 1.3e5 at mu/nu = 1e-3, exponential X), not in the formula, so the domain keeps mu/nu >= 5 (Coffman–Liu–Weber 1997, §5, limit formula for C(gamma(N))) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     c0 = flint.arb(c0)
     mu = flint.arb(mu)
     nu = flint.arb(nu)

@@ -16,7 +16,7 @@ from crawlmath.numeric.codegen_runtime import as_integers as _as_integers
 from crawlmath.numeric.codegen_runtime import finite_arguments as _finite_arguments
 from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
 
-__all__ = ['cstar', 'cstar_arb', 'cstar_limit', 'cstar_limit_mp', 'cstar_mp', 'expected_obsolescence', 'expected_obsolescence_arb', 'expected_obsolescence_mp', 'lagrangian_stationarity', 'lagrangian_stationarity_mp', 'lower_bound_multiplier', 'lower_bound_multiplier_mp', 'optimal_frequency', 'optimal_frequency_mp', 'randomized_cstar', 'randomized_cstar_arb', 'randomized_cstar_mp', 'randomized_frequency', 'randomized_frequency_arb', 'randomized_frequency_mp', 'randomized_frequency_proportional', 'randomized_frequency_proportional_arb', 'randomized_frequency_proportional_mp', 'randomized_multiplier', 'randomized_multiplier_arb', 'randomized_multiplier_mp', 'randomized_objective_term', 'randomized_objective_term_arb', 'randomized_objective_term_mp', 'randomized_rate', 'randomized_rate_arb', 'randomized_rate_mp', 'randomized_stationarity', 'randomized_stationarity_arb', 'randomized_stationarity_mp', 'rate_lower_bound', 'rate_lower_bound_arb', 'rate_lower_bound_mp']
+__all__ = ['cstar', 'cstar_arb', 'cstar_limit', 'cstar_limit_mp', 'cstar_mp', 'expected_obsolescence', 'expected_obsolescence_arb', 'expected_obsolescence_mp', 'lagrangian_stationarity', 'lagrangian_stationarity_mp', 'lower_bound_multiplier', 'lower_bound_multiplier_mp', 'optimal_frequency', 'optimal_frequency_mp', 'page_threshold_multiplier', 'page_threshold_multiplier_arb', 'page_threshold_multiplier_mp', 'randomized_cstar', 'randomized_cstar_arb', 'randomized_cstar_mp', 'randomized_frequency', 'randomized_frequency_arb', 'randomized_frequency_mp', 'randomized_frequency_proportional', 'randomized_frequency_proportional_arb', 'randomized_frequency_proportional_mp', 'randomized_multiplier', 'randomized_multiplier_arb', 'randomized_multiplier_mp', 'randomized_objective_term', 'randomized_objective_term_arb', 'randomized_objective_term_mp', 'randomized_rate', 'randomized_rate_arb', 'randomized_rate_mp', 'randomized_stationarity', 'randomized_stationarity_arb', 'randomized_stationarity_mp', 'rate_lower_bound', 'rate_lower_bound_arb', 'rate_lower_bound_mp', 'stationarity_level', 'stationarity_level_arb', 'stationarity_level_mp']
 
 
 def expected_obsolescence(d, m, mu, h):
@@ -166,6 +166,69 @@ def lagrangian_stationarity_mp(x, h, c, mu, nu, lambda_):
     return c*(h**(1/x)*nu/mu - h**(1/x)*nu*mpmath.log(h)/(mu*x) - nu/mu) + lambda_
 
 
+def page_threshold_multiplier(c, mu, nu):
+    """lambda above which page i gets x_i = 0 (dual feasibility at x_i = 0): c_i nu/mu_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) and Thm 4.1, (13) at x = 0+).
+
+    c*nu/mu
+    """
+    c = numpy.asarray(c, dtype=float)
+    mu = numpy.asarray(mu, dtype=float)
+    nu = numpy.asarray(nu, dtype=float)
+    _finite_arguments(c=c, mu=mu, nu=nu)
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        result = c*nu/mu
+    return _finite_result('page_threshold_multiplier', result)
+
+
+def page_threshold_multiplier_mp(c, mu, nu):
+    """lambda above which page i gets x_i = 0 (dual feasibility at x_i = 0): c_i nu/mu_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) and Thm 4.1, (13) at x = 0+) (derived form, mpmath, working precision)."""
+    c = mpmath.mpmathify(c)
+    mu = mpmath.mpmathify(mu)
+    nu = mpmath.mpmathify(nu)
+    return c*nu/mu
+
+
+def page_threshold_multiplier_arb(c, mu, nu):
+    """lambda above which page i gets x_i = 0 (dual feasibility at x_i = 0): c_i nu/mu_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) and Thm 4.1, (13) at x = 0+) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    c = flint.arb(c)
+    mu = flint.arb(mu)
+    nu = flint.arb(nu)
+    return c*nu/mu
+
+
+def stationarity_level(lambda_, c, mu, nu):
+    """(8) as P(2, u) = t with y = h^(1/x) = e^-u: the level t = lambda mu/(c nu) (Coffman–Liu–Weber 1997, Thm 3.4, (8)).
+
+    lambda*mu/(c*nu)
+    """
+    lambda_ = numpy.asarray(lambda_, dtype=float)
+    c = numpy.asarray(c, dtype=float)
+    mu = numpy.asarray(mu, dtype=float)
+    nu = numpy.asarray(nu, dtype=float)
+    _finite_arguments(lambda_=lambda_, c=c, mu=mu, nu=nu)
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        result = lambda_*mu/(c*nu)
+    return _finite_result('stationarity_level', result)
+
+
+def stationarity_level_mp(lambda_, c, mu, nu):
+    """(8) as P(2, u) = t with y = h^(1/x) = e^-u: the level t = lambda mu/(c nu) (Coffman–Liu–Weber 1997, Thm 3.4, (8)) (derived form, mpmath, working precision)."""
+    lambda_ = mpmath.mpmathify(lambda_)
+    c = mpmath.mpmathify(c)
+    mu = mpmath.mpmathify(mu)
+    nu = mpmath.mpmathify(nu)
+    return lambda_*mu/(c*nu)
+
+
+def stationarity_level_arb(lambda_, c, mu, nu):
+    """(8) as P(2, u) = t with y = h^(1/x) = e^-u: the level t = lambda mu/(c nu) (Coffman–Liu–Weber 1997, Thm 3.4, (8)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    lambda_ = flint.arb(lambda_)
+    c = flint.arb(c)
+    mu = flint.arb(mu)
+    nu = flint.arb(nu)
+    return lambda_*mu/(c*nu)
+
+
 def lower_bound_multiplier(c0, nu, S):
     """lambda of (8) at the optimum with c_i = c0 mu_i, S = sum ln h_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) at (10)).
 
@@ -189,7 +252,7 @@ def lower_bound_multiplier_mp(c0, nu, S):
 
 
 def cstar(c0, mu, nu, P):
-    """lower bound C* with P = prod h_i (cancels as mu -> nu (1 - P), the regime of small rates: domain away from it) (Coffman–Liu–Weber 1997, Thm 3.4, (6)).
+    """lower bound C* with P = prod h_i; ill-conditioned in its inputs, not in the formula: kappa = (mu + nu + nu P)/C* ~ 4N/(N+1) (nu/mu)^2 for N equal pages, exponential X (3.6e6 at mu/nu = 1e-3), so the domain keeps away from mu -> nu (1 - P) (Coffman–Liu–Weber 1997, Thm 3.4, (6)).
 
     c0*(P*nu + mu - nu)
     """
@@ -204,7 +267,7 @@ def cstar(c0, mu, nu, P):
 
 
 def cstar_mp(c0, mu, nu, P):
-    """lower bound C* with P = prod h_i (cancels as mu -> nu (1 - P), the regime of small rates: domain away from it) (Coffman–Liu–Weber 1997, Thm 3.4, (6)) (derived form, mpmath, working precision)."""
+    """lower bound C* with P = prod h_i; ill-conditioned in its inputs, not in the formula: kappa = (mu + nu + nu P)/C* ~ 4N/(N+1) (nu/mu)^2 for N equal pages, exponential X (3.6e6 at mu/nu = 1e-3), so the domain keeps away from mu -> nu (1 - P) (Coffman–Liu–Weber 1997, Thm 3.4, (6)) (derived form, mpmath, working precision)."""
     c0 = mpmath.mpmathify(c0)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
@@ -213,7 +276,7 @@ def cstar_mp(c0, mu, nu, P):
 
 
 def cstar_arb(c0, mu, nu, P):
-    """lower bound C* with P = prod h_i (cancels as mu -> nu (1 - P), the regime of small rates: domain away from it) (Coffman–Liu–Weber 1997, Thm 3.4, (6)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """lower bound C* with P = prod h_i; ill-conditioned in its inputs, not in the formula: kappa = (mu + nu + nu P)/C* ~ 4N/(N+1) (nu/mu)^2 for N equal pages, exponential X (3.6e6 at mu/nu = 1e-3), so the domain keeps away from mu -> nu (1 - P) (Coffman–Liu–Weber 1997, Thm 3.4, (6)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     c0 = flint.arb(c0)
     mu = flint.arb(mu)
     nu = flint.arb(nu)
@@ -390,7 +453,7 @@ def randomized_multiplier_arb(c0, nu, G):
 
 
 def randomized_cstar(c0, mu, nu, G):
-    """randomized optimum with G = sum (1/h_i - 1) (cancels as mu -> nu G/(1+G), small rates: domain away from it) (Coffman–Liu–Weber 1997, Thm 4.1, (11)).
+    """randomized optimum with G = sum (1/h_i - 1); ill-conditioned in its inputs, not in the formula: kappa = (mu + nu G/(1+G))/C ~ 2 nu/mu for exponential X (2e3 at mu/nu = 1e-3), so the domain keeps away from mu -> nu G/(1+G) (Coffman–Liu–Weber 1997, Thm 4.1, (11)).
 
     c0*(G*mu - G*nu + mu)/(G + 1)
     """
@@ -405,7 +468,7 @@ def randomized_cstar(c0, mu, nu, G):
 
 
 def randomized_cstar_mp(c0, mu, nu, G):
-    """randomized optimum with G = sum (1/h_i - 1) (cancels as mu -> nu G/(1+G), small rates: domain away from it) (Coffman–Liu–Weber 1997, Thm 4.1, (11)) (derived form, mpmath, working precision)."""
+    """randomized optimum with G = sum (1/h_i - 1); ill-conditioned in its inputs, not in the formula: kappa = (mu + nu G/(1+G))/C ~ 2 nu/mu for exponential X (2e3 at mu/nu = 1e-3), so the domain keeps away from mu -> nu G/(1+G) (Coffman–Liu–Weber 1997, Thm 4.1, (11)) (derived form, mpmath, working precision)."""
     c0 = mpmath.mpmathify(c0)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
@@ -414,7 +477,7 @@ def randomized_cstar_mp(c0, mu, nu, G):
 
 
 def randomized_cstar_arb(c0, mu, nu, G):
-    """randomized optimum with G = sum (1/h_i - 1) (cancels as mu -> nu G/(1+G), small rates: domain away from it) (Coffman–Liu–Weber 1997, Thm 4.1, (11)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    """randomized optimum with G = sum (1/h_i - 1); ill-conditioned in its inputs, not in the formula: kappa = (mu + nu G/(1+G))/C ~ 2 nu/mu for exponential X (2e3 at mu/nu = 1e-3), so the domain keeps away from mu -> nu G/(1+G) (Coffman–Liu–Weber 1997, Thm 4.1, (11)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
     c0 = flint.arb(c0)
     mu = flint.arb(mu)
     nu = flint.arb(nu)
