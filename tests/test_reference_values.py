@@ -111,3 +111,18 @@ def test_bad_mdps_are_refused_naming_the_argument(P, c, arg):
     with pytest.raises(InvalidInput) as e:
         average_cost_mdp(P, c)
     assert str(e.value).startswith(arg)
+
+
+def test_ctmc_stationary_matches_the_bmap_solver_on_the_papers_example():
+    """The generic routine against the Avrachenkov model's own sparse solver (K = 4, full chain)."""
+    from crawlmath.numeric import bmap_model as bm
+    from crawlmath.numeric.bmap_io import load_model
+
+    model = load_model("avrachenkov-example.json", K=4, reduce=False)
+    levels = model.check_policy(bm.Policy((3, 1), (2,)))
+    Q = bm.generator_kronecker(model, levels)
+    ours = ctmc_stationary(Q)
+    theirs = np.concatenate(bm.solve_sparse_direct(model, levels, Q).p)
+    assert np.allclose(ours.pi, theirs, rtol=1e-10, atol=1e-15)
+    hp = ctmc_stationary(Q, digits=20)
+    assert np.allclose(hp.pi, theirs, rtol=1e-10, atol=1e-15)
