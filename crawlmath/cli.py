@@ -78,6 +78,7 @@ def _add_limit_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``crawlmath`` argument parser: global limit options (--max-memory, --max-seconds) and one subcommand per command module."""
     parser = _Parser(
         prog="crawlmath",
         description="Rederive, generate code for, and check at high precision the mathematics of web-crawler optimisation.",
@@ -187,4 +188,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def entry() -> None:
+    """Console-script entry point: exit the process with the code :func:`main` returns."""
     sys.exit(main())

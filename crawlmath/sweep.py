@@ -115,6 +115,7 @@ class Spec:
         return {k: {canonical(v) for v in vs} for k, vs in self.grid.items()}
 
     def header(self) -> dict:
+        """The sweep file's first line: format tag, spec hash, command, fixed inputs, grid, number of points and crawlmath version."""
         from . import __version__
 
         return {"_sweep": FORMAT, "spec_sha256": self.sha256, "command": self.command, "fixed": self.fixed,
@@ -405,6 +406,7 @@ class SweepFile:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     def close(self) -> None:
+        """Flush the records to disk (fsync) and close the file."""
         os.fsync(self.fd)
         os.close(self.fd)
 
@@ -429,13 +431,16 @@ class Summary:
 
     @property
     def written(self) -> int:
+        """Records written in this run: successes plus records of every error exit code."""
         return self.ok + sum(self.errors.values())
 
     @property
     def complete(self) -> bool:
+        """True when the file now holds a record for every point of the grid."""
         return self.present + self.written == self.points
 
     def as_json(self) -> dict:
+        """The run summary as a JSON-ready dict (error counts keyed by exit code as text, seconds rounded to ms)."""
         return {"out": self.out, "command": self.command, "spec_sha256": self.spec_sha256, "points": self.points,
                 "present": self.present, "written": self.written, "ok": self.ok,
                 "errors": {str(k): v for k, v in sorted(self.errors.items())}, "undelivered": self.undelivered,

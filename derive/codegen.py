@@ -319,6 +319,7 @@ def render_sources(module: str, name: str, spec: dict) -> str:
 
 
 def expected_files() -> dict[Path, str]:
+    """{path: text} of every file numeric/generated/ must hold: one per derivation module and one per generated source."""
     files = {GENERATED_DIR / f"{m}.py": render(m) for m in derivation_modules()}
     for m in source_modules():
         for name, spec in importlib.import_module(f"{__package__}.{m}").generated_sources().items():
@@ -406,6 +407,9 @@ def write_atomic(path: Path, text: str) -> None:
 
 @dataclass(frozen=True)
 class Staleness:
+    """Generated files that differ from what the derivations give (``changed``), are absent (``missing``) or have no
+    derivation any more (``orphaned``).
+    """
     changed: list[Path]  # differs from what the derivations give
     missing: list[Path]  # should exist, does not
     orphaned: list[Path]  # generated file whose derivation no longer exists
@@ -421,6 +425,7 @@ class Staleness:
 
 
 def check() -> Staleness:
+    """Compare numeric/generated/ with :func:`expected_files` without writing anything."""
     want = expected_files()
     changed = [p for p, t in want.items() if p.exists() and p.read_text(encoding="utf-8") != t]
     missing = [p for p in want if not p.exists()]

@@ -83,6 +83,9 @@ def latex(expr: sp.Expr) -> str:
 
 @dataclass(frozen=True)
 class Formula:
+    """One derived formula: the SymPy expression derived from the model (``expr``), its arguments, citation and doc;
+    optionally the paper's printed form (compared, never emitted), a floating-point-stable rewriting and a domain.
+    """
     name: str  # identifier of the generated function
     args: tuple[sp.Symbol, ...]  # its parameters, in order (integer=True symbols are integers)
     expr: sp.Expr  # DERIVED: what SymPy produced from the model

@@ -453,6 +453,10 @@ def _profile_stable(qq, ss=s) -> sp.Expr:
 
 
 def formulas() -> list[Formula]:
+    """The formulas of this module for codegen (Coffman et al. 1997, §5): the per-page limit cost of γ(N),
+    the printed bound (18), H(q), the profile G(q, s), R, D and y of the proof of Cor. 5.1, the worst case φ⁵/10,
+    and their floating-point-stable forms.
+    """
     qdom = {"q": (1e-12, 60.0)}
     l1s, l2s = golden_lambdas(-expm1(-q) / q)
     ws, cs = profile_weights(), rates()

@@ -130,6 +130,9 @@ def prove_identity(a: sp.Expr, b: sp.Expr, quick: bool = False) -> str | None:
 
 @dataclass(frozen=True)
 class SeriesBound:
+    """A certified bound on a Taylor polynomial's relative error: ``rel`` >= |poly − g|/|g| on [lo, hi], for the degree and
+    the Cauchy radius used in the proof.
+    """
     rel: float  # certified upper bound of |poly - g| / |g| on [lo, hi]
     degree: int  # n, the polynomial's degree
     radius: float  # r of the Cauchy circle

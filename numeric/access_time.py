@@ -60,6 +60,7 @@ class AccessTime:
         return out
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        """Draw ``size`` i.i.d. copies of X; the base class knows no law, so it raises InvalidInput."""
         raise InvalidInput("access", f"{type(self).__name__} cannot be sampled (no distribution given)")
 
 
@@ -75,15 +76,19 @@ class Deterministic(AccessTime):
 
     @property
     def mean(self) -> float:
+        """E[X] = T."""
         return float(self.T)
 
     def h(self, mu):
+        """h(mu) = exp(-mu T), float64, vectorised over mu."""
         return np.exp(-np.asarray(mu, dtype=float) * self.T)
 
     def h_mp(self, mu):
+        """h(mu) = exp(-mu T) in mpmath at the caller's precision."""
         return mpmath.exp(-mpmath.mpf(mu) * mpmath.mpf(self.T))
 
     def sample(self, rng, size):
+        """``size`` copies of T (X is deterministic; ``rng`` is unused)."""
         return np.full(size, float(self.T))
 
 
@@ -101,16 +106,20 @@ class Gamma(AccessTime):
 
     @property
     def mean(self) -> float:
+        """E[X] = shape / rate."""
         return self.shape / self.rate
 
     def h(self, mu):
+        """h(mu) = (rate / (rate + mu))^shape, float64, vectorised over mu."""
         return (self.rate / (self.rate + np.asarray(mu, dtype=float))) ** self.shape
 
     def h_mp(self, mu):
+        """h(mu) = (rate / (rate + mu))^shape in mpmath at the caller's precision."""
         r = mpmath.mpf(self.rate)
         return (r / (r + mpmath.mpf(mu))) ** mpmath.mpf(self.shape)
 
     def sample(self, rng, size):
+        """``size`` Gamma(shape, scale = 1/rate) draws from ``rng``."""
         return rng.gamma(self.shape, 1.0 / self.rate, size)
 
 
@@ -136,19 +145,23 @@ class Uniform(AccessTime):
 
     @property
     def mean(self) -> float:
+        """E[X] = (a + b) / 2."""
         return 0.5 * (self.a + self.b)
 
     def h(self, mu):
+        """h(mu) = e^{-mu a} (1 - e^{-mu (b-a)}) / (mu (b-a)) for mu > 0, float64, vectorised."""
         mu = np.asarray(mu, dtype=float)
         w = self.b - self.a
         # -expm1 keeps digits when mu*w is small (the two exponentials nearly cancel).
         return np.exp(-mu * self.a) * (-np.expm1(-mu * w)) / (mu * w)
 
     def h_mp(self, mu):
+        """h(mu) = e^{-mu a} (1 - e^{-mu (b-a)}) / (mu (b-a)) in mpmath at the caller's precision."""
         mu, a, b = (mpmath.mpf(v) for v in (mu, self.a, self.b))
         return mpmath.exp(-mu * a) * (-mpmath.expm1(-mu * (b - a))) / (mu * (b - a))
 
     def sample(self, rng, size):
+        """``size`` Uniform[a, b] draws from ``rng``."""
         return rng.uniform(self.a, self.b, size)
 
 
@@ -172,17 +185,21 @@ class HyperExponential(AccessTime):
 
     @property
     def mean(self) -> float:
+        """E[X] = sum_k p_k / r_k."""
         return sum(p / r for p, r in zip(self.probs, self.rates))
 
     def h(self, mu):
+        """h(mu) = sum_k p_k r_k / (r_k + mu), float64, vectorised over mu."""
         mu = np.asarray(mu, dtype=float)
         return sum(p * r / (r + mu) for p, r in zip(self.probs, self.rates))
 
     def h_mp(self, mu):
+        """h(mu) = sum_k p_k r_k / (r_k + mu) in mpmath (fsum) at the caller's precision."""
         mu = mpmath.mpf(mu)
         return mpmath.fsum(mpmath.mpf(p) * mpmath.mpf(r) / (mpmath.mpf(r) + mu) for p, r in zip(self.probs, self.rates))
 
     def sample(self, rng, size):
+        """``size`` draws: branch k with probability p_k, then an Exp(r_k) time."""
         k = rng.choice(len(self.probs), size=size, p=np.asarray(self.probs))
         return rng.exponential(1.0, size) / np.asarray(self.rates)[k]
 
@@ -207,13 +224,16 @@ class PhaseTypeAccess(AccessTime):
 
     @property
     def mean(self) -> float:
+        """E[X] = beta (-S)^{-1} 1 (``PhaseType.mean``)."""
         return self.ph.mean
 
     def h(self, mu):
+        """h(mu) = beta (mu I - S)^{-1} S0, one ``PhaseType.laplace`` solve per entry of mu."""
         mu = np.asarray(mu, dtype=float)
         return np.asarray([self.ph.laplace(float(v)) for v in mu.ravel()]).reshape(mu.shape)
 
     def h_mp(self, mu):
+        """h(mu) = beta (mu I - S)^{-1} S0 by an mpmath LU solve at the caller's precision."""
         n = self.ph.order
         A = mpmath.matrix(n, n)
         for i in range(n):
@@ -223,6 +243,7 @@ class PhaseTypeAccess(AccessTime):
         return mpmath.fsum(mpmath.mpf(self.ph.beta[i]) * sol[i] for i in range(n))
 
     def sample(self, rng, size):
+        """``size`` absorption times of the PH(beta, S) chain, simulated jump by jump."""
         # All ``size`` absorption times advance together, one jump per round.
         n = self.ph.order
         rates = -np.diag(self.ph.S)
@@ -260,13 +281,16 @@ class LaplaceAccess(AccessTime):
 
     @property
     def mean(self) -> float:
+        """The user-given E[X] (``mean_``)."""
         return float(self.mean_)
 
     def h(self, mu):
+        """The user's ``laplace(mu)`` applied entrywise in float64 (range checked only by ``h_checked``)."""
         mu = np.asarray(mu, dtype=float)
         return np.asarray([float(self.laplace(float(m))) for m in mu.ravel()]).reshape(mu.shape)
 
     def h_mp(self, mu):
+        """``laplace_mp(mu)`` when given; otherwise the float ``laplace(mu)`` as an mpf (float accuracy only)."""
         if self.laplace_mp is None:
             return mpmath.mpf(float(self.laplace(float(mu))))
         return self.laplace_mp(mu)

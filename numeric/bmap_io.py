@@ -37,6 +37,9 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "proofs" / "models"
 
 
 def model_path(name: str | Path) -> Path:
+    """The path of model file ``name``: as given, else the shipped model of that name; InvalidInput (``MODEL``) if none exists
+    or it is not a regular file.
+    """
     p = Path(name)
     if not p.exists() and (MODELS_DIR / p.name).exists() and p.parent == Path("."):
         p = MODELS_DIR / p.name
@@ -335,6 +338,9 @@ def _common(c: dict) -> list:
 
 
 def arrivals_from_spec(a: dict) -> list[BMAP]:
+    """The list of BMAPs (D_k^(r)), r = 1..N, from the spec's ``arrivals`` section under its interpretation
+    (direct, scaled, thinned, independent, bmmap; §2 of Avrachenkov et al.).
+    """
     kind = _get(a, "interpretation", "arrivals")
     if kind == "direct":
         return [BMAP(D, name=f"D^({r})") for r, D in enumerate(_get(a, "D", "arrivals"), start=1)]
@@ -372,6 +378,7 @@ def arrival_bytes(spec: dict) -> float:
 
 
 def model_from_spec(spec: dict, K: int | None = None, reduce: bool = True) -> BmapModel:
+    """Validate a model spec (a dict) and build its :class:`BmapModel` (``K`` overrides the spec's; ``reduce`` lumps phases)."""
     validate_spec(spec)
     require_memory(arrival_bytes(spec), "MODEL", "the arrival matrices of every robot count")
     arr = arrivals_from_spec(_get(spec, "arrivals", "MODEL"))

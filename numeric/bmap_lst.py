@@ -161,6 +161,7 @@ class Transforms:
 
     @property
     def v(self) -> float:
+        """v(u) = served + obsolete + lost, eq. (16)."""
         return self.served + self.obsolete + self.lost
 
 

@@ -137,27 +137,33 @@ class BmapModel:
         self._memo: dict = {}  # policy-independent blocks and tagged-page vectors
 
     def memo(self, key, build: Callable):
+        """``build()`` computed once per ``key`` and cached on the model (policy-independent blocks, tagged-page vectors)."""
         if key not in self._memo:
             self._memo[key] = build()
         return self._memo[key]
 
     @property
     def N(self) -> int:
+        """The number of robot modes, i.e. of BMAPs given (r = 1..N)."""
         return len(self.arrivals)
 
     @property
     def W(self) -> int:
+        """W̄, the order of the arrival BMAPs (the same for every r)."""
         return self.arrivals[0].order
 
     @property
     def M(self) -> int:
+        """M, the order of the service PH (after lumping when ``reduce``)."""
         return self.service.order
 
     @property
     def R(self) -> int:
+        """R, the order of the obsolescence PH (after lumping when ``reduce``)."""
         return self.obsolescence.order
 
     def level_size(self, i: int) -> int:
+        """Size of level i of the chain: W̄ for i = 0, W̄ M R^(i-1) for i >= 1."""
         return self.W if i == 0 else self.W * self.M * self.R ** (i - 1)
 
     @property
@@ -189,15 +195,18 @@ class BmapModel:
                 f"states {self.full_states} -> {self.states}")
 
     def with_K(self, K: int) -> "BmapModel":
+        """A copy of the model with buffer bound ``K``."""
         return self.with_(K=K)
 
     def with_(self, **kw) -> "BmapModel":
+        """A new model with the given constructor arguments replaced (from the representations as given, not lumped)."""
         args = dict(arrivals=self.arrivals, service=self.given_service, obsolescence=self.given_obsolescence, K=self.K,
                     costs=self.costs, reduce=self.reduce)
         args.update(kw)
         return BmapModel(**args)
 
     def check_policy(self, policy: Policy) -> tuple[int, ...]:
+        """Validate the policy's modes (robot counts in 1..N) and return its levels (chi(0), ..., chi(K))."""
         for k, r in enumerate(policy.modes):
             if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or not 1 <= r <= self.N:
                 raise InvalidInput("modes", f"robot counts must lie in 1..{self.N}", value=r, entry=k)
@@ -335,6 +344,7 @@ def _factor(model: BmapModel, r: int, token: tuple):
 
 
 def assemble(model: BmapModel, blocks: dict):
+    """The generator Q as one CSR matrix from level blocks ``{(i, j): Q_ij}`` (missing diagonal blocks are zero)."""
     sizes = [model.level_size(i) for i in range(model.K + 1)]
     rows = [[blocks.get((i, j)) if (i, j) in blocks else None for j in range(model.K + 1)] for i in range(model.K + 1)]
     for i in range(model.K + 1):
@@ -447,6 +457,7 @@ class Stationary:
 
     @property
     def flat(self) -> np.ndarray:
+        """The stationary vector p = (p_0, ..., p_K) as one array."""
         return np.concatenate(self.p)
 
 
@@ -468,6 +479,7 @@ def _gated(st: Stationary, Q) -> Stationary:
 
 
 def split_levels(model: BmapModel, x) -> tuple:
+    """Split a flat vector over the chain's states into its K + 1 level pieces (p_0, ..., p_K)."""
     out, start = [], 0
     for i in range(model.K + 1):
         n = model.level_size(i)
@@ -608,6 +620,7 @@ class Measures:
     seconds: float = 0.0
 
     def as_json(self) -> dict:
+        """The measures as a JSON-ready dict (field names as keys; ``p_loss_eq8``, ``p_success_tagged``, ``mean_number`` and ``seconds`` left out)."""
         return {
             "p_star": self.p_star,
             "n_act": self.n_act,
@@ -863,6 +876,9 @@ def evaluate(model: BmapModel, policy: Policy, solver: str = "auto") -> Measures
 
 
 def evaluate_levels(model: BmapModel, levels: Sequence[int], solver: str = "auto") -> Measures:
+    """Solve the chain for the levels (chi(0), ..., chi(K)) with ``solver`` ('auto': dense <= 600 states,
+    sparse <= 1500, structured above) and return every measure, timed.
+    """
     import time
 
     t0 = time.perf_counter()
@@ -909,6 +925,9 @@ def threshold_candidates(n_modes: int, K: int, convention: str = "paper") -> lis
 
 @dataclass(frozen=True)
 class Optimum:
+    """Cheapest threshold policy for a set of modes (§7, direct approach): modes, thresholds, cost J (eq. 2),
+    its measures, the count of policies evaluated and the cost curve over all candidates.
+    """
     modes: tuple[int, ...]
     thresholds: tuple[int, ...]
     cost: float

@@ -23,6 +23,9 @@ from .errors import InvalidInput
 
 @dataclass(frozen=True)
 class SimResult:
+    """Simulated estimates of P_loss, P_obs, P_success, V1 and P_star, with batch-means standard errors (``se``),
+    the number of events simulated and the seed.
+    """
     p_loss: float
     p_obs: float
     p_success: float

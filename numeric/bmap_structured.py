@@ -51,6 +51,7 @@ class KronSumSolver:
         self.real = all(np.isrealobj(V) for V in self.V)
 
     def solve(self, b: np.ndarray) -> np.ndarray:
+        """y = (F_1 ⊕ ... ⊕ F_n)^{-1} b by the eigendecompositions of the factors (b flattened, y returned flat)."""
         t = b.reshape(self.dims)
         for k, Vi in enumerate(self.Vinv):
             t = mode_product(t, Vi, k)
@@ -127,6 +128,9 @@ class LevelOperators:
         return m.D(r, l) if i + l < m.K else m.D_tail(r, l)
 
     def diag_factors(self, i: int):
+        """The Kronecker-sum factors of the diagonal block of level i: [D] at i = 0, else [D, S, Γ, ..., Γ] (i − 1 Γ's;
+        one folded factor S + (i − 1)Γ I when R = 1), with D = D_0^(r) below K and D(1) at i = K.
+        """
         m, r = self.model, self.levels[i]
         D = m.D(r, 0) if i < m.K else m._D[r - 1].sum(axis=0)
         if i == 0:

@@ -113,6 +113,9 @@ class MeanField:
 
 
 def mean_field(K: int, C: int) -> MeanField:
+    """The mean-field values for uniform colours: E[S] ≈ KC/(K+C−1), P_new ≈ (C−1)/(K+C−1) and ν(i), i = 0..K
+    (Buijsrogge, Thm 4.2.1, Cor 4.2.1).
+    """
     K = require_int(K, "K", minimum=1)
     C = require_int(C, "C", minimum=1)
     if K == 1 and C == 1:
@@ -133,6 +136,9 @@ def mean_field(K: int, C: int) -> MeanField:
 
 @dataclass(frozen=True)
 class ExactResult:
+    """Exact stationary values of the colours chain: E[S], P_new, ν(i) = E[N(i)], with the state count, method,
+    residual max|πP − π| and iterations.
+    """
     K: int
     C: int
     states: int
@@ -358,6 +364,7 @@ def exact_general(p, K: int, state_limit: int = 20_000) -> ExactResult:
 
 
 def agree(a: float, b: float, rel: float = FLOAT_REL) -> bool:
+    """True when a and b agree to relative tolerance ``rel`` (of the larger magnitude)."""
     return abs(a - b) <= rel * max(abs(a), abs(b))
 
 
@@ -369,6 +376,9 @@ def agree(a: float, b: float, rel: float = FLOAT_REL) -> bool:
 
 @dataclass(frozen=True)
 class ProductForm:
+    """Exact stationary E[S] and P_new for any colour law p from the product form π(q) ∝ NNZ(q) ∏ p_i^{q_i},
+    with the ratio h_{K−2}/h_{K−1} and the working digits.
+    """
     K: int
     C: int
     colours: float  # E[S] = 1 + (1 - P2) h_{K-2}/h_{K-1}

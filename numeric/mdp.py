@@ -91,6 +91,7 @@ class CrawlerMDP:
 
     # -- exact parameters
     def exact(self, name: str) -> Fraction:
+        """The parameter ``name`` (``'lam'``, ``'mu'``, ``'gamma'``, ...) as the exact Fraction of its decimal text, ``Fraction(str(x))``."""
         return Fraction(str(getattr(self, name)))
 
     @property
@@ -117,9 +118,11 @@ class CrawlerMDP:
 
     @property
     def n(self) -> int:
+        """|X|, the number of states (q, r, s)."""
         return len(self.states)
 
     def state_index(self, q: int, r: int, s: int) -> int:
+        """Position of x = (q, r, s) in X; InvalidInput when the triple is not a state."""
         i = int(self.index[q, r, s]) if 0 <= q <= self.K and 0 <= r <= self.N and 0 <= s <= 2 else -1
         if i < 0:
             raise InvalidInput("state", "is not in X", value=(q, r, s))
@@ -185,6 +188,9 @@ class CrawlerMDP:
 
     @cached_property
     def P(self) -> tuple[sps.csr_matrix, sps.csr_matrix]:
+        """(P(0), P(1)): the sparse n × n transition matrices of actions a = 0 and a = 1
+        (a row where a is not in A_x is a self-loop, never used by a valid policy).
+        """
         return self.matrix(0), self.matrix(1)
 
     def policy_arrays(self, policy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -203,6 +209,9 @@ class CrawlerMDP:
         return m
 
     def check_policy(self, policy) -> np.ndarray:
+        """Validate a pure stationary policy (one action 0/1 per state, each in A_x) and return it as int64;
+        InvalidInput names the first offending state.
+        """
         p = np.asarray(policy)
         if p.shape != (self.n,):
             raise InvalidInput("policy", f"must have one action per state ({self.n})", value=p.shape)
@@ -288,15 +297,18 @@ class MDPSolution:
 
     @property
     def starvation(self) -> float:
+        """Starvation probability Σ_x π(x) 1(q = 0) under the stationary law π of the solution's policy."""
         return float(self.stationary @ (self.mdp.states[:, 0] == 0))
 
     @property
     def loss_rate(self) -> float:
+        """Loss rate Σ_x π(x) ν 1(q = K, s = 1): the second term of the cost (1.13) averaged over π."""
         q, r, s = self.mdp.states.T
         return float(self.stationary @ (self.mdp.nu * ((q == self.mdp.K) & (s == 1))))
 
     @cached_property
     def curves(self) -> SwitchingCurves:
+        """The switching curves f_0, f_1 read from the bias h (see :func:`switching_curves`)."""
         return switching_curves(self.mdp, self.h)
 
 
@@ -334,6 +346,7 @@ class RVIResult:
 
     @property
     def evaluations(self) -> int:
+        """k + 1: the number of evaluations of T (the count Table 1.2 prints)."""
         return self.iterations + 1
 
 
@@ -508,6 +521,7 @@ def _greedy(mdp: CrawlerMDP, Q: np.ndarray, current: np.ndarray | None = None, s
 
 @dataclass(frozen=True)
 class Evaluation:
+    """Exact evaluation of a unichain policy: gain g, bias h with h(x̂) = 0, and the states of its recurrent class."""
     gain: float
     h: np.ndarray = field(repr=False)
     recurrent: np.ndarray = field(repr=False)
@@ -557,6 +571,7 @@ def stationary_distribution(P: sps.csr_matrix, recurrent: np.ndarray) -> np.ndar
 
 @dataclass(frozen=True)
 class MultichainEvaluation:
+    """Evaluation of a possibly multichain policy: gain g(x) per state, a bias h, and the list of closed classes."""
     g: np.ndarray = field(repr=False)  # gain per state
     h: np.ndarray = field(repr=False)  # a bias: g + h = c + P h, h = 0 at one state of each class
     classes: list = field(repr=False)
@@ -718,6 +733,7 @@ def switching_curves(mdp: CrawlerMDP, h: np.ndarray, rel: float = TIE_REL) -> Sw
 
 @dataclass(frozen=True)
 class HPGain:
+    """A high-precision gain: the value (mpf or Fraction), its estimated correct significant digits, the method and its step count."""
     gain: object  # mpmath.mpf or Fraction
     digits: float  # estimated correct significant digits
     method: str
@@ -923,6 +939,9 @@ def printed_successors_outside(mdp: CrawlerMDP) -> list[tuple]:
 
 @dataclass(frozen=True)
 class Communication:
+    """The communication structure of X under all allowed actions (Lemma 2): whether X is one class,
+    the size of the largest class, the states outside it, and whether those can ever be entered.
+    """
     communicating: bool  # one strongly connected class on all of X (Lemma 2 as printed)
     main_class: int  # size of the largest communicating class
     outside: list  # states outside it
@@ -930,6 +949,7 @@ class Communication:
 
     @property
     def weakly_communicating(self) -> bool:
+        """True when X communicates or the states outside the main class are never entered (Puterman 1994, §8.3)."""
         return self.communicating or self.outside_unreachable
 
 
@@ -1000,6 +1020,7 @@ class InstanceReport:
     rvi: RVIResult | None = field(repr=False, default=None)
 
     def as_json(self) -> dict:
+        """The scalar fields and switching curves as a JSON-ready dict (the solution and RVI objects are left out)."""
         return {
             "lam": self.lam, "mu": self.mu, "K": self.K, "gamma": self.gamma, "N": self.N,
             "gain": self.gain, "n_min": self.n_min, "n_mean": self.n_mean, "n_max": self.n_max,
@@ -1059,6 +1080,7 @@ def analyse(lam: float, mu: float, K: int, gamma: float, N="auto", *, method: st
 
 @dataclass(frozen=True)
 class ConjectureResult:
+    """Outcome of :func:`check_switching_curve_conjecture`: instances solved, counterexamples (lam, K, gamma, N, where), wall time in s."""
     instances: int
     counterexamples: list  # (lam, K, gamma, N, where)
     seconds: float

@@ -55,6 +55,7 @@ class PhaseType:
 
     @property
     def order(self) -> int:
+        """The number of transient phases, len(beta)."""
         return self.beta.size
 
     @cached_property
@@ -77,10 +78,12 @@ class PhaseType:
 
     @property
     def mean(self) -> float:
+        """E[X] = beta (-S)^{-1} e."""
         return self.moment(1)
 
     @property
     def variance(self) -> float:
+        """Var X = E[X^2] - E[X]^2, with E[X^2] = 2 beta (-S)^{-2} e."""
         return self.moment(2) - self.mean**2
 
     @property
@@ -149,10 +152,12 @@ class Lumping:
 
     @property
     def order_before(self) -> int:
+        """Order of the representation as given."""
         return self.original.order
 
     @property
     def order_after(self) -> int:
+        """Order of the lumped representation (number of blocks of the coarsest lumpable partition)."""
         return len(self.blocks)
 
     @property
@@ -263,6 +268,7 @@ class BMAP:
 
     @property
     def order(self) -> int:
+        """W̄, the order of the matrices D_k (number of phases of the directing chain)."""
         return self.D[0].shape[0]
 
     @property
@@ -309,6 +315,7 @@ class BMAP:
 
     @property
     def mean_batch(self) -> float:
+        """Mean batch size lambda / lambda_g (fundamental rate over batch rate)."""
         return self.lam / self.lam_g
 
     def batch_rates(self, kmax: int | None = None) -> np.ndarray:

@@ -58,18 +58,22 @@ class Problem:
 
     @property
     def N(self) -> int:
+        """N, the number of pages."""
         return self.rates.size
 
     @property
     def mean(self) -> float:
+        """m = E[X], the mean access time."""
         return self.access.mean
 
     @property
     def nu(self) -> float:
+        """nu = 1/E[X], the access rate (Coffman et al. 1997, Thm 3.4)."""
         return 1.0 / self.access.mean
 
     @property
     def mu(self) -> float:
+        """mu = sum_i mu_i, the total change rate (it appears in C* = c0 (mu - nu + nu prod h), (10))."""
         return float(self.rates.sum())
 
     @property
@@ -367,6 +371,9 @@ def golden_sequence(M) -> np.ndarray:
 
 @dataclass(frozen=True)
 class GoldenSchedule:
+    """The golden-ratio schedule gamma(k, N) of §5 (Coffman et al. 1997): k, the cycle length F_k, the access counts M^i_{k,N}
+    per page, the target frequencies x_i apportioned, and the access sequence (0-based page indices).
+    """
     k: int
     F: int  # F_k, the cycle length
     counts: np.ndarray  # M^i_{k,N}
@@ -430,6 +437,9 @@ def golden_limit_cost(problem: Problem, x=None) -> float:
 
 @dataclass(frozen=True)
 class SimulationResult:
+    """Monte Carlo estimate from :func:`simulate`: obsolescence rates r_i and cost C = sum c_i r_i with batch-means standard
+    errors, accesses simulated, batch count, wall time in s and the method used.
+    """
     rates: np.ndarray  # estimated r_i
     rates_stderr: np.ndarray
     cost: float

@@ -164,6 +164,7 @@ class Enclosure:
             return math.inf if hi == lo else float(-mpmath.log10((hi - lo) / lo))
 
     def contains(self, x) -> bool:
+        """True when lo <= x <= hi, compared at len(lo) + 10 working digits."""
         with mpmath.workdps(len(self.lo) + 10):
             return mpmath.mpf(self.lo) <= x <= mpmath.mpf(self.hi)
 
@@ -238,6 +239,7 @@ class StaticOptimum:
     rho_enclosure: Enclosure | None = None  # proved bounds on rho_opt (with digits, finite K)
 
     def as_json(self) -> dict:
+        """The optimum as a JSON-ready dict: floats, or decimal strings of ``digits`` digits when ``digits`` is set."""
         def num(x):
             return float(x) if self.digits is None else mpmath.nstr(x, self.digits)
 

@@ -79,6 +79,7 @@ def require_probability_vector(vec, name: str) -> np.ndarray:
 
 
 def require_square(mat, name: str) -> np.ndarray:
+    """``mat`` as a float array, checked to be a non-empty square matrix with finite entries; InvalidInput otherwise."""
     m = np.asarray(mat, dtype=float)
     if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] == 0:
         raise InvalidInput(name, "must be a non-empty square matrix", value=m.shape)
@@ -90,6 +91,7 @@ def require_square(mat, name: str) -> np.ndarray:
 
 
 def require_nonnegative_offdiagonal(mat: np.ndarray, name: str) -> None:
+    """Raise InvalidInput naming the first negative off-diagonal entry of ``mat``."""
     off = mat - np.diag(np.diag(mat))
     bad = np.argwhere(off < 0)
     if bad.size:

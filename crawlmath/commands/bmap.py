@@ -18,6 +18,7 @@ crawlmath bmap avrachenkov-example.json --K 16 --modes 3,1 --thresholds 3 --no-r
 
 
 def add_arguments(p):
+    """Register the options of ``crawlmath bmap`` on the argparse parser ``p``."""
     p.add_argument("model", metavar="MODEL", help="model file (JSON or TOML); bare names are looked up among the shipped models "
                                                   "(avrachenkov-example.json, avrachenkov-real.json, ...)")
     p.add_argument("--K", type=integer("--K"), help="override the capacity K of the model file")
@@ -135,6 +136,9 @@ def check_cost(model, modes, args) -> None:
 
 
 def run(args) -> int:
+    """``crawlmath bmap``: load the model, then print the measures and cost J (eq. 2) under the given thresholds,
+    or the optimal thresholds with ``--optimize``; returns exit code 0 (errors are raised).
+    """
     from ..numeric import bmap_model as bm
     from ..numeric.bmap_io import load_model, read_spec
     from ..numeric.errors import InvalidInput

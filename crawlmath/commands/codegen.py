@@ -21,6 +21,7 @@ DEFAULT_OUT = {"c": "codegen-c", "latex": "codegen-latex"}
 
 
 def add_arguments(p):
+    """Register the options of ``crawlmath codegen`` on the argparse parser ``p``."""
     p.add_argument("--lang", choices=("python", "c", "latex"), default="python", help="python (default: numeric/generated/), c (header + source) or latex")
     p.add_argument("--out", metavar="DIR", help="output folder (python: numeric/generated/; c: ./codegen-c; latex: ./codegen-latex)")
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 when a generated file is stale, missing or orphaned")
@@ -28,6 +29,9 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    """``crawlmath codegen``: regenerate numeric/generated/ (``--check``: exit 1 if it is stale) or, with ``--lang``,
+    export the derivations as C or LaTeX; returns the exit code.
+    """
     from ..derive import codegen
 
     try:

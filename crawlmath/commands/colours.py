@@ -18,6 +18,7 @@ crawlmath colours --K 1000 --C 100000 --dist powerlaw:1.1 --simulate 1000000 --s
 
 
 def add_arguments(p):
+    """Register the options of ``crawlmath colours`` on the argparse parser ``p``."""
     p.add_argument("--K", type=integer("--K"), required=True, help="positions in the workbench (online structure)")
     p.add_argument("--C", type=integer("--C"), required=True, help="number of colours (hosts)")
     p.add_argument("--dist", default="uniform",
@@ -40,6 +41,9 @@ UNITS = {"K": "positions (balls in the workbench)", "C": "colours (hosts)", "sim
 
 
 def parse_dist(text: str):
+    """Parse ``--dist KIND[:P,...]`` into (kind, parameters); uniform takes no parameter, geometric,
+    poisson and powerlaw one, normal two.  InvalidInput names ``--dist``.
+    """
     from ..numeric.errors import InvalidInput
 
     kind, _, rest = text.partition(":")
@@ -62,6 +66,9 @@ def parse_dist(text: str):
 
 
 def parse_strategy(text: str):
+    """Parse ``--strategy NAME[:PARAM]`` into (name, keyword arguments for the simulator), PARAM being β, δ or r
+    as the strategy takes; InvalidInput names ``--strategy``.
+    """
     from ..numeric.colours_sim import STRATEGY_NAMES
     from ..numeric.errors import InvalidInput
 
@@ -84,6 +91,9 @@ def parse_strategy(text: str):
 
 
 def run(args) -> int:
+    """``crawlmath colours``: expected colours online by (3.1), the mean field KC/(K+C−1), the exact chain or product
+    form (``--exact``) and a seeded simulation (``--simulate``); returns exit code 0.
+    """
     from ..numeric import colours as nc
     from ..numeric.colours_sim import MAX_SEED, MIN_STEPS, simulate
     from ..numeric.errors import InvalidInput

@@ -34,6 +34,7 @@ _state.__name__ = "--reference (a state q,r,s)"
 
 
 def add_arguments(p):
+    """Register the options of ``crawlmath mdp`` on the argparse parser ``p``."""
     p.add_argument("--lam", type=number("--lam"), required=True, help="page rate λ of one active crawler")
     p.add_argument("--mu", type=number("--mu"), default=1.0, help="indexing rate μ (default 1)")
     p.add_argument("--K", type=integer("--K"), required=True, help="buffer size K >= 2 (including the page in service)")
@@ -58,6 +59,9 @@ UNITS = {"lam": "1/time (pages fetched per unit time by one active crawler)", "m
 
 
 def run(args) -> int:
+    """``crawlmath mdp``: solve the crawler-activation MDP of Liu–Nain §1.2.2 (policy iteration or RVI, optionally the
+    gain to ``--digits``) and print the cost, crawler counts and switching curves; returns exit code 0.
+    """
     from ..numeric import mdp as M
     from ..numeric.errors import InvalidInput, TooLarge
     from ..numeric.validate import require_int, require_open_unit, require_positive

@@ -16,6 +16,7 @@ crawlmath report --out report --json                # summary as JSON (figures, 
 
 
 def add_arguments(p):
+    """Register the options of ``crawlmath report`` on the argparse parser ``p``."""
     p.add_argument("--out", metavar="DIR", required=True, help="report folder (replaced atomically; a failed run leaves the old one)")
     p.add_argument("--only", metavar="PREFIX", action="append", default=[], help="claims whose id starts with PREFIX (repeatable)")
     p.add_argument("--quick", action="store_true", help="skip claims marked slow")
@@ -26,6 +27,9 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    """``crawlmath report``: run the claims, draw the figures and write index.html and report.md into ``--out``;
+    returns 1 if a claim FAILs, else 0.
+    """
     from ..numeric.errors import InvalidInput
     from ..proofs.registry import select
     from ..report import figures as figs

@@ -43,6 +43,7 @@ def _vector(name: str):
 
 
 def add_arguments(p):
+    """Register the options of ``crawlmath schedule`` on the argparse parser ``p``."""
     p.add_argument("--rates", required=True, help="page change rates mu_i, comma-separated")
     p.add_argument("--access", required=True, help="access time X: det:T, exp:RATE, gamma:SHAPE,RATE, uniform:A,B, hyperexp:p1,r1,p2,r2")
     p.add_argument("--weights", help="cost weights c_i (default: the rates, c0 = 1)")
@@ -86,6 +87,9 @@ def make_problem(s, rates, access, weights, text: str):
 
 
 def run(args) -> int:
+    """``crawlmath schedule``: optimal frequencies and lower bound C* (Coffman et al. 1997, Thms 3.3/3.4) and the cost
+    of the requested policy (optimal, randomized, golden-ratio); returns exit code 0.
+    """
     from ..numeric import scheduling as s
     from ..numeric.access_time import parse_access
     from ..numeric.errors import InvalidInput, TooLarge

@@ -15,6 +15,7 @@ crawlmath static --lam 0.01 --mu 1 --gamma 1.2 --K inf
 
 
 def add_arguments(p):
+    """Register the options of ``crawlmath static`` on the argparse parser ``p``."""
     p.add_argument("--lam", required=True, help="page rate of one crawler, lambda > 0")
     p.add_argument("--mu", required=True, help="indexing rate, mu > 0")
     p.add_argument("--gamma", required=True, help="weight of starvation against loss, gamma > 0")
@@ -85,6 +86,9 @@ def check_float_range(values: dict, hint: str = FLOAT_HINT) -> None:
 
 
 def run(args) -> int:
+    """``crawlmath static``: the optimal static crawler count N(γ, K) of the M/M/1/K model (Liu–Nain 2005, §1.2.1,
+    Prop. 1), optionally to ``--digits``; returns exit code 0.
+    """
     from ..numeric.errors import InvalidInput, SolverError
     from ..numeric.static_mm1k import static_optimum
 

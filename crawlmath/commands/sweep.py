@@ -18,6 +18,7 @@ crawlmath sweep grid.toml --out grid.jsonl --scheduler tcp://10.0.0.5:8786 --jso
 
 
 def add_arguments(p):
+    """Register the options of ``crawlmath sweep`` on the argparse parser ``p``."""
     p.add_argument("spec", metavar="SPEC", help="sweep spec (TOML if named *.toml, else JSON): command, [fixed], [grid]")
     p.add_argument("--out", required=True, metavar="FILE",
                    help="JSON Lines output; an existing sweep file of the same spec is resumed, any other file refused")
@@ -32,6 +33,9 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    """``crawlmath sweep``: run a spec's parameter grid into a resumable JSON Lines file; returns 0 when every point
+    is recorded, 3 when some were not delivered, 130 when interrupted.
+    """
     from ..numeric.errors import InvalidInput
     from .. import sweep as S
 

@@ -29,6 +29,7 @@ EXIT_VERDICT_CHANGED = 5
 
 
 def add_arguments(p):
+    """Register the options of ``crawlmath verify`` on the argparse parser ``p``."""
     p.add_argument("--only", metavar="PREFIX", action="append", default=[], help="run claims whose id starts with PREFIX (repeatable)")
     p.add_argument("--quick", action="store_true", help="skip claims marked slow")
     p.add_argument("--list", action="store_true", help="list the selected claims without running them")
@@ -45,6 +46,9 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    """``crawlmath verify``: check the registered claims and compare the verdicts with the committed record;
+    returns 1 if a claim FAILs, 5 (``EXIT_VERDICT_CHANGED``) if verdicts differ from the record, else 0.
+    """
     from ..proofs import record as rec
     from ..proofs.registry import Status, all_claims, run as run_claims, select
     from ..numeric.errors import InvalidInput

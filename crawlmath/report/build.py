@@ -71,6 +71,7 @@ def _natural(text: str) -> list:
 
 @dataclass(frozen=True)
 class PaperSummary:
+    """Per-paper totals of the report's first screen: paper key, title, seed file, claim counts (total, PASS, FAIL, ERRATUM) and run time in s."""
     paper: str
     title: str
     seed: str
@@ -83,6 +84,7 @@ class PaperSummary:
 
 @dataclass(frozen=True)
 class CellView:
+    """One printed table cell as shown in the report: printed and computed text, computed − printed when both are numbers, verdict and claim id."""
     row: str
     column: str
     printed: str
@@ -93,6 +95,7 @@ class CellView:
 
     @property
     def anchor(self) -> str:
+        """The HTML/Markdown anchor of this cell's claim row (see :func:`anchor`)."""
         return anchor(self.claim_id)
 
 
@@ -107,11 +110,13 @@ class TableView:
     cells: dict[tuple[str, str], CellView]
 
     def counts(self) -> collections.Counter:
+        """How many of the table's cells have each status (keys ``Status.value``)."""
         return collections.Counter(c.status.value for c in self.cells.values())
 
 
 @dataclass(frozen=True)
 class Section:
+    """The results of one section of one paper, in run order."""
     paper: str
     section: str
     results: list[Result]
@@ -119,6 +124,7 @@ class Section:
 
 @dataclass
 class ReportData:
+    """Everything a report renders: claim results, figure results, whether figures were drawn, the selection text and creation time."""
     results: list[Result]
     figures: list[figs.FigureResult] = field(default_factory=list)
     figures_enabled: bool = True
@@ -127,10 +133,12 @@ class ReportData:
 
     @property
     def counts(self) -> collections.Counter:
+        """How many results have each status (keys ``Status.value``)."""
         return collections.Counter(r.outcome.status.value for r in self.results)
 
     @property
     def seconds(self) -> float:
+        """Total run time of the claims, in s."""
         return sum(r.seconds for r in self.results)
 
     def papers(self) -> list[str]:
@@ -139,6 +147,7 @@ class ReportData:
         return [p for p in PAPERS if p in present]
 
     def summaries(self) -> list[PaperSummary]:
+        """One :class:`PaperSummary` per paper present, in ``PAPERS`` order."""
         out = []
         for p in self.papers():
             rs = [r for r in self.results if r.claim.paper == p]
@@ -156,6 +165,7 @@ class ReportData:
         return [Section(p, s, groups[(p, s)]) for p, s in keys]
 
     def tables(self) -> list[TableView]:
+        """The printed tables rebuilt from the cell claims, ordered by paper then natural table name."""
         views: dict[str, TableView] = {}
         for r in self.results:
             cell = r.claim.cell
@@ -173,12 +183,15 @@ class ReportData:
         return sorted(views.values(), key=lambda v: (order.get(v.paper, len(order)), _natural(v.name)))
 
     def errata(self) -> list[Result]:
+        """The results that carry an erratum."""
         return [r for r in self.results if r.outcome.erratum is not None]
 
     def failures(self) -> list[Result]:
+        """The results whose verdict is FAIL."""
         return [r for r in self.results if r.outcome.status is Status.FAIL]
 
     def as_json(self) -> dict:
+        """The report as a JSON-ready dict: counts, paper summaries, figures, certification summary and every result."""
         return {
             "created": self.created,
             "selection": self.selection,
@@ -274,6 +287,7 @@ def remove_stale_temporaries(out: Path) -> list[Path]:
 
 
 def glob_escape(name: str) -> str:
+    """``name`` with the glob metacharacters ``*``, ``?`` and ``[`` bracketed, so a glob matches it literally."""
     return re.sub(r"([*?\[])", r"[\1]", name)
 
 

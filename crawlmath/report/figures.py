@@ -30,6 +30,7 @@ class FigureUnavailable(Exception):
 
 @dataclass(frozen=True)
 class FigureSpec:
+    """A figure of the report: file stem, paper key, title, where the original is printed, and ``draw(path)``, which writes the PNG and returns its caption."""
     id: str  # file stem, e.g. "liu-nain-fig-1.2"
     paper: str  # paper key of crawlmath.proofs.registry.PAPERS
     title: str
@@ -39,6 +40,7 @@ class FigureSpec:
 
 @dataclass(frozen=True)
 class FigureResult:
+    """The outcome of drawing one figure: its spec, the PNG path relative to the report folder (None if not drawn), caption, reason when not drawn, time in s."""
     spec: FigureSpec
     file: str | None  # path relative to the report folder, None when not generated
     caption: str
@@ -46,6 +48,7 @@ class FigureResult:
     seconds: float
 
     def as_json(self) -> dict:
+        """The figure's spec and outcome as a JSON-ready dict (``not_generated`` holds the reason, if any)."""
         s = self.spec
         return {"id": s.id, "paper": s.paper, "title": s.title, "source": s.source, "file": self.file,
                 "caption": self.caption, "not_generated": self.reason, "seconds": round(self.seconds, 3)}
@@ -62,6 +65,7 @@ def new_figure(width: float = 6.4, height: float = 4.2, ncols: int = 1):
 
 
 def save(fig, path: Path) -> None:
+    """Write ``fig`` to ``path`` as a 110 dpi PNG."""
     fig.savefig(path, dpi=110, format="png")
 
 
@@ -111,6 +115,7 @@ def render(spec: FigureSpec, folder: Path) -> FigureResult:
 
 
 def render_all(specs: list[FigureSpec], folder: Path, progress=None) -> list[FigureResult]:
+    """Draw every spec into ``folder`` (created if needed), reporting ``progress(i, n, id)``; one `FigureResult` per spec."""
     Path(folder).mkdir(parents=True, exist_ok=True)
     out = []
     for i, s in enumerate(specs):

@@ -71,14 +71,18 @@ def variation_data(kind: str, alphas, best_pair: bool = False) -> list[dict]:
 
 
 def draw_fig_1(path: Path) -> str:
+    """Draw Fig 1 of §7 (cost J of eq. (2) against the threshold j for every pair of the 4 modes, K = 5) into ``path``;
+    returns the caption with the computed optimum and the printed one.
+    """
     data = pairs_data()
-    fig, ax = new_figure()
+    fig, ax = new_figure(8.2)
     for pair, (th, cost) in data.items():
         ax.plot(th, cost, "o-", ms=3, label=f"modes {pair[0]} and {pair[1]}")
     ax.set_xlabel("threshold j")
     ax.set_ylabel("cost J (eq. 2)")
     ax.set_title("Fig 1: cost vs threshold, two modes, K = 5")
-    ax.legend(fontsize=8)
+    # outside the axes: inside, every corner hides a curve's end point
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     save(fig, path)
     pair, (th, cost) = min(data.items(), key=lambda kv: kv[1][1].min())
     return (f"Exact J (stationary distribution of the level chain) for every threshold and every pair of modes; "
@@ -87,27 +91,30 @@ def draw_fig_1(path: Path) -> str:
 
 def _draw_variation(path: Path, kind: str, alphas, best_pair: bool, title: str) -> str:
     rows = variation_data(kind, alphas, best_pair)
-    fig, ax = new_figure()
+    fig, ax = new_figure(9.0)
     for r in rows:
         ax.plot(r["thresholds"], r["costs"], "o-", ms=3, label=f"α1 = {r['alpha1']:g} (var {r['variance']:.3g}), modes {r['modes']}")
     ax.set_xlabel("threshold j")
     ax.set_ylabel("cost J (eq. 2)")
     ax.set_title(title)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     save(fig, path)
     best = "; ".join(f"α1 = {r['alpha1']:g}: modes {r['modes']}, j* = {r['best'][0]}, J* = {r['best'][1]:.2f}" for r in rows)
     return f"Exact J for each threshold. Optima: {best}."
 
 
 def draw_fig_2(path: Path) -> str:
+    """Draw Fig 2 of §7 (J against j as the service-time variance grows, modes 3 and 1) into ``path``; returns the caption."""
     return _draw_variation(path, "service", SERVICE_ALPHAS, False, "Fig 2: service-time variation (b1 = 0.657), modes 3 and 1")
 
 
 def draw_fig_3(path: Path) -> str:
+    """Draw Fig 3 of §7 (J against j as the service-time variance grows, optimal pair of modes) into ``path``; returns the caption."""
     return _draw_variation(path, "service", SERVICE_ALPHAS, True, "Fig 3: service-time variation, optimal pair of modes")
 
 
 def draw_fig_4(path: Path) -> str:
+    """Draw Fig 4 of §7 (J against j as the obsolescence-time variance grows, modes 3 and 1) into ``path``; returns the caption."""
     return _draw_variation(path, "obsolescence", OBSOLESCENCE_ALPHAS, False, "Fig 4: obsolescence-time variation (g1 = 5), modes 3 and 1")
 
 

@@ -17,11 +17,17 @@ SEED = 1
 
 
 def trajectory_data(K: int, C: int, steps: int, seed: int = SEED, dist: str = "uniform", params=()) -> dict:
+    """A seeded trajectory of S(t) and P_new(t) for K positions and C colours, with the exact fill curve (3.1),
+    the exact stationary values and (uniform colours) the mean field (Thm 4.2.1, Cor 4.2.1); a dict of arrays and numbers.
+    """
     trajectories = require("numeric.colours_sim", "trajectories")
     return trajectories(K, C, steps, seed=seed, dist=dist, params=params, samples=400)
 
 
 def draw_trajectories(path: Path, K: int, C: int, steps: int, fig_no: str) -> str:
+    """Draw a Fig 5.1/5.4-style plot (S(t) and P_new(t) of one seeded run against the exact and mean-field values)
+    into ``path``; returns the caption with the second-half average.
+    """
     d = trajectory_data(K, C, steps)
     fig, (a1, a2) = new_figure(9.5, 3.8, ncols=2)
     a1.plot(d["t"], d["simulated_colours"], lw=0.8, label=f"simulation (seed {SEED})")
@@ -69,9 +75,11 @@ def _series(sim, panel):
     return getattr(sim, _PANELS[panel][1])
 
 
-def draw_runs(path: Path, runs, panels, title: str, claim_id: str) -> str:
+def draw_runs(path: Path, runs, panels, title: str, claim_id: str, log_panels=()) -> str:
     """Plot S(t) (and P_offline(t) or m(t)/t) of seeded runs; ``runs`` is a list of
-    (label, dist C, γ, steps, simulate keyword arguments)."""
+    (label, dist C, γ, steps, simulate keyword arguments).  Panels named in
+    ``log_panels`` get a log y axis, for runs whose initial transient would
+    otherwise squash the stationary level into the bottom of the plot."""
     colour_distribution = require("numeric.colours", "colour_distribution")
     simulate = require("numeric.colours_sim", "simulate")
     fig, axes = new_figure(4.8 * len(panels), 3.8, ncols=len(panels))
@@ -85,7 +93,11 @@ def draw_runs(path: Path, runs, panels, title: str, claim_id: str) -> str:
         notes.append(f"{label}: {level}")
     for ax, panel in zip(axes, panels):
         ax.set_xlabel("t (steps)")
-        ax.set_ylabel(_PANELS[panel][0])
+        # t reaches 5·10^5: plain tick labels would run into each other
+        ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 0), useMathText=True)
+        ax.set_ylabel(_PANELS[panel][0] + (" (log scale)" if panel in log_panels else ""))
+        if panel in log_panels:
+            ax.set_yscale("log")
         ax.legend(fontsize=7)
     fig.suptitle(title, fontsize=9)
     save(fig, path)
@@ -93,23 +105,23 @@ def draw_runs(path: Path, runs, panels, title: str, claim_id: str) -> str:
             + f". The claim for what the figure shows: {claim_id}.")
 
 
-def _fig(fig_no, title, section, runs, panels, claim_id):
+def _fig(fig_no, title, section, runs, panels, claim_id, log_panels=()):
     return FigureSpec(f"buijsrogge-fig-{fig_no}", PAPER, title, f"001 {section} Fig {fig_no}",
                       partial(draw_runs, runs=runs, panels=panels, title=f"Fig {fig_no}: {title}",
-                              claim_id=claim_id))
+                              claim_id=claim_id, log_panels=log_panels))
 
 
 FIGURES += [
     _fig("7.1", "Greedy–Neutral–Source, K balls prefilled (γ = 1)", "§7.2.1",
          [(f"C = {C}", C, 1.0, 200_000, {"strategy": "greedy-neutral", "prefill": 1000}) for C in (2000, 5000, 10_000)],
-         ("colours", "p_offline"), "buijsrogge.offline.prop-7.2.2"),
+         ("colours", "p_offline"), "buijsrogge.offline.prop-7.2.2", log_panels=("colours",)),
     _fig("7.4", "Greedy–Greedy–Offline – a (Alg. 6), stopped at P_offline > 0.99 (γ = 1)", "§7.2.2",
          [(f"C = {C}", C, 1.0, 200_000, {"strategy": "greedy-a", "stop_at": 0.99}) for C in (5000, 10_000)]
          + [("Alg. 4, C = 10000", 10_000, 1.0, 200_000, {"strategy": "greedy-greedy", "stop_at": 0.99})],
          ("colours", "p_offline"), "buijsrogge.offline.fig-7.4, buijsrogge.offline.prop-7.2.5"),
     _fig("7.6", "Alg. 10 (randomized + Greedy–Greedy), C = 5000, γ = 1", "§7.3",
          [(f"r = {r}", 5000, 1.0, 300_000, {"strategy": "combined", "r": r}) for r in (0.0, 0.5, 1.0)],
-         ("colours", "p_offline"), "buijsrogge.offline.fig-7.6"),
+         ("colours", "p_offline"), "buijsrogge.offline.fig-7.6", log_panels=("colours",)),
     _fig("7.9", "mice and elephants (β = 5, γ = 0.9): two initialisations", "§7.4",
          [(f"fill: {f}", 100_000, 0.9, 100_000, {"strategy": "mice", "beta": 5, "fill": f})
           for f in ("source", "one-per-elephant")], ("colours",), "buijsrogge.offline.fig-7.9"),

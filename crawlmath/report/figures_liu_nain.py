@@ -47,6 +47,7 @@ def rho_vs_K_data(gamma: float, mu: float = 1.0, Ks=None) -> tuple[np.ndarray, n
 
 
 def draw_fig_1_2(path: Path) -> str:
+    """Draw Fig 1.2 (γ → N(γ, K) and ρ(γ, K)μ/λ, Liu–Nain §1.2.1, Prop. 1) into ``path``; returns the caption."""
     data = fig_1_2_data()
     fig, ax = new_figure()
     for K, (g, n, x) in data.items():
@@ -65,6 +66,7 @@ def draw_fig_1_2(path: Path) -> str:
 
 
 def draw_rho_vs_K(path: Path, gamma: float, fig_no: str) -> str:
+    """Draw Fig 1.3/1.4 (K → ρ(γ, K) with its limit 1, Props 3–4) for ``gamma`` into ``path``; returns the caption."""
     K, rho = rho_vs_K_data(gamma)
     fig, ax = new_figure()
     ax.plot(K, rho, ".-", ms=3, label=f"ρ({gamma:g}, K)")
@@ -96,10 +98,13 @@ def policy_data(gamma: float, lam: float = 0.1, mu: float = 1.0, K: int = 5, N: 
 
 
 def draw_policy(path: Path, fig_no: str) -> str:
+    """Draw Fig 1.5–1.7 (the optimal policy of the §1.2.2 MDP on the (r, q) grid for s = 0, 1, with the switching
+    curves f_0, f_1) into ``path``; returns the caption with the cost against the printed one.
+    """
     gamma, printed = POLICY_CASES[fig_no]
     sol, grids = policy_data(gamma)
     curves = sol.curves
-    fig, axes = new_figure(9.0, 3.8, ncols=2)
+    fig, axes = new_figure(9.0, 4.3, ncols=2)
     for s, ax in zip((0, 1), axes):
         g = grids[s]
         q1, r1 = np.nonzero(g == 1)
@@ -113,7 +118,8 @@ def draw_policy(path: Path, fig_no: str) -> str:
         ax.set_ylabel("q (queue length)")
         ax.set_title(f"s = {s} ({'departure' if s == 0 else 'arrival'})")
         ax.set_ylim(-0.5, grids[s].shape[0] - 0.5)
-    axes[1].legend(fontsize=7, loc="upper right", framealpha=0.9)
+        # below the grid: inside it the legend covered states of the policy
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
     fig.suptitle(f"Fig {fig_no}: optimal policy, γ = {gamma:g}, N = 16, K = 5, λ = 0.1, μ = 1; cost {sol.gain:.5f} (printed {printed})")
     save(fig, path)
     shape = "a monotone switching curve" if curves.monotone else f"not a monotone switching curve ({curves.where})"

@@ -260,6 +260,7 @@ def _claims(data: ReportData) -> list[str]:
 
 
 def render(data: ReportData) -> str:
+    """The whole report as one self-contained HTML page (summary, certification, errata, tables, figures, all claims)."""
     tables = data.tables()
     body = [
         "<!DOCTYPE html>",

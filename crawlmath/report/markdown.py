@@ -112,6 +112,7 @@ def _claims(data: ReportData) -> list[str]:
 
 
 def render(data: ReportData) -> str:
+    """The whole report as one Markdown document: summary, errata, reproduced tables, figures, all claims."""
     tables = data.tables()
     lines = [
         "# crawlmath verification report",

@@ -53,6 +53,7 @@ REAL = "avrachenkov-real.json"
 
 
 def src(section: str, ref: str) -> Source:
+    """A :class:`Source` in Avrachenkov et al. (section, reference)."""
     return Source("avrachenkov", section, ref)
 
 
@@ -107,6 +108,7 @@ def other_reading(value: float, printed: str, group: str) -> Hypothesis:
 
 @lru_cache(maxsize=None)
 def example(K: int = 5) -> bm.BmapModel:
+    """The §7 example model (example spec, lumped) with buffer bound K; cached."""
     return load_model(EXAMPLE, K=K)
 
 
@@ -118,6 +120,7 @@ def full(K: int = 5) -> bm.BmapModel:
 
 @lru_cache(maxsize=None)
 def real() -> bm.BmapModel:
+    """The §7 real-data model (Table 5 spec); cached."""
     return load_model(REAL)
 
 
@@ -554,6 +557,7 @@ def _symmetry():
 
 
 def sps_indicator(labels: np.ndarray, n: int):
+    """The sparse n-column 0/1 matrix with a single 1 in column labels[k] of row k (maps states to their labels)."""
     import scipy.sparse as sps
 
     return sps.csr_matrix((np.ones(len(labels)), (np.arange(len(labels)), labels)), shape=(len(labels), n))
@@ -638,6 +642,7 @@ for _K, _modes, _th, _slow in [(3, (3, 1), (1,), False), (5, (3, 1), (2,), False
 
 @lru_cache(maxsize=None)
 def table1():
+    """``optimize_all`` on the §7 example, K = 5, every mode set, paper threshold convention: the data of Table 1; cached."""
     return bm.optimize_all(example(5), convention="paper")
 
 
@@ -750,6 +755,7 @@ def table2_row(K: int):
 
 
 def printed_row(table: str, key: str, value: str) -> dict:
+    """The first parsed row of printed table ``table`` whose column ``key`` reads ``value``."""
     return next(r for r in T.parse(table) if r[key] == value)
 
 
@@ -850,6 +856,9 @@ def jstar(levels) -> str:
 
 @lru_cache(maxsize=None)
 def scaled_row(which: str, s: float):
+    """One computed row of Table 3 (``which = "service"``) or Table 4 (obsolescence) for the time scale ``s``: the mean,
+    the optimal modes, j*, C* and the costs C_r; cached.
+    """
     base = example(5)
     m = base.with_(service=base.given_service.scaled(s)) if which == "service" else base.with_(obsolescence=base.given_obsolescence.scaled(s))
     res = bm.optimize_all(m, convention="paper")
@@ -931,6 +940,7 @@ for _table, _which in (("TABLE_3", "service"), ("TABLE_4", "obsolescence")):
 
 @lru_cache(maxsize=None)
 def table5():
+    """``optimize_all`` on the real-data model, every mode set, paper threshold convention: the data of Table 5; cached."""
     return bm.optimize_all(real(), convention="paper")
 
 

@@ -48,6 +48,7 @@ SIM_US = (0.5, 2.0)
 
 
 def src(section: str, ref: str) -> Source:
+    """A :class:`Source` in Avrachenkov et al. (section, reference)."""
     return Source("avrachenkov", section, ref)
 
 
@@ -301,6 +302,9 @@ def _thm1_phi() -> Outcome:
 
 @lru_cache(maxsize=None)
 def simulation(case: int, events: int = 400_000, seed: int = 2027) -> L.SojournSim:
+    """A seeded simulation of the sojourn times of case ``case`` (transforms at u in SIM_US); the simulation route to
+    Theorems 1 and 4; cached.
+    """
     m, lv, _, _ = solved(case)
     return L.simulate_sojourn(m, lv, SIM_US, events=events, seed=seed)
 
@@ -505,6 +509,9 @@ QBD_POLICIES = (((2, 1), (1,)), ((2, 1), (3,)), ((2,), ()))
 
 @lru_cache(maxsize=None)
 def qbd_solved(k: int):
+    """Policy ``k`` of QBD_POLICIES solved by the §6 recursion (``solve_qbd``): (model, levels, stationary,
+    measures, tagged chain, arrival law); cached.
+    """
     m = single_model()
     lv = m.check_policy(bm.Policy(*QBD_POLICIES[k]))
     st = bm.solve_qbd(m, lv)  # the §6 recursion itself

@@ -27,6 +27,7 @@ K_, C_, S_, i_ = d.K, d.C, d.S, d.i
 
 
 def src(section: str, ref: str) -> Source:
+    """A :class:`Source` in Buijsrogge (section, reference)."""
     return Source("buijsrogge", section, ref)
 
 

@@ -57,6 +57,7 @@ STEP = 50_000  # the T grid of Tables 8.4-8.10
 
 
 def src(section: str, ref: str) -> Source:
+    """A :class:`Source` in Buijsrogge (section, reference)."""
     return Source("buijsrogge", section, ref)
 
 

@@ -27,6 +27,7 @@ P = "coffman.sched"
 
 
 def src(section: str, ref: str) -> Source:
+    """A :class:`Source` in Coffman–Liu–Weber 1997 (section, reference)."""
     return Source("coffman", section, ref)
 
 
@@ -47,10 +48,12 @@ def access_zoo() -> dict:
 
 
 def random_rates(rng, N: int, spread: float = 2.0) -> np.ndarray:
+    """N random change rates mu_i = e^U, U uniform on [-spread, spread/2]."""
     return np.exp(rng.uniform(-spread, spread / 2, N))
 
 
 def random_cyclic(rng, N: int, K: int) -> np.ndarray:
+    """A random cyclic schedule of length K >= N: every page once, the K − N other accesses uniform, shuffled."""
     seq = np.concatenate([np.arange(N), rng.integers(0, N, K - N)])
     rng.shuffle(seq)
     return seq

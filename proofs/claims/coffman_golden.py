@@ -30,6 +30,7 @@ PHI_S = d.PHI  # exact (1 + sqrt5)/2
 
 
 def src(ref: str, section: str = "§5") -> Source:
+    """A :class:`Source` in Coffman–Liu–Weber 1997 (reference, section; §5 by default)."""
     return Source("coffman", section, ref)
 
 

@@ -49,6 +49,7 @@ FIG_LAM, FIG_K, FIG_N = 0.1, 5, 16
 
 
 def src(section: str, ref: str) -> Source:
+    """A :class:`Source` in Liu–Nain 2005 (section, reference)."""
     return Source(PAPER, section, ref)
 
 
@@ -395,10 +396,12 @@ def static(lam: float, K: int, gamma: float) -> tuple[int, float]:
 
 
 def row_label(row: dict) -> str:
+    """A printed table row as text: lam=... K=... gamma=...."""
     return f"lam={row['lam']} K={row['K']} gamma={row['gamma']}"
 
 
 def row_id(row: dict) -> str:
+    """A printed table row as a claim-id fragment: l<lam>.K<K>.g<gamma>."""
     return f"l{row['lam']}.K{row['K']}.g{row['gamma']}"
 
 
@@ -547,6 +550,7 @@ def _cd_at_gamma(table: str, row: dict, gamma: float) -> float:
 
 
 def rvi_gain_of(table: str, row: dict) -> float:
+    """The RVI gain T(h_k)(x̂) (Prop. 6, τ = TAU) of the exactly solved instance of a printed row."""
     rep = instance(table, row)
     return M.relative_value_iteration(rep.solution.mdp, tau=TAU).gain
 

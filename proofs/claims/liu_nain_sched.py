@@ -47,6 +47,7 @@ PHI = g.PHI
 
 
 def src(section: str, ref: str) -> Source:
+    """A :class:`Source` in Liu–Nain 2005 (section, reference)."""
     return Source("liu-nain", section, ref)
 
 
@@ -89,6 +90,9 @@ class PageIntervals:
 
 
 def simulate_timeline(pages: np.ndarray, access, rates: np.ndarray, seed: int) -> Timeline:
+    """Simulate one run: the accesses ``pages`` with i.i.d. durations from ``access`` (completion times T_n) and, for each
+    page i, Poisson change epochs of rate mu_i on [0, T_last].
+    """
     rng = np.random.default_rng(seed)
     done = np.cumsum(access.sample(rng, pages.size))
     horizon = float(done[-1])
@@ -97,6 +101,9 @@ def simulate_timeline(pages: np.ndarray, access, rates: np.ndarray, seed: int) -
 
 
 def page_intervals(tl: Timeline, i: int) -> PageIntervals:
+    """Page i's inter-access intervals in a timeline, with their out-of-date times Z_j = (T_{n_j} − first change)^+ and
+    distances d_j ((1.21)–(1.25)).
+    """
     n_j = np.flatnonzero(tl.pages == i)
     t = tl.done[n_j]
     ch = tl.changes[i]
@@ -312,6 +319,7 @@ class RateComparison:
 
     @property
     def increase_proved(self) -> bool:
+        """True only when r' − r > 0 is certain in ball arithmetic."""
         return bool(self.r_prime - self.r > 0)  # arb: True only when certain
 
     def __str__(self) -> str:
@@ -320,6 +328,7 @@ class RateComparison:
 
 
 def compare_rates(xs, x, mu: Fraction = MU_ONE) -> list[RateComparison]:
+    """For each schedule in SCHEDULES, r under access points ``x`` and r' under ``xs`` ((1.23) with Lemma 3), as balls."""
     return [RateComparison(name, cyclic_rate_arb(x, mu, K, ds_), cyclic_rate_arb(xs, mu, K, ds_)) for name, K, ds_ in SCHEDULES]
 
 

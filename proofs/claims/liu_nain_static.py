@@ -26,6 +26,7 @@ P = "liu-nain.static"
 
 
 def src(ref: str, section: str = "§1.2.1") -> Source:
+    """A :class:`Source` in Liu–Nain 2005 (reference, section; §1.2.1 by default)."""
     return Source("liu-nain", section, ref)
 
 

@@ -35,6 +35,7 @@ ENCLOSED_K = (2, 3, 5, 10, 20, 50, 100)  # where the float route is checked agai
 
 
 def src(ref: str, section: str = "§1.2.1") -> Source:
+    """A :class:`Source` in Liu–Nain 2005 (reference, section; §1.2.1 by default)."""
     return Source("liu-nain", section, ref)
 
 
@@ -80,6 +81,7 @@ class RhoCurve:
 
     @property
     def gaps(self) -> np.ndarray:
+        """Consecutive differences rho(gamma, K+1) − rho(gamma, K)."""
         return np.diff(self.rho)
 
     @property
@@ -89,6 +91,9 @@ class RhoCurve:
 
 
 def rho_curve(gamma: str) -> RhoCurve:
+    """rho(gamma, K) for K in FIG_K in float64 (``optimal_rho``), with ``error`` bounding the float error at ENCLOSED_K:
+    the largest width of a proved enclosure, or distance from a value outside it to its far end.
+    """
     rho = np.array([s.optimal_rho(float(gamma), int(K), MU) for K in FIG_K])
     error = 0.0
     with mpmath.workdps(30):
