@@ -78,14 +78,7 @@ def derivation_modules() -> list[str]:
     >>> "golden" in derivation_modules()
     True
     """
-    names = []
-    for info in sorted(pkgutil.iter_modules(_derive_path), key=lambda m: m.name):
-        if info.name in ("codegen", "formula") or info.name.startswith("_"):
-            continue
-        mod = importlib.import_module(f"{__package__}.{info.name}")
-        if callable(getattr(mod, "formulas", None)):
-            names.append(info.name)
-    return names
+    return _modules_defining("formulas")
 
 
 def formulas_of(module: str) -> list[Formula]:
@@ -265,12 +258,17 @@ def source_modules() -> list[str]:
     >>> source_modules()
     ['avrachenkov', 'buijsrogge']
     """
+    return _modules_defining("generated_sources")
+
+
+def _modules_defining(hook: str) -> list[str]:
+    """Derive modules (not codegen/formula, not private) with a callable ``hook``, by name."""
     names = []
     for info in sorted(pkgutil.iter_modules(_derive_path), key=lambda m: m.name):
         if info.name in ("codegen", "formula") or info.name.startswith("_"):
             continue
         mod = importlib.import_module(f"{__package__}.{info.name}")
-        if callable(getattr(mod, "generated_sources", None)):
+        if callable(getattr(mod, hook, None)):
             names.append(info.name)
     return names
 

@@ -184,17 +184,27 @@ def closed_classes(P: sps.csr_matrix) -> list[np.ndarray]:
     return [np.flatnonzero(lab == k) for k in range(ncomp) if not leaving[k]]
 
 
-def _bordered_solve(sub: sps.spmatrix, rhs: np.ndarray) -> np.ndarray:
-    """Solve g + h = rhs + P_C h with h(first) = 0; returns z with z[0] = g."""
+def bordered_lu(sub: sps.spmatrix, ref: int):
+    """LU of I − P_C with column ``ref`` replaced by ones: the system
+    g + h = c + P_C h with h(ref) = 0, whose unknown in position ``ref`` is g
+    (Puterman 1994, §8.2).  SolverError when it is singular."""
     import scipy.sparse.linalg as spla
 
     n = sub.shape[0]
-    M = (sps.identity(n, format="csr") - sps.csr_matrix(sub)).tolil()
-    M[:, 0] = np.ones((n, 1))
+    A = (sps.identity(n, format="csr") - sps.csr_matrix(sub)).tocoo()
+    keep = A.col != ref
+    M = sps.csc_matrix((np.concatenate([A.data[keep], np.ones(n)]),
+                        (np.concatenate([A.row[keep], np.arange(n)]),
+                         np.concatenate([A.col[keep], np.full(n, ref)]))), shape=(n, n))
     try:
-        z = spla.splu(M.tocsc()).solve(rhs)
+        return spla.splu(M)
     except RuntimeError as exc:
         raise SolverError(f"policy evaluation system is singular: {exc}") from None
+
+
+def _bordered_solve(sub: sps.spmatrix, rhs: np.ndarray) -> np.ndarray:
+    """Solve g + h = rhs + P_C h with h(first) = 0; returns z with z[0] = g."""
+    z = bordered_lu(sub, 0).solve(rhs)
     if not np.all(np.isfinite(z)):
         raise SolverError("policy evaluation gave a non-finite value")
     return z

@@ -227,22 +227,22 @@ def _eye(n):
     return sps.identity(n, format="csr")
 
 
-def gamma_sum_exit(G0: np.ndarray, n: int):
-    """``Γ_0^{⊕n} = sum_q I_{R^{q-1}} ⊗ Γ_0 ⊗ I_{R^{n-q}}`` (R^n x R^{n-1}):
-    the buffered page at position q becomes obsolete.  (The Lemma prints it as
-    ``Γ_0 ⊕ ... ⊕ Γ``, a Kronecker sum of column vectors ending in Γ.)"""
-    R = G0.shape[0]
-    if R == 1:  # n identical terms (one obsolescence phase, e.g. after lumping)
-        return sps.csr_matrix(n * G0.reshape(1, 1))
-    col = sps.csr_matrix(G0.reshape(R, 1))
-    return sum(_kron(_eye(R ** (q - 1)), col, _eye(R ** (n - q))) for q in range(1, n + 1))
-
-
-def _kron_sum_power(G: np.ndarray, n: int):
-    R = G.shape[0]
-    if R == 1 and n:
-        return sps.csr_matrix(n * G)
-    return sum(_kron(_eye(R ** (q - 1)), sps.csr_matrix(G), _eye(R ** (n - q))) for q in range(1, n + 1)) if n else sps.csr_matrix((1, 1))
+def kron_sum_power(F: np.ndarray, n: int):
+    """``F^{⊕n} = sum_q I_{R^{q-1}} ⊗ F ⊗ I_{R^{n-q}}`` (the Lemma's notation):
+    for the square Γ the sum of its n copies acting on the buffered pages;
+    for the column Γ_0 (R^n x R^{n-1}) the buffered page at position q
+    becoming obsolete (the Lemma prints Γ_0^{⊕n} as ``Γ_0 ⊕ ... ⊕ Γ``, a
+    Kronecker sum of column vectors ending in Γ).  With one phase (R = 1,
+    e.g. after lumping) the n terms are equal: n F.  ``n = 0`` gives the
+    1 x 1 zero."""
+    F = np.asarray(F, dtype=float)
+    F = F.reshape(-1, 1) if F.ndim == 1 else F
+    R = F.shape[0]
+    if n == 0:
+        return sps.csr_matrix((1, 1))
+    if R == 1:
+        return sps.csr_matrix(n * F)
+    return sum(_kron(_eye(R ** (q - 1)), sps.csr_matrix(F), _eye(R ** (n - q))) for q in range(1, n + 1))
 
 
 def A_block(model: BmapModel, n: int):
@@ -254,7 +254,7 @@ def _A_block(model: BmapModel, n: int):
     S = sps.csr_matrix(model.service.S)
     if n == 0:
         return S
-    return _kron(S, _eye(model.R**n)) + _kron(_eye(model.M), _kron_sum_power(model.obsolescence.S, n))
+    return _kron(S, _eye(model.R**n)) + _kron(_eye(model.M), kron_sum_power(model.obsolescence.S, n))
 
 
 def _gamma_pow(model: BmapModel, l: int):
@@ -275,7 +275,7 @@ def kronecker_blocks(model: BmapModel, levels: Sequence[int], *, level0_mode: in
     (``lemma_recipe``, emitted to ``generated/avrachenkov_lemma.py``), with
     its two corrections: level 0 uses ``D^(chi(0))`` (the Lemma prints
     ``D^(N)``, wrong when mode N is not used) unless ``level0_mode`` is
-    given; ``Γ_0^{⊕n}`` as in `gamma_sum_exit`."""
+    given; ``Γ_0^{⊕n}`` as in `kron_sum_power`."""
     K = model.K
     r0 = levels[0] if level0_mode is None else level0_mode
     blocks = {(0, j): model.memo(("Q", r0, 0, j), lambda j=j: recipe_block(model, r0, 0, j)) for j in range(min(model.kmax, K) + 1)}

@@ -49,7 +49,7 @@ import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 
 from . import static_mm1k
-from .average_cost import closed_classes
+from .average_cost import bordered_lu as _bordered_lu, closed_classes
 from .errors import InvalidInput, SolverError, TooLarge
 from .generated import static_mm1k as static_gen
 from .tolerance import MDP_TIE_REL as TIE_REL, STRUCTURE_ABS
@@ -603,20 +603,6 @@ def evaluate_multichain(mdp: CrawlerMDP, policy: np.ndarray) -> MultichainEvalua
         g[T] = lu.solve(PTR @ g[R])
         h[T] = lu.solve(mdp.cost[T] - g[T] + PTR @ h[R])
     return MultichainEvaluation(g, h, classes)
-
-
-def _bordered_lu(sub: sps.spmatrix, ref: int):
-    """LU of I − P_C with column ``ref`` replaced by ones."""
-    n = sub.shape[0]
-    A = (sps.identity(n, format="csr") - sub).tocoo()
-    keep = A.col != ref
-    M = sps.csc_matrix((np.concatenate([A.data[keep], np.ones(n)]),
-                        (np.concatenate([A.row[keep], np.arange(n)]),
-                         np.concatenate([A.col[keep], np.full(n, ref)]))), shape=(n, n))
-    try:
-        return spla.splu(M)
-    except RuntimeError as exc:
-        raise SolverError(f"evaluation system is singular: {exc}") from None
 
 
 def _improve(mdp: CrawlerMDP, ev: MultichainEvaluation, policy: np.ndarray) -> np.ndarray:

@@ -375,9 +375,9 @@ def _gamma0():
         printed_err = f"shape {printed.shape}"
     except ValueError as exc:
         printed_err = f"undefined ({exc})"
-    ours = bm.gamma_sum_exit(m.obsolescence.exit, 2).toarray()
+    ours = bm.kron_sum_power(m.obsolescence.exit, 2).toarray()
     # rows of (Γ^{⊕2} | Γ_0^{⊕2}) must sum to 0: the two buffered pages either change phase or leave
-    A = bm._kron_sum_power(G, 2).toarray()
+    A = bm.kron_sum_power(G, 2).toarray()
     rows = A.sum(1) + ours.sum(1)
     ok = np.abs(rows).max() < 1e-14 and "undefined" in printed_err
     if not ok:

@@ -111,16 +111,9 @@ def printed_n_act(phi) -> float:
 # --- the printed formulas: Theorem 4 and Corollary 1 ---------------------------------------
 
 
-def _kron_sum_power(F: np.ndarray, n: int) -> np.ndarray:
-    """``F^{⊕n} = sum_q I ⊗ .. ⊗ F (q-th) ⊗ .. ⊗ I`` (the Lemma's notation); works for a column F (Γ_0^{⊕n})."""
-    R = F.shape[0]
-    return sum(np.kron(np.kron(np.eye(R ** (q - 1)), F), np.eye(R ** (n - q))) for q in range(1, n + 1))
-
-
 def _A(m: bm.BmapModel, i: int, u=0.0) -> np.ndarray:
     """``u I - A_i`` with the Lemma's ``A_i = S ⊕ Γ^{⊕i}``."""
-    S, G = m.service.S, m.obsolescence.S
-    A = S if i == 0 else np.kron(S, np.eye(m.R**i)) + np.kron(np.eye(m.M), _kron_sum_power(G, i))
+    A = bm.A_block(m, i).toarray()
     return u * np.eye(A.shape[0]) - A
 
 
@@ -128,8 +121,8 @@ def _B(m: bm.BmapModel, i: int) -> np.ndarray:
     """The Lemma's ``B_i = S_0 beta ⊗ e_R ⊗ I_{R^{i-1}} + I_M ⊗ Γ_0^{⊕i}`` (i >= 1; Γ_0^{⊕i} the sum over
     buffer positions, see avrachenkov.lemma.gamma0-sum)."""
     S0b = np.outer(m.service.exit, m.service.beta)
-    G0 = m.obsolescence.exit.reshape(-1, 1)
-    return np.kron(np.kron(S0b, np.ones((m.R, 1))), np.eye(m.R ** (i - 1))) + np.kron(np.eye(m.M), _kron_sum_power(G0, i))
+    return (np.kron(np.kron(S0b, np.ones((m.R, 1))), np.eye(m.R ** (i - 1)))
+            + np.kron(np.eye(m.M), bm.kron_sum_power(m.obsolescence.exit, i).toarray()))
 
 
 def _Bhat(m: bm.BmapModel, i: int) -> np.ndarray:

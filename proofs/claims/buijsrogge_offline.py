@@ -152,17 +152,23 @@ def _p732() -> Outcome:
 # --------------------------------------------------------------------------- Greedy–Greedy (Props 7.2.3–7.2.5)
 
 
+def _stuck_runs(strategy: str, seeds) -> tuple[bool, list[str]]:
+    """Runs of ``strategy`` (γ = 1, C = 1e4, K = 1000, 1e6 steps) that must get stuck: every colour held
+    online or offline, so no ball can be accepted (the step's draw cap is hit with probability 0 of success)."""
+    p = _p(10_000, "1.0")
+    rows, ok = [], True
+    for seed in seeds:
+        a = simulate(p, K_TAB, 1_000_000, seed=seed, strategy=strategy)
+        ok = ok and a.stopped_at > 0 and a.free_mass == 0
+        rows.append(f"seed {seed}: stuck at t = {a.stopped_at}, mass of colours neither online nor offline {a.free_mass}")
+    return ok, rows
+
+
 @claim("buijsrogge.offline.prop-7.2.3", source=src("§7.2.2", "Proposition 7.2.3, Alg. 4"),
        statement="Greedy–Greedy–Offline (Alg. 4) cannot be continued after finite time", method=Method.SIMULATION,
        slow=True)
 def _p723() -> Outcome:
-    p = _p(10_000, "1.0")
-    rows, ok = [], True
-    for seed in (7231, 7232):
-        a = simulate(p, K_TAB, 1_000_000, seed=seed, strategy="greedy-greedy")
-        ok = ok and a.stopped_at > 0 and a.free_mass == 0
-        rows.append(f"seed {seed}: stuck at t = {a.stopped_at}, mass of colours neither online nor offline "
-                    f"{a.free_mass}")
+    ok, rows = _stuck_runs("greedy-greedy", (7231, 7232))
     return Outcome.judge(ok, "γ=1, C=1e4, K=1000, Alg. 4 as printed (no fallback): every run reaches a state where "
                          "the online and offline structures together hold every colour, so no ball can ever be "
                          "accepted (the step's 10^7-draw cap is hit with acceptance probability exactly 0): "
@@ -184,12 +190,7 @@ def _p724() -> Outcome:
        statement="Greedy–Greedy–Offline – a (Alg. 6) cannot be continued after finite time", method=Method.SIMULATION,
        slow=True)
 def _p725() -> Outcome:
-    p = _p(10_000, "1.0")
-    rows, ok = [], True
-    for seed in (7251, 7252):
-        a = simulate(p, K_TAB, 1_000_000, seed=seed, strategy="greedy-a")
-        ok = ok and a.stopped_at > 0 and a.free_mass == 0
-        rows.append(f"seed {seed}: stuck at t = {a.stopped_at} (free mass {a.free_mass})")
+    ok, rows = _stuck_runs("greedy-a", (7251, 7252))
     return Outcome.judge(ok, "γ=1, C=1e4, K=1000; " + READINGS["Alg. 6"] + ": " + "; ".join(rows) + ". (The "
                          "proposition's text says 'see Algorithm 4'; it is about Algorithm 6.)")
 
