@@ -25,6 +25,11 @@ pages), ``V2`` (obsolete pages) and ``V = V1 P_success + V2 P_obs`` from a
 tagged-page absorbing chain, and the cost ``J`` of eq. (2):
 ``J = lam (c_loss P_loss + c_obs P_obs) + a V1 + c_rob N_act + c_star P_star``.
 
+Certified values (issue 17): `certified_cost` encloses J in arb balls at
+>= 30 digits (decimal inputs) and within a few ulps of the float inputs,
+cross-checked against float64; `certify_argmin` decides the cheapest of
+finitely many policies from those enclosures.
+
 >>> m = example_model()                    # §7 example, corrected D-matrices
 >>> r = evaluate(m, Policy((3,), ()))
 >>> round(r.cost, 3)
@@ -33,6 +38,7 @@ tagged-page absorbing chain, and the cost ``J`` of eq. (2):
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -640,11 +646,16 @@ class Measures:
 
 
 class _Arith:
-    """float64 or mpmath arithmetic for the measure formulas (same code)."""
+    """float64, mpmath or arb-ball arithmetic for the measure formulas (same
+    code).  ``ball`` is the converter of one float input to an ``arb`` (see
+    `decimal_ball`, `widened_ball`); it selects ball arithmetic."""
 
-    def __init__(self, mp: bool):
-        self.mp = mp
-        if mp:
+    def __init__(self, mp: bool, ball: Callable | None = None):
+        self.mp = mp or ball is not None
+        self.ball = ball
+        if ball is not None:
+            self.conv = lambda a: np.vectorize(ball, otypes=[object])(np.asarray(a, dtype=float)) if np.ndim(a) else ball(a)
+        elif mp:
             import mpmath
 
             self.mpmath = mpmath
@@ -654,10 +665,20 @@ class _Arith:
         else:
             self.conv = lambda a: np.asarray(a, dtype=float) if np.ndim(a) else float(a)
 
+    def is_zero(self, x) -> bool:
+        """x == 0 exactly (an arb ball is truthy even when it is exactly 0)."""
+        return bool(x.is_zero()) if self.ball is not None else not x
+
     def solve(self, A, b):
         """x with A x = b (A square, b vector)."""
         if not self.mp:
             return np.linalg.solve(A, b)
+        if self.ball is not None:
+            import flint
+
+            n = len(b)
+            x = flint.arb_mat([[A[i, j] for j in range(n)] for i in range(n)]).solve(flint.arb_mat([[v] for v in b]))
+            return np.array([x[k, 0] for k in range(n)], dtype=object)
         mm = self.mpmath
         x = mm.lu_solve(mm.matrix(A.tolist()), mm.matrix(list(b)))
         return np.array([x[k] for k in range(len(b))], dtype=object)
@@ -749,9 +770,14 @@ def _contracted(model: BmapModel, ar: _Arith, A_solve) -> dict:
     return out
 
 
-def measures(model: BmapModel, levels: Sequence[int], st: Stationary, *, mp: bool = False, A_solve: Callable | None = None) -> Measures:
-    """Theorems 1–3, Corollary 1 and eq. (2) from the stationary vector."""
-    ar = _Arith(mp)
+def measures(model: BmapModel, levels: Sequence[int], st: Stationary, *, mp: bool = False, A_solve: Callable | None = None,
+             ball: Callable | None = None) -> Measures:
+    """Theorems 1–3, Corollary 1 and eq. (2) from the stationary vector.
+    ``mp``: mpmath numbers (p from `solve_mp`); ``ball``: arb balls, with the
+    model's inputs converted by ``ball`` (p from `_arb_stationary` with the
+    same converter), so every measure is an enclosure."""
+    ar = _Arith(mp, ball)
+    mp = ar.mp
     K, W, M, R = model.K, model.W, model.M, model.R
     p = [np.asarray(x, dtype=object) if mp else np.asarray(x, dtype=float) for x in st.p]
     marg_nu = [x.reshape(W, -1).sum(axis=1) for x in p]  # over nu
@@ -784,7 +810,14 @@ def measures(model: BmapModel, levels: Sequence[int], st: Stationary, *, mp: boo
             obs_rate = obs_rate + p[i].reshape(W * M * R**q, R, -1).sum(axis=(0, 2)) @ G0
     p_obs = obs_rate / lam
     p_success = succ_rate / lam
-    contracted = _contracted(model, ar, A_solve) if mp or A_solve else model.memo("contracted", lambda: _contracted(model, ar, None))
+    if ball is not None:  # policy-independent: one per input converter and working precision
+        import flint
+
+        contracted = model.memo(("contracted", ball, flint.ctx.prec), lambda: _contracted(model, ar, None))
+    elif mp or A_solve:
+        contracted = _contracted(model, ar, A_solve)
+    else:
+        contracted = model.memo("contracted", lambda: _contracted(model, ar, None))
     E = 0  # (E[1; served], E[T; served], E[1; obsolete], E[T; obsolete]) per unit time
     for i in range(K):
         r = levels[i]
@@ -794,7 +827,7 @@ def measures(model: BmapModel, levels: Sequence[int], st: Stationary, *, mp: boo
             E = E + q @ contracted[(i, l)] if i else E + q * contracted[(i, l)]
     E = {"h1": E[0], "g1": E[1], "h2": E[2], "g2": E[3]}
     v1 = E["g1"] / E["h1"]
-    v2 = E["g2"] / E["h2"] if E["h2"] else ar.conv(0.0)
+    v2 = ar.conv(0.0) if ar.is_zero(E["h2"]) else E["g2"] / E["h2"]
     p_success_tagged = E["h1"] / lam
     v = v1 * p_success + v2 * p_obs
     mean_number = sum(i * tot[i] for i in range(K + 1))
@@ -810,6 +843,64 @@ def measures(model: BmapModel, levels: Sequence[int], st: Stationary, *, mp: boo
 # --- high precision ----------------------------------------------------------
 
 
+HP_STATE_LIMIT = 600  # ball-arithmetic solves: a dense arb LU of at most this many states
+INPUT_ULPS = 8  # the model's float inputs lie within this many ulps of the intended decimals (see `widened_ball`)
+
+
+def decimal_ball(x) -> "flint.arb":
+    """The arb ball enclosing the shortest decimal of the float ``x`` (what
+    the user typed: ``0.2`` encloses 1/5, not the float nearest to it)."""
+    import flint
+
+    return flint.arb(repr(float(x)))
+
+
+def widened_ball(x) -> "flint.arb":
+    """The float ``x`` widened by ``INPUT_ULPS`` units in its last place.
+
+    The model stores float64 entries: the decimals typed, but also lumped
+    rates (a sum: the example's exit rate 0.6 - 0.4 is stored as
+    0.19999999999999996), scaled matrices (``0.3 * 3`` is 0.8999999999999999)
+    and normalised batch laws.  Each is at most a few roundings from the
+    value the paper means, so a ball of ``INPUT_ULPS`` ulps around the float
+    contains the intended input, and a measure computed with these balls
+    encloses the measure of the intended model."""
+    import flint
+
+    x = float(x)
+    return flint.arb(x, INPUT_ULPS * float(np.spacing(abs(x)))) if x else flint.arb(0)
+
+
+def _arb_stationary(model: BmapModel, levels: Sequence[int], ball: Callable) -> np.ndarray:
+    """p of the *enumerated* generator as arb balls (at the caller's
+    ``flint.ctx.prec``): ``Q^T`` with its last row replaced by ``p e = 1``,
+    solved by arb's LU; every input rate converted by ``ball``."""
+    import flint
+
+    if model.states > HP_STATE_LIMIT:
+        raise TooLarge("K", f"the ball-arithmetic solve is limited to {HP_STATE_LIMIT} states (this chain has {model.states})",
+                       value=model.K)
+    index = {s: n for n, s in enumerate(state_list(model))}
+    n = len(index)
+    A = flint.arb_mat(n, n)
+    diag = [flint.arb(0)] * n
+    for s, t, rate in enumerate_transitions(model, levels, num=ball):
+        A[index[t], index[s]] += rate
+        diag[index[s]] -= rate
+    for j in range(n):
+        A[j, j] += diag[j]
+        A[n - 1, j] = 1
+    b = flint.arb_mat(n, 1)
+    b[n - 1, 0] = 1
+    try:
+        # plain ball LU: ~10x faster than arb's default preconditioned solve on these chains, and its enclosures (a few
+        # digits wider) stay far below what the callers need (checked by them: they test the radius they get)
+        x = A.solve(b, algorithm="lu")
+    except ZeroDivisionError:
+        raise SolverError(f"arb LU: the {n}-state system is singular at {flint.ctx.prec} bits (a reducible chain?)") from None
+    return np.array([x[k, 0] for k in range(n)], dtype=object)
+
+
 def solve_mp(model: BmapModel, levels: Sequence[int], dps: int = 50) -> Stationary:
     """Ball-arithmetic (python-flint ``arb``) LU of the *enumerated* generator
     at about ``dps`` digits (small K only).  The entries enclose the decimal
@@ -818,34 +909,206 @@ def solve_mp(model: BmapModel, levels: Sequence[int], dps: int = 50) -> Stationa
     import flint
     import mpmath
 
-    if model.states > 600:
-        raise TooLarge("K", "the ball-arithmetic solve is limited to 600 states", value=model.K)
     old = flint.ctx.prec
     flint.ctx.prec = int(dps * 3.33) + 20
     try:
-        index = {s: n for n, s in enumerate(state_list(model))}
-        n = len(index)
-        A = flint.arb_mat(n, n)  # A = Q^T, last row replaced by p e = 1
-        diag = [flint.arb(0)] * n
-        for s, t, rate in enumerate_transitions(model, levels, num=lambda x: flint.arb(repr(float(x)))):
-            A[index[t], index[s]] += rate
-            diag[index[s]] -= rate
-        for j in range(n):
-            A[j, j] += diag[j]
-            A[n - 1, j] = 1
-        b = flint.arb_mat(n, 1)
-        b[n - 1, 0] = 1
-        x = A.solve(b)
-        xs = np.array([_arb_to_mpf(x[k, 0], mpmath) for k in range(n)], dtype=object)
-        rel = max(float(x[k, 0].rad()) / max(abs(float(x[k, 0].mid())), 1e-300) for k in range(n))
+        x = _arb_stationary(model, levels, decimal_ball)
+        xs = np.array([_arb_to_mpf(v, mpmath) for v in x], dtype=object)
+        rel = max(float(v.rad()) / max(abs(float(v.mid())), 1e-300) for v in x)
     finally:
         flint.ctx.prec = old
     return Stationary(split_levels(model, xs), f"arb ball LU ({dps} digits, enumerated generator)", rel)
 
 
+def ball_cost(model: BmapModel, levels: Sequence[int], ball: Callable = decimal_ball, prec: int = 170) -> "flint.arb":
+    """An arb ball enclosing J (eq. 2) of the model whose inputs are the balls
+    ``ball(x)``: p from `_arb_stationary`, the measures in ball arithmetic,
+    at ``prec`` bits (restored afterwards)."""
+    import flint
+
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        x = _arb_stationary(model, levels, ball)
+        st = Stationary(split_levels(model, x), "arb ball LU", 0.0)
+        return measures(model, levels, st, ball=ball).cost
+    finally:
+        flint.ctx.prec = old
+
+
+@dataclass(frozen=True)
+class CertifiedValue:
+    """A measure certified by ball arithmetic (issue 17).
+
+    ``value`` (mpmath) is the midpoint of an arb enclosure of the measure of
+    the model whose inputs are the shortest decimals of its float entries;
+    ``radius`` bounds ``|value - that measure|`` rigorously, so ``digits`` =
+    ``-log10(radius/|value|)`` significant digits are certified.
+    ``input_radius`` bounds, just as rigorously, the distance from ``value``
+    to the measure of any model whose inputs lie within ``INPUT_ULPS`` ulps of
+    the stored floats (the lumped, scaled or normalised inputs the paper
+    means, see `widened_ball`).  ``float_value`` is the float64 route (Lemma
+    blocks, SuperLU), checked to agree within ``FLOAT_REL``."""
+
+    value: object  # mpmath.mpf
+    radius: float
+    input_radius: float
+    float_value: float
+    digits: float
+    method: str
+
+    @property
+    def error_bound(self) -> float:
+        """Bound on ``|float(value) - J|`` for the intended model: the input
+        radius plus the float conversion of ``value`` (half an ulp, doubled
+        for safety)."""
+        return self.input_radius + float(np.spacing(abs(float(self.value))))
+
+    def value_str(self, n: int = 35) -> str:
+        """The value with ``n`` significant digits and its bounds, for a claim's detail."""
+        import mpmath
+
+        return (f"{mpmath.nstr(self.value, n)} (± {self.radius:.1e} for the decimal inputs, ± {self.error_bound:.1e} within "
+                f"{INPUT_ULPS} ulps of the float inputs; {self.digits:.0f} digits)")
+
+    def ball(self):
+        """The enclosure ``value ± error_bound`` as an arb (for propagating
+        bounds through formulas such as R = 100 (1 - C*/min C_r))."""
+        import flint
+
+        return flint.arb(float(self.value), self.error_bound)
+
+
+def certified_cost(model: BmapModel, levels: Sequence[int], digits: int = 30, float_cost: float | None = None) -> CertifiedValue:
+    """J (eq. 2) of the policy with levels ``(chi(0), ..., chi(K))`` to at
+    least ``digits`` significant digits, with rigorous bounds (`certify` of
+    `ball_cost`; the float route is ``float_cost`` or `evaluate_levels`);
+    cached per (model, levels, digits).  Above ``HP_STATE_LIMIT`` states:
+    `TooLarge`, before any work."""
+    if model.states > HP_STATE_LIMIT:
+        raise TooLarge("K", f"certified values need the ball-arithmetic solve, limited to {HP_STATE_LIMIT} states "
+                            f"(this chain has {model.states})", value=model.K)
+    digits = require_int(digits, "digits", minimum=1)
+    levels = tuple(levels)
+    return model.memo(("certified", levels, digits),
+                      lambda: certify(lambda ball, prec: ball_cost(model, levels, ball, prec),
+                                      evaluate_levels(model, levels).cost if float_cost is None else float_cost, digits, "J"))
+
+
+def certify(compute: Callable, float_value: float, digits: int = 30, what: str = "value") -> CertifiedValue:
+    """Certify a number given ``compute(ball, prec) -> arb`` (its enclosure
+    when every float input x is replaced by ``ball(x)``, at ``prec`` bits).
+
+    (1) ``compute(decimal_ball, prec)`` from ``(digits + 15) log2(10)`` bits,
+    doubled (at most 3 times) until the enclosure is ``10^-digits``
+    relative; (2) ``compute(widened_ball, 128)``, which must overlap (1);
+    (3) ``float_value``, the float64 route, which must lie within
+    ``FLOAT_REL`` of (1).  A failed check is a `SolverError` naming both
+    values."""
+    import mpmath
+
+    prec = int((digits + 15) * 3.33) + 10
+    for _ in range(4):
+        x = compute(decimal_ball, prec)
+        mid, rad = _arb_to_mpf(x, mpmath), float(x.rad())
+        if mid and rad <= abs(mid) * 10.0 ** -digits:
+            break
+        prec *= 2
+    else:
+        raise SolverError(f"{what}: enclosure {x.str(20)} not {digits}-digit accurate at {prec // 2} bits")
+    wide = compute(widened_ball, 128)
+    if not wide.overlaps(x):
+        raise SolverError(f"{what} with decimal inputs {x.str(30)} lies outside its enclosure with widened inputs {wide.str(20)}")
+    fl = float(float_value)
+    if not abs(fl - float(mid)) <= FLOAT_REL * abs(fl):
+        raise SolverError(f"{what}: float64 {fl!r} disagrees with the ball-arithmetic {mpmath.nstr(mid, 30)} "
+                          f"(relative {abs(fl - float(mid)) / abs(fl):.2e} > {FLOAT_REL:g})")
+    input_radius = float(wide.rad()) + abs(float(_arb_to_mpf(wide, mpmath) - mid))
+    with mpmath.workdps(digits + 20):
+        dig = float(-mpmath.log10(mpmath.mpf(rad) / abs(mid))) if rad else math.inf
+    return CertifiedValue(mid, rad, input_radius * (1 + 1e-9), fl, dig, f"arb balls at {prec} bits (decimal inputs) and 128 bits "
+                                                                       f"(inputs widened by {INPUT_ULPS} ulps), float64 cross-check")
+
+
+ARGMIN_GAP = 1e-6  # candidates within this relative distance of the float minimum are recomputed with balls
+
+
+@dataclass(frozen=True)
+class CertifiedArgmin:
+    """The cheapest of a finite set of policies, decided from enclosures.
+
+    ``label``/``levels``: the argmin; ``cost``: its certified J; ``decided``:
+    its enclosure lies strictly below that of every other candidate
+    recomputed (those whose float J is within ``gap`` of the float minimum);
+    ``tied``: labels of the candidates whose enclosures overlap it (a genuine
+    or unresolved tie; empty when decided); ``cost_bound``: a bound on
+    ``|float(cost.value) - min J|`` that holds even under a tie.  Candidates
+    beyond the gap are taken as larger from their float J: float64 J agrees
+    with the ball value to ``FLOAT_REL`` on every recomputed candidate
+    (``float_dev`` is the largest relative deviation seen), and ``gap`` is
+    1000 times that."""
+
+    label: object
+    levels: tuple
+    cost: CertifiedValue
+    decided: bool
+    tied: tuple
+    cost_bound: float
+    recomputed: int
+    candidates: int
+    float_dev: float
+    gap: float
+
+    @property
+    def error_bound(self) -> float | None:
+        """0 when the argmin is decided (the cell engine then calls an exact cell certain), else None."""
+        return 0.0 if self.decided else None
+
+    def summary(self) -> str:
+        """One line for a claim's detail: how the argmin was decided."""
+        how = ("decided by disjoint enclosures" if self.decided else
+               f"NOT decided: enclosures overlap with {', '.join(map(str, self.tied))} (a tie)")
+        return (f"argmin {how}; {self.recomputed} of {self.candidates} candidates within {self.gap:g} (relative) of the float minimum "
+                f"recomputed with balls (float64 vs ball J: <= {self.float_dev:.1e} relative); J = {self.cost.value_str()}")
+
+
+def certify_argmin(model: BmapModel, candidates: Sequence[tuple], gap: float = ARGMIN_GAP, digits: int = 30) -> CertifiedArgmin:
+    """The argmin of J over ``candidates`` = ``[(label, levels, float J), ...]``.
+
+    Candidates with the same levels are the same chain (the first label
+    stands for them).  Every distinct chain whose float J is at most
+    ``(1 + gap)`` times the float minimum gets `certified_cost`; the argmin
+    is the smallest enclosure (``value ± error_bound``), decided when it lies
+    below all the others."""
+    if not candidates:
+        raise InvalidInput("candidates", "needs at least one policy", value=0)
+    gap = require_real(gap, "gap")
+    if not 0 < gap < 1:
+        raise InvalidInput("gap", "must lie in (0, 1)", value=gap)
+    distinct: dict = {}
+    for label, levels, cost in candidates:
+        distinct.setdefault(tuple(levels), (label, float(cost)))
+    low = min(c for _, c in distinct.values())
+    near = [(lab, lv, c) for lv, (lab, c) in distinct.items() if c <= low + gap * abs(low)]
+    cert = [(lab, lv, certified_cost(model, lv, digits, c)) for lab, lv, c in near]
+    lab, lv, best = min(cert, key=lambda x: x[2].value)
+    hi = best.value + best.error_bound
+    tied = tuple(l for l, v, c in cert if v != lv and c.value - c.error_bound <= hi)
+    bound = max([best.error_bound] + [c.error_bound for l, _, c in cert if l in tied])
+    dev = max(abs(c.float_value - float(c.value)) / abs(float(c.value)) for _, _, c in cert)
+    return CertifiedArgmin(lab, lv, best, not tied, tied, bound, len(cert), len(distinct), dev, gap)
+
+
+def certified_optimum(model: BmapModel, opt: Optimum, gap: float = ARGMIN_GAP, digits: int = 30) -> CertifiedArgmin:
+    """`certify_argmin` over the threshold candidates of one mode set (``opt.curve`` from `optimize`); labels are the thresholds."""
+    return certify_argmin(model, [(th, Policy(opt.modes, th).levels(model.K), c) for th, c in opt.curve], gap, digits)
+
+
 def _arb_to_mpf(a, mpmath):
+    """The midpoint of the arb ``a`` as an exact mpmath number (whatever the current mpmath precision)."""
     man, exp = a.mid().man_exp()
-    return mpmath.ldexp(mpmath.mpf(int(man)), int(exp))
+    with mpmath.workprec(max(53, int(man).bit_length())):
+        return mpmath.ldexp(mpmath.mpf(int(man)), int(exp))
 
 
 def evaluate_mp(model: BmapModel, policy: Policy, dps: int = 50) -> Measures:

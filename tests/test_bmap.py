@@ -217,3 +217,73 @@ def test_cli_reduces_by_default_and_refuses_the_full_chain_at_K30():
     assert d["states"] == 122 and d["full_states"] == 2**32 - 2 and d["cost"] == pytest.approx(57.2321464, rel=1e-8)
     big = _cli("bmap", "avrachenkov-example.json", "--K", "30", "--modes", "3,1", "--thresholds", "3", "--no-reduce")
     assert big.returncode == 4 and "too large" in big.stderr
+
+
+# --- certified values (issue 17) ------------------------------------------------
+
+
+def test_certified_cost_agrees_with_mpmath_and_float_and_its_bound_holds():
+    import mpmath
+
+    m = load_model("avrachenkov-example.json", K=4)
+    pol = bm.Policy((3, 1), (1,))
+    lv = m.check_policy(pol)
+    c = bm.certified_cost(m, lv, digits=30)
+    assert c.digits >= 30 and c.radius <= 1e-30 * abs(float(c.value))
+    with mpmath.workdps(70):
+        ref50 = bm.evaluate_mp(m, pol, 50).cost  # mpmath measures: a different arithmetic on the same chain
+        ref60 = bm.evaluate_mp(m, pol, 60).cost
+        assert abs(ref50 - c.value) < mpmath.mpf(10) ** -40
+        assert abs(ref60 - c.value) <= c.radius  # the radius really bounds the decimal-input J
+    assert abs(float(c.value) - bm.evaluate(m, pol).cost) <= 1e-12 * abs(float(c.value))
+    # the widened-input bound contains the J of a model perturbed by one ulp in an input (within INPUT_ULPS)
+    p = m.with_(service=PhaseType(m.given_service.beta, np.nextafter(m.given_service.S, 0)))
+    with mpmath.workdps(40):
+        moved = bm.evaluate_mp(p, pol, 35).cost
+    assert 0 < abs(moved - c.value) <= c.error_bound
+
+
+def test_certified_cost_refuses_large_chains_and_bad_digits():
+    from crawlmath.numeric.errors import TooLarge
+
+    big = load_model("avrachenkov-example.json", K=6, reduce=False)  # 2 (1 + 2 (2^6 - 1)) = 254 states: fine
+    assert big.states <= bm.HP_STATE_LIMIT
+    huge = load_model("avrachenkov-example.json", K=8, reduce=False)  # 1022 states
+    with pytest.raises(TooLarge, match="600 states"):
+        bm.certified_cost(huge, huge.check_policy(bm.Policy((3,), ())))
+    m = load_model("avrachenkov-example.json", K=3)
+    with pytest.raises(InvalidInput, match="digits"):
+        bm.certified_cost(m, m.check_policy(bm.Policy((3,), ())), digits=0)
+
+
+def test_certified_cost_reports_a_float_disagreement():
+    from crawlmath.numeric.errors import SolverError
+
+    m = load_model("avrachenkov-example.json", K=3)
+    lv = m.check_policy(bm.Policy((3, 1), (1,)))
+    with pytest.raises(SolverError, match="float64 .* disagrees"):
+        bm.certified_cost(m, lv, float_cost=bm.evaluate_levels(m, lv).cost * (1 + 1e-6))
+
+
+def _twin_model(eps):
+    """Two robot modes whose BMAPs differ by the factor (1 + eps); no robot cost, so J(mode 1) and J(mode 2) differ by O(eps)."""
+    base = random_model(3, W=2, M=2, R=1, K=3)
+    b = base.arrivals[0]
+    return base.with_(arrivals=[b, b.scaled(1 + eps)], costs=bm.Costs(1, 2, 1, 0, 3))
+
+
+def test_argmin_certified_on_a_near_tie_and_a_genuine_tie_reported():
+    near = _twin_model(1e-9)  # float J within the gap: both recomputed, the enclosures separate them
+    cands = [(m, near.check_policy(bm.Policy((m,), ())), bm.evaluate(near, bm.Policy((m,), ())).cost) for m in (1, 2)]
+    assert abs(cands[0][2] - cands[1][2]) <= bm.ARGMIN_GAP * cands[0][2]
+    arg = bm.certify_argmin(near, cands)
+    assert arg.recomputed == 2 and arg.decided and arg.tied == () and arg.error_bound == 0.0
+    others = [c for lab, _, c in cands if lab != arg.label]
+    assert float(arg.cost.value) < others[0]
+    tie = _twin_model(0.0)  # identical BMAPs: a genuine tie
+    cands = [(m, tie.check_policy(bm.Policy((m,), ())), bm.evaluate(tie, bm.Policy((m,), ())).cost) for m in (1, 2)]
+    arg = bm.certify_argmin(tie, cands)
+    assert not arg.decided and arg.tied and arg.error_bound is None and "tie" in arg.summary()
+    # the same levels twice are one chain, not a tie
+    same = bm.certify_argmin(tie, [("a", cands[0][1], cands[0][2]), ("b", cands[0][1], cands[0][2])])
+    assert same.decided and same.candidates == 1

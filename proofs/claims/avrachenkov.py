@@ -23,12 +23,20 @@ Readings stated once for the whole paper (and applied to every cell):
   recounts the evidence and fails when the other reading would fit better;
 - the chain is built on the exactly lumped PH representations (the
   example's obsolescence is Exp(0.2)); `avrachenkov.reduction.*` shows every
-  measure equal to the full chain's to 1e-12.
+  measure equal to the full chain's to 1e-12;
+- certified cells (issue 17): every number a table cell is judged from is a
+  ball-arithmetic value with >= 30 digits (`bm.certified_cost`,
+  `bm.certify`), cross-checked against float64, and its error bound (inputs
+  within a few ulps of the stored floats, float conversion, and for R the
+  propagation through R = 100 (1 - C*/min C_r)) goes to the cell engine;
+  optimal thresholds, j* and mode sets come from `bm.certify_argmin` and are
+  certain only when disjoint enclosures decide the argmin.
 """
 from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
 from functools import lru_cache
 
 import mpmath
@@ -41,7 +49,7 @@ from ...numeric.bmap_io import load_model, read_spec
 from ...numeric.errors import InvalidInput
 from ...numeric.generated import avrachenkov as gen
 from ...numeric.phase_type import BMAP, Lumping, PhaseType, bmmap, independent_robots, random_lumpable_phase_type, random_phase_type, thinned
-from ...numeric.tolerance import FLOAT_REL, HP_DIGITS, SIMULATION_SIGMAS, close, digits_agreed, printed_tolerance
+from ...numeric.tolerance import HP_DIGITS, SIMULATION_SIGMAS, close, digits_agreed, printed_tolerance
 from .. import cells
 from ..cells import Hypothesis, Printing
 from ..registry import Claim, Method, Outcome, Source, TableCell, claim, register
@@ -104,6 +112,42 @@ def other_reading(value: float, printed: str, group: str) -> Hypothesis:
     mine = cells.printing_of(group)
     alt = Printing.ROUND if mine is Printing.TRUNCATE else Printing.TRUNCATE
     return Hypothesis(f"printed by {alt.value} instead", value, cells.matches(alt, value, printed))
+
+
+def hp_cell(group: str, cv: bm.CertifiedValue, printed: str, what: str, hypotheses=(), note: str = "",
+            error_bound: float | None = None) -> Outcome:
+    """A cell judged from a certified value (issue 17): the >= 30-digit value converted to float, with the error bound of
+    the conversion and of the inputs (``cv.error_bound`` unless a propagated ``error_bound`` is given), so the engine can
+    tell whether the verdict is certain."""
+    bound = cv.error_bound if error_bound is None else error_bound
+    note = (note + "; " if note else "") + f"ball value {cv.value_str()}"
+    return replace(cell(group, float(cv.value), printed, what, hypotheses, note=note, error_bound=bound), digits=min(cv.digits, 99.0))
+
+
+def exact_cell(value: str, printed: str, what: str, arg: bm.CertifiedArgmin, hypotheses=()) -> Outcome:
+    """An exact cell (thresholds, j*, modes) read off a certified argmin: certain (error bound 0) only when the argmin is
+    decided by disjoint enclosures; a tie is reported in the detail and leaves the cell uncertain."""
+    return cell(EXACT, value, printed, what, hypotheses, note=arg.summary(), error_bound=arg.error_bound)
+
+
+def ball_min(values) -> "flint.arb":
+    """The enclosure of min_i x_i from enclosures of the x_i (the ball of each certified value)."""
+    balls = [v.ball() for v in values]
+    out = balls[0]
+    for b in balls[1:]:
+        out = out.min(b)
+    return out
+
+
+def relative_profit(cstar: bm.CertifiedValue, crs, cstar_bound: float | None = None) -> tuple[float, float]:
+    """R = 100 (1 - C*/min C_r) and a bound on its error, from the certified C* (its ``cost_bound`` when given) and C_r,
+    propagated in ball arithmetic."""
+    import flint
+
+    c = flint.arb(float(cstar.value), cstar.error_bound if cstar_bound is None else cstar_bound)
+    R = 100 * (1 - c / ball_min(crs))
+    mid = float(R.mid())
+    return mid, float(R.rad()) + float(np.spacing(abs(mid)))
 
 
 @lru_cache(maxsize=None)
@@ -208,23 +252,54 @@ def _bmap_mp(b: BMAP, what: str):
         return {"lam": lam, "lam_g": lam_g, "c_cor": c}[what]
 
 
+def _bmap_ball(b: BMAP, what: str):
+    """``compute(ball, prec)`` for `bm.certify`: lambda, lambda_g or c_cor of ``b`` in arb ball arithmetic (same formulas as
+    `_bmap_mp`: theta from D(1) with p e = 1, lambda = sum_k k theta D_k e, lambda_g = theta (-D_0) e, c_cor from (-D_0)^-1)."""
+    def compute(ball, prec):
+        import flint
+
+        old = flint.ctx.prec
+        flint.ctx.prec = prec
+        try:
+            n = b.order
+            D = [flint.arb_mat([[ball(x) for x in row] for row in Dk]) for Dk in b.D]
+            D1 = sum(D[1:], D[0])
+            A = D1.transpose()
+            for j in range(n):
+                A[n - 1, j] = 1
+            theta = A.solve(flint.arb_mat([[0]] * (n - 1) + [[1]])).transpose()
+            e = flint.arb_mat([[1]] * n)
+            lam = sum(((theta * D[k] * e)[0, 0] * k for k in range(1, len(D))), flint.arb(0))
+            lam_g = (theta * (-D[0]) * e)[0, 0]
+            if what == "lam":
+                return lam
+            if what == "lam_g":
+                return lam_g
+            inv = (-D[0]).inv()
+            var = 2 / lam_g * (theta * inv * e)[0, 0] - 1 / lam_g**2
+            return (lam_g * (theta * inv * (D1 - D[0]) * inv * e)[0, 0] - 1) / (var * lam_g**2)
+        finally:
+            flint.ctx.prec = old
+    return compute
+
+
 def _bmap_cell(r: int, what: str, printed: str):
     def check():
         b = example().arrivals[r - 1]
         v = getattr(b, what)
-        hp = _bmap_mp(b, what)
-        if not close(v, float(hp), rel=FLOAT_REL):
-            return Outcome.failed(f"float {v!r} vs mpmath {mpmath.nstr(hp, 20)}")
-        return cell(BMAP_CHARS, v, printed, f"{what}^({r})", [other_reading(v, printed, BMAP_CHARS)],
-                    note=f"float64 and 40-digit routes agree to {digits_agreed(v, float(hp)):.1f} digits",
-                    error_bound=abs(v - float(hp)) + 1e-15 * abs(v))
+        cv = bm.certify(_bmap_ball(b, what), v, HP_DIGITS, f"{what}^({r})")
+        mp40 = _bmap_mp(b, what)
+        if not abs(mp40 - cv.value) <= cv.radius + mpmath.mpf(10) ** -35 * abs(mp40):
+            return Outcome.failed(f"{what}^({r}): ball value {cv.value_str()} vs 40-digit mpmath {mpmath.nstr(mp40, 38)}")
+        return hp_cell(BMAP_CHARS, cv, printed, f"{what}^({r})", [other_reading(float(cv.value), printed, BMAP_CHARS)],
+                       note=f"40-digit mpmath route agrees to {digits_agreed(mp40, cv.value):.1f} digits")
     return check
 
 
 for _what, _vals in T.BMAP_CHARACTERISTICS.items():
     for _r, _printed in enumerate(_vals, start=1):
         register(Claim(f"{P}.bmap.{_what}.r{_r}", src("§7", f"{_what}^({_r})"),
-                       f"{_what}^({_r}) = {_printed} for the example BMAP with {_r} robots (corrected matrices)", Method.FLOAT,
+                       f"{_what}^({_r}) = {_printed} for the example BMAP with {_r} robots (corrected matrices)", Method.NUMERIC_HP,
                        _bmap_cell(_r, _what, _printed), TableCell("Avrachenkov §7 BMAP characteristics", f"r = {_r}", _what, _printed)))
 
 
@@ -650,51 +725,61 @@ def _modes_of(text: str) -> tuple[int, ...]:
     return tuple(sorted((int(x) for x in text.replace("or", ",").split(",") if x.strip()), reverse=True))
 
 
+def certified(get, model: bm.BmapModel, modes) -> bm.CertifiedArgmin:
+    """The certified optimum (`bm.certified_optimum`) of mode set ``modes`` in the float results ``get()``; cached on the model."""
+    return bm.certified_optimum(model, get()[modes])
+
+
 for _r, _printed in enumerate(T.C_TEXT, start=1):
     def _c_check(r=_r, printed=_printed):
-        v = table1()[(r,)].cost
-        return cell(COSTS, v, printed, f"C_{r} (J with {r} robots always active)", [other_reading(v, printed, COSTS)])
-    register(Claim(f"{P}.example.C{_r}", src("§7", f"C_{_r}"), f"C_{_r} = {_printed}", Method.FLOAT, _c_check,
+        cv = certified(table1, example(5), (r,)).cost
+        return hp_cell(COSTS, cv, printed, f"C_{r} (J with {r} robots always active)", [other_reading(float(cv.value), printed, COSTS)])
+    register(Claim(f"{P}.example.C{_r}", src("§7", f"C_{_r}"), f"C_{_r} = {_printed}", Method.NUMERIC_HP, _c_check,
                    TableCell("Avrachenkov §7 text", "C_r", f"C_{_r}", _printed)))
 
 
-def _opt_cells(get, table: str, row_label: str, modes, th_printed: str, cost_printed: str, ident: str, slow: bool,
+def _opt_cells(get, model, table: str, row_label: str, modes, th_printed: str, cost_printed: str, ident: str, slow: bool,
                hypotheses=lambda modes: [], rows: str = ""):
     def cost_check():
         res = get()
+        arg = certified(get, model(), modes)
         o = res[modes]
-        tried = [other_reading(o.cost, cost_printed, COSTS)] + list(hypotheses(modes))
-        out = cell(COSTS, o.cost, cost_printed, f"optimal J for modes {modes} (thresholds {','.join(map(str, o.thresholds)) or '-'})", tried)
+        v = float(arg.cost.value)
+        tried = [other_reading(v, cost_printed, COSTS)] + list(hypotheses(modes))
+        out = hp_cell(COSTS, arg.cost, cost_printed, f"optimal J for modes {modes} (thresholds {','.join(map(str, arg.label)) or '-'})",
+                      tried, error_bound=arg.cost_bound)
         if out.status.value != "FAIL" or not rows:
             return out
         # evidence only (never a verdict): the printed value is another row's optimum, and this row's optimum is printed in a row
         # with the same policy
-        copied_from = [k for k, v in res.items() if k != modes and prints_as(COSTS, v.cost, cost_printed)]
-        same_policy = [r for r in T.parse(rows) if r["modes"] != row_label and prints_as(COSTS, o.cost, r["cost"])]
+        copied_from = [k for k, other in res.items() if k != modes and prints_as(COSTS, other.cost, cost_printed)]
+        same_policy = [r for r in T.parse(rows) if r["modes"] != row_label and prints_as(COSTS, v, r["cost"])]
         if copied_from and same_policy:
-            return Outcome.erratum_(out.detail, printed=f"{row_label}: {cost_printed}", corrected=f"{row_label}: {o.cost:.4f}",
+            return Outcome.erratum_(out.detail, printed=f"{row_label}: {cost_printed}", corrected=f"{row_label}: {v:.4f}",
                                     evidence=f"{cost_printed} is the optimum of modes {copied_from[0]}; the optimum for {row_label}, "
                                              f"thresholds {','.join(map(str, o.thresholds))}, is printed in row '{same_policy[0]['modes']}' "
-                                             f"({same_policy[0]['cost']}), the same policy with an empty mode", computed=f"{o.cost:.6g}")
+                                             f"({same_policy[0]['cost']}), the same policy with an empty mode", computed=f"{v:.6g}",
+                                    digits=out.digits, error_bound=out.error_bound, certain=out.certain)
         return out
 
     def th_check():
         o = get()[modes]
-        got = ",".join(map(str, o.thresholds))
+        arg = certified(get, model(), modes)
+        got = ",".join(map(str, arg.label))
         at = [c for th, c in o.curve if ",".join(map(str, th)) == th_printed]
         tried = [Hypothesis("J at the printed thresholds (a tie would also be optimal)", at[0], abs(at[0] - o.cost) <= 1e-9 * o.cost)] if at else []
-        return cell(EXACT, got, th_printed, f"modes {modes}: optimal thresholds (J = {o.cost:.6g})", tried)
+        return exact_cell(got, th_printed, f"modes {modes}: optimal thresholds (J = {float(arg.cost.value):.6g})", arg, tried)
 
     register(Claim(f"{ident}.cost", src("§7", f"{table}, {row_label}"), f"{table}: optimal cost for modes '{row_label}' = {cost_printed}",
-                   Method.FLOAT, cost_check, TableCell(table, row_label, "optimal cost", cost_printed), slow=slow))
+                   Method.NUMERIC_HP, cost_check, TableCell(table, row_label, "optimal cost", cost_printed), slow=slow))
     if th_printed.strip() not in ("", "_"):
         register(Claim(f"{ident}.thresholds", src("§7", f"{table}, {row_label}"), f"{table}: optimal thresholds for '{row_label}' = {th_printed}",
-                       Method.FLOAT, th_check, TableCell(table, row_label, "optimal thresholds", th_printed), slow=slow))
+                       Method.NUMERIC_HP, th_check, TableCell(table, row_label, "optimal thresholds", th_printed), slow=slow))
 
 
 for _row in T.parse(T.TABLE_1):
     _m = _modes_of(_row["modes"])
-    _opt_cells(table1, "Avrachenkov Table 1", _row["modes"], _m, _row["thresholds"], _row["cost"],
+    _opt_cells(table1, lambda: example(5), "Avrachenkov Table 1", _row["modes"], _m, _row["thresholds"], _row["cost"],
                f"{P}.table-1.m{''.join(map(str, _m))}", slow=False, rows=T.TABLE_1)
 
 
@@ -707,34 +792,50 @@ def _figure1():
     curves = figure1()
     minima = {modes: min(c, key=lambda x: x[1]) for modes, c in curves.items()}
     lowest = min(minima, key=lambda k: minima[k][1])
-    best_all = min(table1().values(), key=lambda o: o.cost)
-    used = sorted(set(best_all.measures.levels))
-    j, J = minima[lowest]
-    ok = lowest == (3, 1) and j == 2 and prints_as(COSTS, J, "63.54") and used == [1, 3]
+    best_all = certified_best(table1, example(5))
+    used = sorted(set(best_all.levels))
+    j, _ = minima[lowest]
+    arg = certified(table1, example(5), (3, 1))  # the (3, 1) curve's minimum, certified
+    J = float(arg.cost.value)
+    ok = (lowest == (3, 1) and j == 2 and arg.label == (2,) and arg.decided and prints_as(COSTS, J, "63.54")
+          and margin_ok(COSTS, J, "63.54", arg.cost_bound) and used == [1, 3] and best_all.decided)
     return Outcome.judge(ok, f"minimum of each curve (j, J): {', '.join(f'{k}: ({v[0]}, {v[1]:.4f})' for k, v in minima.items())}; "
-                             f"lowest {lowest}; optimum over all 15 mode sets uses modes {used} (J = {best_all.cost:.4f})")
+                             f"lowest {lowest}; its minimum certified: j = {arg.label[0]}, {arg.summary()}; optimum over all 15 mode sets "
+                             f"uses modes {used} ({best_all.summary()})")
 
 
-@claim(f"{P}.text.R-28", source=src("§7", "after Table 1: 'R more than 28%'"), method=Method.FLOAT,
+def margin_ok(group: str, value: float, printed: str, bound: float) -> bool:
+    """The printed digits of ``value`` cannot change within ``bound`` (the cell engine's certainty test, for text claims)."""
+    return cells.margin(cells.printing_of(group), value, printed) > bound
+
+
+def certified_best(get, model: bm.BmapModel) -> bm.CertifiedArgmin:
+    """The certified optimum over every mode set of ``get()`` (``{modes: Optimum}``), labels ``(modes, thresholds)``; chains
+    with the same levels (a mode set with an empty mode) count once."""
+    cands = [((o.modes, th), bm.Policy(o.modes, th).levels(model.K), c) for o in get().values() for th, c in o.curve]
+    return bm.certify_argmin(model, cands)
+
+
+@claim(f"{P}.text.R-28", source=src("§7", "after Table 1: 'R more than 28%'"), method=Method.NUMERIC_HP,
        statement="C* = 63.54 gives the relative profit R = (1 - C*/min C_r) 100% more than 28%.")
 def _r28():
-    res = table1()
-    cstar = min(o.cost for o in res.values())
-    cmin = min(res[(r,)].cost for r in range(1, 5))
-    R = 100 * (1 - cstar / cmin)
-    return Outcome.judge(R > 28, f"C* = {cstar:.6f}, min C_r = C_3 = {cmin:.6f}: R = {R:.4f}% (> 28%)", computed=f"{R:.4f}")
+    best = certified_best(table1, example(5))
+    crs = [certified(table1, example(5), (r,)).cost for r in range(1, 5)]
+    R, bound = relative_profit(best.cost, crs, best.cost_bound)
+    return Outcome.judge(R - bound > 28, f"C* = {float(best.cost.value):.6f}, min C_r = {min(float(c.value) for c in crs):.6f} "
+                                         f"(certified): R = {R:.4f}% ± {bound:.1e} (> 28%)", computed=f"{R:.4f}", error_bound=bound)
 
 
-@claim(f"{P}.text.profit-9", source=src("§7", "after Table 5: 'relative profit exceeds 9%'"), method=Method.FLOAT, slow=True,
+@claim(f"{P}.text.profit-9", source=src("§7", "after Table 5: 'relative profit exceeds 9%'"), method=Method.NUMERIC_HP, slow=True,
        statement="Real data: the relative profit of mode control over four robots always active exceeds 9%.")
 def _profit9():
-    res = table5()
-    cstar = min(o.cost for o in res.values())
-    c4 = res[(4,)].cost
-    R = 100 * (1 - cstar / c4)
+    best = certified_best(table5, real())
+    c4v = certified(table5, real(), (4,)).cost
+    R, bound = relative_profit(best.cost, [c4v], best.cost_bound)
+    cstar, c4 = float(best.cost.value), float(c4v.value)
     printed = 100 * (1 - float(T.REAL_OPTIMUM[0]) / float(T.REAL_C[3]))
-    return Outcome.judge(R > 9, f"C* = {cstar:.4f}, C_4 = {c4:.4f}: {R:.3f}% (> 9%); with the printed 563.51 and 621.25: {printed:.3f}%",
-                         computed=f"{R:.3f}")
+    return Outcome.judge(R - bound > 9, f"C* = {cstar:.4f}, C_4 = {c4:.4f} (certified): {R:.3f}% ± {bound:.1e} (> 9%); with the "
+                                        f"printed 563.51 and 621.25: {printed:.3f}%", computed=f"{R:.3f}", error_bound=bound)
 
 
 # --- Table 2: buffer size ---------------------------------------------------------------
@@ -751,7 +852,19 @@ def table2_row(K: int):
     C = [res[(r,)].cost for r in range(1, 5)]
     o = res[(3, 1)]
     return {"j^*": str(o.thresholds[0]), "C^*": o.cost, **{f"C_{r}": C[r - 1] for r in range(1, 5)}, "R, %": 100 * (1 - o.cost / min(C)),
-            "curve": dict(o.curve)}
+            "curve": dict(o.curve), "res": res}
+
+
+@lru_cache(maxsize=None)
+def table2_certified(K: int) -> dict:
+    """Row K of Table 2 from certified values: ``"j^*"`` the certified argmin over the (3, 1) thresholds; ``"C^*"``, ``"C_r"``
+    and ``"R, %"`` as (float value, error bound, CertifiedValue or None), R propagated from the certified C* and C_r."""
+    m, res = example(K), table2_row(K)["res"]
+    arg = bm.certified_optimum(m, res[(3, 1)])
+    crs = [bm.certified_optimum(m, res[(r,)]).cost for r in range(1, 5)]
+    R, bound = relative_profit(arg.cost, crs, arg.cost_bound)
+    return {"j^*": arg, "C^*": (float(arg.cost.value), arg.cost_bound, arg.cost), "R, %": (R, bound, None),
+            **{f"C_{r}": (float(c.value), c.error_bound, c) for r, c in enumerate(crs, start=1)}}
 
 
 def printed_row(table: str, key: str, value: str) -> dict:
@@ -766,16 +879,19 @@ def _row_R(pr: dict) -> float:
 
 def _t2_jstar(K: int, printed: str) -> Outcome:
     row = table2_row(K)
+    arg = table2_certified(K)["j^*"]
+    got = str(arg.label[0])
     at = row["curve"].get((int(printed),))
     tried = [Hypothesis(f"J at the printed j = {printed}", at, False)] if at is not None else []
-    out = cell(EXACT, row["j^*"], printed, f"K = {K}: optimal threshold for modes (3, 1) (J = {row['C^*']:.6g})", tried)
+    out = exact_cell(got, printed, f"K = {K}: optimal threshold for modes (3, 1) (J = {float(arg.cost.value):.6g})", arg, tried)
     if out.status.value != "FAIL" or at is None:
         return out
     own = printed_row(T.TABLE_2, "K", str(K))["C^*"]
     if prints_as(COSTS, row["C^*"], own) and not prints_as(COSTS, at, own):
-        return Outcome.erratum_(out.detail, printed=f"K = {K}: j* = {printed}", corrected=f"K = {K}: j* = {row['j^*']}",
-                                evidence=f"the paper contradicts itself: its own C* = {own} is J at j = {row['j^*']} ({row['C^*']:.4f}), "
-                                         f"not J at the printed j = {printed} ({at:.4f}), which is not optimal", computed=row["j^*"])
+        return Outcome.erratum_(out.detail, printed=f"K = {K}: j* = {printed}", corrected=f"K = {K}: j* = {got}",
+                                evidence=f"the paper contradicts itself: its own C* = {own} is J at j = {got} ({row['C^*']:.4f}), "
+                                         f"not J at the printed j = {printed} ({at:.4f}), which is not optimal", computed=got,
+                                error_bound=out.error_bound, certain=out.certain)
     return out
 
 
@@ -783,21 +899,21 @@ def _t2_cell(K: int, col: str, printed: str):
     def check():
         if col == "j^*":
             return _t2_jstar(K, printed)
-        row = table2_row(K)
-        v = row[col]
+        v, bound, cv = table2_certified(K)[col]
         if col != "R, %":
             tried = [other_reading(v, printed, COSTS)]
             if col == "C_1" and K < 30:  # the C_1 column reads like the row below's values
                 nxt = table2_row({10: 20, 20: 30}.get(K, K + 1))["C_1"]
                 tried.append(Hypothesis("C_1 of the next computed row (a shifted column)", nxt, prints_as(COSTS, nxt, printed)))
-            return cell(COSTS, v, printed, f"K = {K}, {col}" + (" (modes {3, 1})" if col == "C^*" else ""), tried)
+            return hp_cell(COSTS, cv, printed, f"K = {K}, {col}" + (" (modes {3, 1})" if col == "C^*" else ""), tried, error_bound=bound)
         tried = [other_reading(v, printed, R_T2)]
-        out = cell(R_T2, v, printed, f"K = {K}, R", tried)
+        out = cell(R_T2, v, printed, f"K = {K}, R", tried, note=f"from the certified C* and C_r: R = {v:.12f} ± {bound:.1e}",
+                   error_bound=bound)
         own = _row_R(printed_row(T.TABLE_2, "K", str(K)))
         if out.status.value == "FAIL" and not prints_as(R_T2, own, printed) and abs(own - v) < 0.1:
             return Outcome.erratum_(out.detail, printed=f"K = {K}: R = {printed}%", corrected=f"K = {K}: R = {v:.2f}%",
                                     evidence=f"the row's own printed C* and C_r give R = {own:.3f}%, as computed ({v:.3f}%), not {printed}",
-                                    computed=f"{v:.4g}")
+                                    computed=f"{v:.4g}", error_bound=out.error_bound, certain=out.certain)
         return out
     return check
 
@@ -807,7 +923,7 @@ for _row in T.parse(T.TABLE_2):
     for _col in ("j^*", "C^*", "C_1", "C_2", "C_3", "C_4", "R, %"):
         _tag = _col.replace("^*", "star").replace(", %", "").replace("_", "")
         register(Claim(f"{P}.table-2.K{_K}.{_tag}", src("§7", f"Table 2, K = {_K}, {_col}"), f"Table 2: K = {_K}, {_col} = {_row[_col]}",
-                       Method.FLOAT, _t2_cell(_K, _col, _row[_col]), TableCell("Avrachenkov Table 2", f"K = {_K}", _col, _row[_col]),
+                       Method.NUMERIC_HP, _t2_cell(_K, _col, _row[_col]), TableCell("Avrachenkov Table 2", f"K = {_K}", _col, _row[_col]),
                        slow=_K >= 8))
 
 
@@ -862,14 +978,35 @@ def scaled_row(which: str, s: float):
     base = example(5)
     m = base.with_(service=base.given_service.scaled(s)) if which == "service" else base.with_(obsolescence=base.given_obsolescence.scaled(s))
     res = bm.optimize_all(m, convention="paper")
-    best = min(res.values(), key=lambda o: o.cost)
-    levels = best.measures.levels
-    C = [res[(r,)].cost for r in range(1, 5)]
-    mean = (m.given_service if which == "service" else m.given_obsolescence).mean
+    best = certified_best(lambda: res, m)
+    levels = best.levels
+    crs = [bm.certified_optimum(m, res[(r,)]).cost for r in range(1, 5)]
+    R, r_bound = relative_profit(best.cost, crs, best.cost_bound)
+    ph = m.given_service if which == "service" else m.given_obsolescence
+    mean = bm.certify(_ph_mean_ball(ph), ph.mean, HP_DIGITS, "mean")
     first = {j: i for i, j in enumerate(levels)}
-    return {"mean": mean, "modes": ",".join(map(str, sorted(set(levels)))), "j^*": jstar(levels), "C^*": best.cost,
-            **{f"C_{r}": C[r - 1] for r in range(1, 5)}, "R, %": 100 * (1 - best.cost / min(C)), "levels": levels,
-            "j^*(first)": str(max(i for i in range(len(levels)) if levels[i] == levels[0])) if len(first) > 1 else "_", "res": res}
+    return {"mean": float(mean.value), "modes": ",".join(map(str, sorted(set(levels)))), "j^*": jstar(levels), "C^*": float(best.cost.value),
+            **{f"C_{r}": float(c.value) for r, c in enumerate(crs, start=1)}, "R, %": R, "levels": levels,
+            "j^*(first)": str(max(i for i in range(len(levels)) if levels[i] == levels[0])) if len(first) > 1 else "_", "res": res,
+            "argmin": best, "certified": {"mean": (mean, mean.error_bound), "C^*": (best.cost, best.cost_bound), "R, %": (None, r_bound),
+                                          **{f"C_{r}": (c, c.error_bound) for r, c in enumerate(crs, start=1)}}}
+
+
+def _ph_mean_ball(ph: PhaseType):
+    """``compute(ball, prec)`` for `bm.certify`: the PH mean ``beta (-S)^{-1} e`` in arb ball arithmetic."""
+    def compute(ball, prec):
+        import flint
+
+        old = flint.ctx.prec
+        flint.ctx.prec = prec
+        try:
+            n = ph.order
+            S = flint.arb_mat([[ball(x) for x in row] for row in ph.S])
+            x = (-S).solve(flint.arb_mat([[1]] * n))
+            return sum((ball(b) * x[i, 0] for i, b in enumerate(ph.beta)), flint.arb(0))
+        finally:
+            flint.ctx.prec = old
+    return compute
 
 
 def _scaled_cell(which: str, s: str, col: str, printed: str):
@@ -878,19 +1015,23 @@ def _scaled_cell(which: str, s: str, col: str, printed: str):
     def check():
         row = scaled_row(which, float(s))
         if col in ("b_1", "g_1"):
-            return cell(MEANS, row["mean"], printed, f"s = {s}: mean {col}", [other_reading(row["mean"], printed, MEANS)])
+            cv, _ = row["certified"]["mean"]
+            return hp_cell(MEANS, cv, printed, f"s = {s}: mean {col}", [other_reading(row["mean"], printed, MEANS)])
         if col == "j^*":
-            return cell(EXACT, row["j^*"], printed, f"s = {s}: j* (last threshold) of the optimum over all 15 mode sets, levels {row['levels']}",
-                        [Hypothesis("j* = the first threshold", row["j^*(first)"], row["j^*(first)"] == printed)])
+            return exact_cell(row["j^*"], printed, f"s = {s}: j* (last threshold) of the optimum over all 15 mode sets, levels "
+                                                   f"{row['levels']}", row["argmin"],
+                              [Hypothesis("j* = the first threshold", row["j^*(first)"], row["j^*(first)"] == printed)])
         if col == "numbers of active robots":
             return _modes_cell(row, s, printed, table)
         extra = f"optimal modes {row['modes']}, j* = {row['j^*']}"
         if col == "R, %":
             trunc_in = 100 * (1 - _trunc2(row["C^*"]) / min(_trunc2(row[f"C_{r}"]) for r in range(1, 5)))
+            r_bound = row["certified"][col][1]
             return cell(R_T34, row[col], printed, f"s = {s}, R", [other_reading(row[col], printed, R_T34),
                         Hypothesis("R from the computed costs truncated to 2 decimals", trunc_in, prints_as(R_T34, trunc_in, printed))],
-                        note=extra)
-        out = cell(COSTS, row[col], printed, f"s = {s}, {col}", [other_reading(row[col], printed, COSTS)], note=extra)
+                        note=f"{extra}; from the certified C* and C_r: R = {row[col]:.12f} ± {r_bound:.1e}", error_bound=r_bound)
+        cv, bound = row["certified"][col]
+        out = hp_cell(COSTS, cv, printed, f"s = {s}, {col}", [other_reading(row[col], printed, COSTS)], note=extra, error_bound=bound)
         if col == "C^*" and out.status.value == "FAIL":
             pr = printed_row(table, "s", s)
             cmin = min(float(pr[f"C_{r}"]) for r in range(1, 5))
@@ -899,7 +1040,8 @@ def _scaled_cell(which: str, s: str, col: str, printed: str):
             if abs(implied - row[col]) < 0.02 and abs(implied - float(printed)) > 0.1:
                 return Outcome.erratum_(out.detail, printed=f"C^* = {printed}", corrected=f"C^* = {row[col]:.4f}",
                                         evidence=f"the printed row contradicts itself: its min C_r = {cmin} and R = {pr['R, %']}% give "
-                                                 f"C^* = {implied:.2f}, which the computation reproduces", computed=f"{row[col]:.6g}")
+                                                 f"C^* = {implied:.2f}, which the computation reproduces", computed=f"{row[col]:.6g}",
+                                        digits=out.digits, error_bound=out.error_bound, certain=out.certain)
         return out
     return check
 
@@ -909,7 +1051,8 @@ def _trunc2(x: float) -> float:
 
 
 def _modes_cell(row: dict, s: str, printed: str, table: str) -> Outcome:
-    out = cell(EXACT, row["modes"], printed, f"s = {s}: modes used by the optimum over all 15 mode sets (J = {row['C^*']:.6g})")
+    out = exact_cell(row["modes"], printed, f"s = {s}: modes used by the optimum over all 15 mode sets (J = {row['C^*']:.6g})",
+                     row["argmin"])
     if out.status.value != "FAIL":
         return out
     want = tuple(sorted((int(x) for x in printed.split(",")), reverse=True))
@@ -919,7 +1062,7 @@ def _modes_cell(row: dict, s: str, printed: str, table: str) -> Outcome:
         return Outcome.erratum_(out.detail, printed=f"s = {s}: modes {printed}", corrected=f"s = {s}: modes {row['modes']}",
                                 evidence=f"the row's own C* = {own} is J of the optimum using modes {row['modes']} (levels {row['levels']}, "
                                          f"J = {row['C^*']:.4f}); the best policy on modes {printed} alone has J = {alone.cost:.4f}",
-                                computed=row["modes"])
+                                computed=row["modes"], error_bound=out.error_bound, certain=out.certain)
     return out
 
 
@@ -931,7 +1074,7 @@ for _table, _which in (("TABLE_3", "service"), ("TABLE_4", "obsolescence")):
             _tag = _col.replace("numbers of active robots", "modes").replace("^*", "star").replace(", %", "").replace("_", "")
             _n = _table[-1]
             register(Claim(f"{P}.table-{_n}.s{_row['s']}.{_tag}", src("§7", f"Table {_n}, s = {_row['s']}, {_col}"),
-                           f"Table {_n}: {_which} matrix times s = {_row['s']}: {_col} = {_printed}", Method.FLOAT,
+                           f"Table {_n}: {_which} matrix times s = {_row['s']}: {_col} = {_printed}", Method.NUMERIC_HP,
                            _scaled_cell(_which, _row["s"], _col, _printed),
                            TableCell(f"Avrachenkov Table {_n}", f"s = {_row['s']}", _col, _printed), slow=True))
 
@@ -1011,9 +1154,11 @@ def _input_spread(o) -> float:
 
 def _real_lam(r: int, printed: str):
     def check():
-        v = real().arrivals[r - 1].lam
+        b = real().arrivals[r - 1]
+        cv = bm.certify(_bmap_ball(b, "lam"), b.lam, HP_DIGITS, f"real lambda^({r})")
+        v = float(cv.value)
         alt = _real_variant("212.03").arrivals[r - 1].lam
-        return cell(MEANS, v, printed, f"real-data lambda^({r}) (D_0 = -diag(A e))",
+        return hp_cell(MEANS, cv, printed, f"real-data lambda^({r}) (D_0 = -diag(A e))",
                     [other_reading(v, printed, MEANS), Hypothesis("MAP rescaled to the stated mean interval 212.03, rounding", alt,
                                                                   prints_as(MEANS, alt, printed)),
                      Hypothesis("MAP rescaled to 212.03, truncation", alt, cells.matches(Printing.TRUNCATE, alt, printed))])
@@ -1022,7 +1167,7 @@ def _real_lam(r: int, printed: str):
 
 for _r, _printed in enumerate(T.REAL_LAM, start=1):
     register(Claim(f"{P}.real.lam.r{_r}", src("§7", f"real data lambda^({_r})"), f"Real-data BMAP rate lambda^({_r}) = {_printed}",
-                   Method.FLOAT, _real_lam(_r, _printed), TableCell("Avrachenkov §7 real data", f"r = {_r}", "lambda", _printed)))
+                   Method.NUMERIC_HP, _real_lam(_r, _printed), TableCell("Avrachenkov §7 real data", f"r = {_r}", "lambda", _printed)))
 
 
 @claim(f"{P}.real.mean-interval", source=src("§7", "real data: mean interval 212.03 and lambda^(r)"), method=Method.FLOAT,
@@ -1051,7 +1196,7 @@ def _t5_hyps(modes):
 _t5_printed = {_modes_of(r["modes"]): r["cost"] for r in T.parse(T.TABLE_5)}
 for _row in T.parse(T.TABLE_5):
     _m = _modes_of(_row["modes"])
-    _opt_cells(table5, "Avrachenkov Table 5", _row["modes"], _m, _row["thresholds"], _row["cost"],
+    _opt_cells(table5, real, "Avrachenkov Table 5", _row["modes"], _m, _row["thresholds"], _row["cost"],
                f"{P}.table-5.m{''.join(map(str, _m))}", slow=True, hypotheses=_t5_hyps)
 
 
