@@ -1,65 +1,153 @@
-"""Scale of the BMAP/PH/1/K obsolescence model (Avrachenkov et al.): time,
-peak memory and residual per K for W̄ = M = R = 2 (the §7 example, modes
-(3, 1), threshold 3), stationary vector *and* every measure including V1.
+"""Scale of the BMAP/PH/1/K obsolescence model (Avrachenkov et al.) on a model whose obsolescence does NOT lump:
+the §7 example (W̄ = M = 2, modes (3, 1), threshold 3) with the obsolescence replaced by a 2-phase PH with
+distinct exit rates (0.2 and 0.1), so R = 2 and the chain has ``W̄ (1 + M (2^K − 1))`` states.
 
-    nice python benchmarks/bmap.py                 # K = 4, 6, 8, 10, 12, 14, 16
-    nice python benchmarks/bmap.py 18 20           # chosen K (one process each: peak memory per K)
+    nice python benchmarks/bmap.py                     # K = 4 .. 10 (vs sparse LU), then 14, 16, 18 (vs scipy GMRES)
+    nice python benchmarks/bmap.py --K 20 --no-baseline
+    nice python benchmarks/bmap.py --K 16 --repeat 3   # the median of 3 runs of each solver
 
-For K <= 10 the sparse direct solver runs too and the largest relative
-deviation over the nine measures is printed.  Each K runs in a fresh
-subprocess (with ``OPENBLAS_NUM_THREADS=1`` unless set) so that the reported
-peak RSS belongs to that K alone.
+Every run is a fresh subprocess (``OPENBLAS_NUM_THREADS=1`` unless set), so its peak RSS is its own.
+
+- ``structured``: `solve_structured` (matrix-free GMRES + block Gauss–Seidel), then every measure.
+- ``baseline``: the plain route: the generator assembled as a scipy CSR matrix (``generator_kronecker``; its
+  time is printed apart), then scipy's GMRES on the same system ``x (Q + e c) = c``, same tolerance (relative
+  1e-15, `solve_structured`'s default), restart and start, with the diagonal (Jacobi) preconditioner ``diag(Q)``.
+- K <= 10: the sparse direct solver too, and the largest relative deviation of the nine measures.
+
+The memory-bandwidth floor: the structured child measures the machine's bandwidth in the same run (the best
+of a large numpy copy and a large add, median of 5 each) and counts the bytes one application of ``Q`` must move
+at the least: read ``x`` and write ``x Q``, 16 bytes per state.  ``floor`` is that traffic over the bandwidth;
+``mv/floor`` is the measured time of one application of Q (median of 3) over it, ``it/floor`` one whole GMRES
+iteration (an application of Q, one of the preconditioner, the Gram–Schmidt passes) over it.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
 import sys
 import time
 
-CHILD = r"""
+SETUP = r"""
 import json, resource, sys, time
 import numpy as np
 from crawlmath.numeric import bmap_model as bm
 from crawlmath.numeric.bmap_io import load_model
-from crawlmath.numeric.bmap_structured import evaluate_structured
+from crawlmath.numeric.phase_type import PhaseType
 K = int(sys.argv[1])
-m = load_model("avrachenkov-example.json", K=K)
+OBSOLESCENCE = PhaseType(np.array([0.6, 0.4]), np.array([[-0.3, 0.1], [0.05, -0.15]]))  # exit rates 0.2, 0.1
+m = load_model("avrachenkov-example.json", K=K).with_(obsolescence=OBSOLESCENCE)
+if m.R != 2 or m.states != m.full_states:
+    raise SystemExit(f"the benchmark model lumped: {m.reduction()}")
 lv = m.check_policy(bm.Policy((3, 1), (min(3, K - 1),)))
-t0 = time.perf_counter()
-r = evaluate_structured(m, lv)
-secs = time.perf_counter() - t0
+peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 vec = lambda x: np.array([x.p_star, x.n_act, x.lam, x.p_loss, x.p_obs, x.p_success, x.v1, x.v2, x.cost])
+"""
+
+STRUCTURED = SETUP + r"""
+from crawlmath.numeric import bmap_structured as bs
+bs.solve_structured(load_model("avrachenkov-example.json", K=3).with_(obsolescence=OBSOLESCENCE), lv[:4])  # compile
+t0 = time.perf_counter()
+st = bs.solve_structured(m, lv)
+secs = time.perf_counter() - t0
+t1 = time.perf_counter()
+r = bm.measures(m, lv, st, A_solve=bs.tagged_solver(m))
+measure_secs = time.perf_counter() - t1
 dev = None
-direct_secs = None
 if K <= 10:
-    t1 = time.perf_counter()
-    d = bm.evaluate_levels(m, lv, "sparse")
-    direct_secs = time.perf_counter() - t1
-    dev = float(np.max(np.abs(vec(r) - vec(d)) / np.abs(vec(d))))
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-print(json.dumps({"K": K, "states": m.states, "seconds": secs, "peak_GiB": peak, "residual": r.residual,
-                  "sum_check": r.p_loss + r.p_obs + r.p_success - 1, "little": r.lam * r.v - r.mean_number,
-                  "J": r.cost, "V1": r.v1, "dev_vs_direct": dev, "direct_seconds": direct_secs}))
+    d = vec(bm.evaluate_levels(m, lv, "sparse"))
+    dev = float(np.max(np.abs(vec(r) - d) / np.abs(d)))
+peak_solve = peak()
+
+def median_seconds(f, reps):
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)
+    return float(np.median(ts))
+
+ops = bs.LevelOperators(m, lv)
+x = st.flat.copy(); y = np.empty_like(x)
+mv = median_seconds(lambda: ops.apply_flat(x, y), 3)
+big = np.ones(2**25); out = np.empty_like(big)  # 256 MiB each: far beyond the caches
+bw = max(2 * big.nbytes / median_seconds(lambda: np.copyto(out, big), 5),
+         3 * big.nbytes / median_seconds(lambda: np.add(big, out, out=out), 5))
+print(json.dumps({"K": K, "states": m.states, "seconds": secs, "measure_seconds": measure_secs, "peak_GiB": peak_solve,
+                  "residual": st.residual, "iterations": st.iterations, "dev_vs_direct": dev, "matvec_seconds": mv,
+                  "bandwidth": bw, "floor": 16 * m.states / bw}))
+"""
+
+BASELINE = SETUP + r"""
+import scipy.sparse.linalg as spla
+t0 = time.perf_counter()
+Q = bm.generator_kronecker(m, lv)
+QT = Q.T.tocsr()
+assemble = time.perf_counter() - t0
+n = Q.shape[0]
+scale = float(np.abs(m.D(lv[0], 0)).max())
+c = np.zeros(n); c[: m.W] = scale
+A = spla.LinearOperator((n, n), matvec=lambda v: QT @ v + c * v.sum(), dtype=float)
+d = Q.diagonal()  # Jacobi of Q (all < 0: every state has an exit); Q_jj + c_j can vanish at level 0
+P = spla.LinearOperator((n, n), matvec=lambda v: v / d, dtype=float)
+count = [0]
+def cb(_):
+    count[0] += 1
+t1 = time.perf_counter()
+x, info = spla.gmres(A, c, x0=np.full(n, 1.0 / n), M=P, rtol=1e-15, atol=0, restart=40, maxiter=5000, callback=cb,
+                     callback_type="pr_norm")
+secs = time.perf_counter() - t1
+x /= x.sum()
+print(json.dumps({"K": K, "states": n, "seconds": secs, "assemble_seconds": assemble, "peak_GiB": peak(), "info": int(info),
+                  "residual": float(np.abs(QT @ x).max()), "iterations": count[0]}))
 """
 
 
+def run(code: str, K: int) -> dict:
+    """One child process; its JSON line, or ``{"error": ...}``."""
+    # one BLAS thread: the level-1 BLAS inside GMRES gains nothing from threads on a shared 2-core machine
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=os.environ.get("OPENBLAS_NUM_THREADS", "1"))
+    out = subprocess.run([sys.executable, "-c", code, str(K)], capture_output=True, text=True, env=env)
+    if out.returncode:
+        return {"error": (out.stderr.strip().splitlines() or ["?"])[-1]}
+    return json.loads(out.stdout)
+
+
+def median_run(code: str, K: int, repeat: int) -> dict:
+    """The run with the median solve time out of ``repeat``."""
+    runs = [run(code, K) for _ in range(repeat)]
+    ok = sorted((r for r in runs if "error" not in r), key=lambda r: r["seconds"])
+    return ok[len(ok) // 2] if ok else runs[0]
+
+
 def main(argv: list[str]) -> None:
-    Ks = [int(a) for a in argv] or [4, 6, 8, 10, 12, 14, 16]
-    print(f"{'K':>3} {'states':>10} {'seconds':>9} {'peak GiB':>9} {'residual':>9} {'1-sum P':>9} {'Little':>9} {'J':>14} {'V1':>10} {'vs direct':>10}")
-    for K in Ks:
-        t0 = time.perf_counter()
-        # one BLAS thread: the level-1 BLAS inside GMRES gains nothing from threads on a shared 2-core machine and loses a lot
-        env = dict(os.environ, OPENBLAS_NUM_THREADS=os.environ.get("OPENBLAS_NUM_THREADS", "1"))
-        out = subprocess.run([sys.executable, "-c", CHILD, str(K)], capture_output=True, text=True, env=env)
-        if out.returncode:
-            print(f"{K:>3} failed after {time.perf_counter() - t0:.1f} s: {out.stderr.strip().splitlines()[-1]}")
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--K", type=int, nargs="+", default=[4, 6, 8, 10, 14, 16, 18])
+    ap.add_argument("--no-baseline", action="store_true", help="skip scipy's GMRES (minutes at K >= 18)")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per solver and K; the median is printed")
+    args = ap.parse_args(argv)
+    print(f"{'K':>3} {'states':>9} | {'ours s':>7} {'GiB':>5} {'it':>3} {'residual':>8} {'meas s':>6} {'vs LU':>7} | "
+          f"{'base s':>7} {'+asm s':>6} {'GiB':>5} {'it':>4} {'residual':>8} | {'ratio':>5} | {'GB/s':>5} {'floor ms':>8} "
+          f"{'mv/floor':>8} {'it/floor':>8}")
+    for K in args.K:
+        s = median_run(STRUCTURED, K, args.repeat)
+        if "error" in s:
+            print(f"{K:>3} structured failed: {s['error']}", flush=True)
             continue
-        d = json.loads(out.stdout)
-        dev = "-" if d["dev_vs_direct"] is None else f"{d['dev_vs_direct']:.1e}"
-        print(f"{d['K']:>3} {d['states']:>10} {d['seconds']:>9.2f} {d['peak_GiB']:>9.3f} {d['residual']:>9.1e} {d['sum_check']:>9.1e} "
-              f"{d['little']:>9.1e} {d['J']:>14.10f} {d['V1']:>10.6f} {dev:>10}", flush=True)
+        b = None if args.no_baseline or K <= 10 else median_run(BASELINE, K, args.repeat)
+        dev = "-" if s["dev_vs_direct"] is None else f"{s['dev_vs_direct']:.1e}"
+        ours = (f"{K:>3} {s['states']:>9} | {s['seconds']:>7.2f} {s['peak_GiB']:>5.2f} {s['iterations']:>3} {s['residual']:>8.1e} "
+                f"{s['measure_seconds']:>6.2f} {dev:>7} | ")
+        if b is None or "error" in b:
+            base = f"{'-' if b is None else 'failed':>7} {'':>6} {'':>5} {'':>4} {'':>8} | {'-':>5} | "
+        else:
+            conv = "" if b["info"] == 0 else "!"  # scipy did not reach the tolerance
+            base = (f"{b['seconds']:>7.2f} {b['assemble_seconds']:>6.2f} {b['peak_GiB']:>5.2f} {b['iterations']:>4} "
+                    f"{b['residual']:>7.1e}{conv or ' '} | {s['seconds'] / b['seconds']:>5.2f} | ")
+        per_it = s["seconds"] / max(s["iterations"], 1)
+        print(ours + base + f"{s['bandwidth'] / 1e9:>5.1f} {s['floor'] * 1e3:>8.2f} {s['matvec_seconds'] / s['floor']:>8.1f} "
+              f"{per_it / s['floor']:>8.1f}", flush=True)
+        if b is not None and "error" in b:
+            print(f"    baseline failed: {b['error']}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,128 @@
+"""The matrix-free BMAP/PH/1/K solver (numeric/bmap_structured.py) on models whose obsolescence does not lump
+(R = 2 with distinct exit rates; R = 3 with complex eigenvalues), against the assembled generator and SuperLU."""
+import numpy as np
+import pytest
+import scipy.sparse as sps
+
+from crawlmath.numeric import bmap_model as bm
+from crawlmath.numeric import bmap_structured as bs
+from crawlmath.numeric.bmap_io import load_model
+from crawlmath.numeric.errors import SolverError, TooLarge
+from crawlmath.numeric.phase_type import PhaseType
+from crawlmath.numeric.validate import MEMORY_ENV
+
+DISTINCT = PhaseType(np.array([0.6, 0.4]), np.array([[-0.3, 0.1], [0.05, -0.15]]))  # exit rates 0.2 and 0.1
+# a cycle through three phases: Γ has a pair of complex eigenvalues, so the level solves run in complex arithmetic
+CYCLIC = PhaseType(np.array([0.5, 0.3, 0.2]), np.array([[-1.0, 0.8, 0.0], [0.0, -1.0, 0.9], [0.7, 0.0, -1.0]]))
+
+
+def example(K, obsolescence=DISTINCT):
+    m = load_model("avrachenkov-example.json", K=K).with_(obsolescence=obsolescence)
+    assert m.R == obsolescence.order and m.states == m.full_states  # nothing lumped: the full chain
+    return m
+
+
+def measure_vector(m):
+    return np.array([m.p_star, m.n_act, m.lam, m.p_loss, m.p_obs, m.p_success, m.v1, m.v2, m.cost])
+
+
+@pytest.mark.parametrize("K, obsolescence, policy", [(7, DISTINCT, bm.Policy((3, 1), (3,))),
+                                                      (9, DISTINCT, bm.Policy((4, 2, 1), (1, 5))),
+                                                      (5, CYCLIC, bm.Policy((3, 1), (2,)))])
+def test_structured_equals_sparse_direct(K, obsolescence, policy):
+    m = example(K, obsolescence)
+    lv = m.check_policy(policy)
+    direct = bm.evaluate_levels(m, lv, "sparse")
+    ours = bm.evaluate_levels(m, lv, "structured")
+    assert ours.method.startswith("structured") and ours.residual <= 1e-12
+    np.testing.assert_allclose(measure_vector(ours), measure_vector(direct), rtol=1e-10, atol=0)
+
+
+def test_complex_eigenvalues_are_exercised():
+    lam, _ = bs._eig(CYCLIC.S)
+    assert np.iscomplexobj(lam) and np.abs(lam.imag).max() > 0.1
+    assert bs.LevelOperators(example(3, CYCLIC), (3, 3, 1, 1)).dtype == np.complex128
+
+
+@pytest.mark.parametrize("obsolescence, n", [(DISTINCT, 6), (DISTINCT, 2), (CYCLIC, 4), (DISTINCT, 0)])
+def test_merged_axes_equal_explicit_kronecker_sum(obsolescence, n):
+    """One level block, inner axes merged into one dense factor and outer axes looped, against the explicit
+    ``C ⊕ Γ ⊕ ... ⊕ Γ`` built by `bm.kron_sum_power` (the generator's own code)."""
+    G = obsolescence.S
+    rng = np.random.default_rng(n)
+    C = np.kron(np.array([[-5.0, 1.0], [0.5, -2.0]]), np.eye(2)) + np.kron(np.eye(2), np.array([[-3.0, 1.0], [2.0, -3.0]]))
+    blk = bs.LevelBlock(C, G, n)
+    R = G.shape[0]
+    assert blk.L < blk.N or n < 5  # n = 6, R = 2: the 4 inner axes merged (INNER = 16), 2 outer axes looped
+    dense = np.kron(C, np.eye(R**n)) + np.kron(np.eye(4), bm.kron_sum_power(G, n).toarray() if n else np.zeros((1, 1)))
+    np.testing.assert_allclose(bs.kron_sum_matrix(G, min(n, 2)), (bm.kron_sum_power(G, min(n, 2)).toarray()
+                                                                  if n else np.zeros((1, 1))), atol=1e-15)
+    x = rng.random(4 * R**n)
+    out = np.empty_like(x)
+    blk.apply(x, out)
+    np.testing.assert_allclose(out, x @ dense, rtol=0, atol=1e-13)
+    work, tmp = x.astype(blk.dtype), np.empty(x.size, dtype=blk.dtype)
+    blk.solve(work, tmp, np.empty((R, 256), dtype=blk.dtype), np.empty(4, dtype=blk.dtype))
+    np.testing.assert_allclose(work.real, np.linalg.solve(dense.T, x), rtol=1e-11, atol=1e-13)
+    assert np.abs(work.imag).max(initial=0) < 1e-12
+
+
+def test_operator_equals_generator():
+    for m, pol in ((example(8), bm.Policy((4, 1), (2,))), (example(4, CYCLIC), bm.Policy((2, 1), (1,)))):
+        lv = m.check_policy(pol)
+        Q = bm.generator_enumerated(m, lv)  # state by state from the model's rules, not from the Lemma
+        ops = bs.LevelOperators(m, lv)
+        x = np.random.default_rng(1).random(Q.shape[0])
+        out = np.empty_like(x)
+        ops.apply_flat(x, out)
+        np.testing.assert_allclose(out, Q.T @ x, rtol=0, atol=1e-13)
+
+
+def test_preconditioner_is_symmetric_block_gauss_seidel():
+    """`precondition` against the textbook sweep on the assembled matrix: forward x = (L + D)^{-1} b, then
+    backward x = (D + U)^{-1} (b − L x), on A = Q^T split by levels."""
+    m = example(5)
+    lv = m.check_policy(bm.Policy((3, 1), (2,)))
+    A = bm.generator_kronecker(m, lv).T.tocsr()
+    ops = bs.LevelOperators(m, lv)
+    cuts = ops.cuts
+    mask = sps.lil_matrix(A.shape)
+    for i in range(len(cuts) - 1):
+        mask[cuts[i]:cuts[i + 1], cuts[i]:cuts[i + 1]] = 1
+    Dblk = A.multiply(mask.tocsr()).toarray()
+    full = A.toarray()
+    lower, upper = np.tril(full - Dblk), np.triu(full - Dblk)
+    b = np.random.default_rng(2).random(A.shape[0])
+    x = np.linalg.solve(Dblk + lower, b)
+    x = np.linalg.solve(Dblk + upper, b - lower @ x)
+    out = np.empty_like(b)
+    ops.precondition(b, out)
+    np.testing.assert_allclose(out, x, rtol=1e-11, atol=1e-13)
+
+
+def test_gmres_right_solves_nonsymmetric_system():
+    rng = np.random.default_rng(3)
+    n = 60
+    A = np.eye(n) * 4 + rng.random((n, n))
+    b = rng.random(n)
+    d = np.diag(A).copy()
+    x, its, res = bs.gmres_right(lambda v: A @ v, lambda v: v / d, b, np.zeros(n), 1e-13, 10, 500)
+    np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-11)
+    assert res <= 1e-13 * np.linalg.norm(b) and its > 10  # needed a restart
+    with pytest.raises(SolverError, match="did not reach"):
+        bs.gmres_right(lambda v: A @ v, lambda v: v / d, b, np.zeros(n), 1e-13, 3, 4)
+
+
+def test_defective_obsolescence_raises():
+    jordan = PhaseType(np.array([1.0, 0.0]), np.array([[-1.0, 1.0], [0.0, -1.0]]))  # Erlang-2: not diagonalisable
+    m = load_model("avrachenkov-example.json", K=4, reduce=False).with_(obsolescence=jordan)
+    with pytest.raises(SolverError, match="defective"):
+        bs.solve_structured(m, m.check_policy(bm.Policy((3,), ())))
+
+
+def test_memory_estimate_refuses_before_allocating(monkeypatch):
+    m = example(24)  # 2 (1 + 2 (2^24 - 1)) states: ~67 million
+    assert bs.memory_estimate(m, 40) > 8 * m.states * 41
+    monkeypatch.setenv(MEMORY_ENV, "1G")
+    with pytest.raises(TooLarge, match="matrix-free"):
+        bs.solve_structured(m, m.check_policy(bm.Policy((3, 1), (3,))))
