@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import sys
+import time
 
 from ._common import Progress, add_progress_option, integer, print_json, progress_wanted
 
@@ -22,7 +23,8 @@ crawlmath verify                      # everything; exit 0 all hold, 1 known FAI
 crawlmath verify --quick --failures   # skip slow claims, show only what is not PASS
 crawlmath verify --only liu-nain.static --json > static.json
 crawlmath verify --list               # ids, sources and statements without running
-crawlmath verify --workers 2          # claims in parallel on a local Dask cluster
+crawlmath verify --workers 1          # one process (default: one worker process per core)
+crawlmath verify --scheduler tcp://HOST:8786   # claims on an existing Dask cluster
 crawlmath verify --update-record --reason "Table 2 K=20 computed through the lumped chain"
 """
 EXIT_VERDICT_CHANGED = 5
@@ -40,7 +42,9 @@ def add_arguments(p):
     p.add_argument("--update-record", action="store_true",
                    help="write the verdicts of the claims run into the record (needs --reason); exit 0 or 1")
     p.add_argument("--reason", metavar="TEXT", help="why the verdicts change; kept in the record's history")
-    p.add_argument("--workers", type=integer("--workers"), metavar="N", help="run the claims on a local Dask cluster of N processes")
+    p.add_argument("--workers", type=integer("--workers"), metavar="N",
+                   help="worker processes on this machine (default: one per core; 1 runs in this process). Claims that share "
+                        "work run in the same worker, the longest groups first")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run the claims on an existing Dask cluster (tcp://HOST:PORT)")
     add_progress_option(p)
 
@@ -50,7 +54,7 @@ def run(args) -> int:
     returns 1 if a claim FAILs, 5 (``EXIT_VERDICT_CHANGED``) if verdicts differ from the record, else 0.
     """
     from ..proofs import record as rec
-    from ..proofs.registry import Status, all_claims, run as run_claims, select
+    from ..proofs.registry import Status, all_claims, select
     from ..numeric.errors import InvalidInput
 
     if args.update_record and not (args.reason and args.reason.strip()):
@@ -67,13 +71,16 @@ def run(args) -> int:
         return 0
     if args.workers is not None and args.workers < 1:
         raise InvalidInput("--workers", "must be >= 1", value=args.workers)
+    started = time.perf_counter()
     with Progress("verify", enabled=progress_wanted(args), unit="claim", total=len(claims)) as progress:
-        if args.workers is not None or args.scheduler:
+        if args.scheduler:
             from ..sweep import run_claims_parallel
 
             results = run_claims_parallel(claims, workers=args.workers, scheduler=args.scheduler, progress=progress)
         else:
-            results = run_claims(claims, progress)
+            from ..proofs.runner import default_workers, run_parallel
+
+            results = run_parallel(claims, args.workers or default_workers(), progress)
     statuses = {r.claim.id: r.outcome.status.value for r in results}
     complete = not args.only and not args.quick
     record = rec.load()
@@ -86,7 +93,7 @@ def run(args) -> int:
             rows.append(row)
         print_json(rows)
     else:
-        _print_table(results, args.failures)
+        _print_table(results, args.failures, time.perf_counter() - started)
     failed = any(r.outcome.status is Status.FAIL for r in results)
     if args.update_record:
         registered = {c.id for c in all_claims()}
@@ -107,7 +114,7 @@ def _print_changes(changes) -> None:
           file=sys.stderr)
 
 
-def _print_table(results, failures_only: bool) -> None:
+def _print_table(results, failures_only: bool, wall: float) -> None:
     rows = [r for r in results if not failures_only or r.outcome.status.value != "PASS"]
     wid = max([len(r.claim.id) for r in rows] + [5])
     print(f"{'status':8} {'id':{wid}} {'method':10} detail")
@@ -121,7 +128,8 @@ def _print_table(results, failures_only: bool) -> None:
     _print_certification(results)
     counts = collections.Counter(r.outcome.status.value for r in results)
     secs = sum(r.seconds for r in results)
-    print(f"\n{len(results)} claims: {counts['PASS']} PASS, {counts['ERRATUM']} ERRATUM, {counts['FAIL']} FAIL  ({secs:.1f} s)")
+    print(f"\n{len(results)} claims: {counts['PASS']} PASS, {counts['ERRATUM']} ERRATUM, {counts['FAIL']} FAIL  "
+          f"({secs:.1f} s of checks, {wall:.1f} s elapsed)")
 
 
 def _print_certification(results) -> None:

@@ -1,0 +1,61 @@
+"""The local parallel claim runner (proofs/runner.py): same results as the
+serial run, in order; a dead worker is a FAIL naming why, not a hang."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from crawlmath.proofs import registry as R
+from crawlmath.proofs.runner import CostLog, group_of, run_parallel
+
+
+def _cheap_claims():
+    """About 30 quick claims from three work-sharing groups."""
+    return [c for p in ("buijsrogge.table-7", "avrachenkov.bmap", "liu-nain.static.table-1.1") for c in R.select([p], quick=True)[:10]]
+
+
+def test_parallel_equals_serial(tmp_path):
+    claims = _cheap_claims()
+    assert len({group_of(c.id) for c in claims}) >= 2
+    seen = []
+    par = run_parallel(claims, 2, progress=lambda d, t, c: seen.append(d), log=CostLog(tmp_path / "s.json"))
+    ser = R.run(claims)
+    assert [r.claim.id for r in par] == [c.id for c in claims]
+    assert [(r.outcome.status, r.outcome.detail) for r in par] == [(r.outcome.status, r.outcome.detail) for r in ser]
+    assert seen[-1] == len(claims) and sorted(seen) == seen
+    logged = json.loads((tmp_path / "s.json").read_text())
+    assert set(logged) <= {group_of(c.id) for c in claims}
+
+
+def _dies():
+    os._exit(3)
+
+
+def test_dead_worker_is_a_fail(tmp_path):
+    c = R.Claim("coffman.test.worker-dies", R.Source("coffman", "§0", "none"), "a check that kills its process",
+                R.Method.FLOAT, _dies)
+    R.register(c)
+    try:
+        ok = _cheap_claims()[0]
+        res = run_parallel([ok, c], 2, log=CostLog(tmp_path / "s.json"))
+    finally:
+        del R._REGISTRY[c.id]
+    assert res[0].claim is ok and res[0].outcome.status is not R.Status.FAIL
+    assert res[1].outcome.status is R.Status.FAIL and "died" in res[1].outcome.detail
+
+
+def test_cost_log_tolerates_garbage(tmp_path):
+    p = tmp_path / "s.json"
+    p.write_text("not json")
+    log = CostLog(p)
+    assert log.seconds == {}
+    claims = _cheap_claims()
+    assert log.estimate(group_of(claims[0].id), claims) >= 0
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_single_claim_runs(workers, tmp_path):
+    c = _cheap_claims()[:1]
+    assert [r.claim.id for r in run_parallel(c, workers, log=CostLog(tmp_path / "s.json"))] == [c[0].id]
