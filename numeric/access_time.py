@@ -55,8 +55,9 @@ class AccessTime:
         """``h(mu)`` for a vector of rates, each checked to lie in (0, 1)."""
         mu = np.atleast_1d(np.asarray(mu, dtype=float))
         out = np.asarray(self.h(mu), dtype=float)
-        for i, v in enumerate(out):
-            _check_h(v, i, f"h({self.name})")
+        bad = np.flatnonzero(~((out > 0) & (out < 1)))  # nan fails too
+        if bad.size:
+            _check_h(out[bad[0]], int(bad[0]), f"h({self.name})")
         return out
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
@@ -228,9 +229,18 @@ class PhaseTypeAccess(AccessTime):
         return self.ph.mean
 
     def h(self, mu):
-        """h(mu) = beta (mu I - S)^{-1} S0, one ``PhaseType.laplace`` solve per entry of mu."""
+        """h(mu) = beta (mu I - S)^{-1} S0: the solves of ``PhaseType.laplace``, batched over the entries of mu."""
         mu = np.asarray(mu, dtype=float)
-        return np.asarray([self.ph.laplace(float(v)) for v in mu.ravel()]).reshape(mu.shape)
+        flat = mu.ravel()
+        n = self.ph.order
+        out = np.empty(flat.size)
+        # Stacked (block, n, n) systems; blocks bound the temporary to about 64 MB whatever the order.
+        block = max(1, (1 << 23) // (n * n))
+        for start in range(0, flat.size, block):
+            m = flat[start:start + block]
+            A = m[:, None, None] * np.eye(n) - self.ph.S
+            out[start:start + m.size] = np.linalg.solve(A, np.broadcast_to(self.ph.exit, (m.size, n))[..., None])[..., 0] @ self.ph.beta
+        return out.reshape(mu.shape)
 
     def h_mp(self, mu):
         """h(mu) = beta (mu I - S)^{-1} S0 by an mpmath LU solve at the caller's precision."""

@@ -10,8 +10,9 @@ and the CLI number them from 1).
 
 - :func:`optimal_frequencies`: the lower bound of Theorems 3.3/3.4 -- closed
   form x_i = ln h_i / sum ln h_j, C* = c0 (mu - nu + nu prod h) when c_i = c0
-  mu_i ((6), (10)); otherwise the KKT system (8)-(9) solved by bisection on
-  the multiplier, with the KKT residual reported.
+  mu_i ((6), (10)); otherwise the KKT system (8)-(9): x_i(lambda) page by
+  page (numba, :mod:`crawlmath.numeric.scheduling_kernels`), the multiplier
+  by safeguarded secant steps, with the KKT residual reported.
 - :func:`cyclic_cost`: the exact cost of a cyclic schedule, from (3) and
   Lemma 3.1.
 - :func:`randomized_cost`, :func:`randomized_optimal`: Lemma 4.1, Theorem 4.1.
@@ -34,7 +35,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize
 
 from .access_time import AccessTime, parse_access  # noqa: F401 - parse_access re-exported for callers
 from .errors import InvalidInput, SolverError, TooLarge
@@ -84,24 +85,28 @@ class Problem:
         return c0 if np.all(np.abs(ratio - c0) <= FLOAT_REL * c0) else None
 
 
+def _require_finite_positive(values: np.ndarray, name: str) -> None:
+    """InvalidInput naming the first entry of ``values`` that is not finite and > 0."""
+    bad = np.flatnonzero(~(np.isfinite(values) & (values > 0)))
+    if bad.size:
+        i = int(bad[0])
+        raise InvalidInput(name, "must be finite and > 0", value=float(values[i]), entry=i)
+
+
 def make_problem(rates, access: AccessTime, weights=None) -> Problem:
     """Validate ``rates`` (> 0), ``weights`` (> 0, same length; default the
     rates) and ``h_i`` in (0, 1)."""
     mu = np.atleast_1d(np.asarray(rates, dtype=float))
     if mu.ndim != 1 or mu.size == 0:
         raise InvalidInput("rates", "must be a non-empty vector", value=mu.shape)
-    for i, v in enumerate(mu):
-        if not (math.isfinite(v) and v > 0):
-            raise InvalidInput("rates", "must be finite and > 0", value=float(v), entry=i)
+    _require_finite_positive(mu, "rates")
     if weights is None:
         c = mu.copy()
     else:
         c = np.atleast_1d(np.asarray(weights, dtype=float))
         if c.shape != mu.shape:
             raise InvalidInput("weights", f"must have one entry per page ({mu.size})", value=c.size)
-        for i, v in enumerate(c):
-            if not (math.isfinite(v) and v > 0):
-                raise InvalidInput("weights", "must be finite and > 0", value=float(v), entry=i)
+        _require_finite_positive(c, "weights")
     if not isinstance(access, AccessTime):
         raise InvalidInput("access", "must be an AccessTime", value=type(access).__name__)
     return Problem(mu, c, access, access.h_checked(mu))
@@ -123,40 +128,127 @@ class FrequencyResult:
     valid_closed_form: bool = True  # (15)'s validity condition (Thm 4.1), for randomized
 
 
+# Pages per block when a generated float64 formula is evaluated over all pages:
+# the formula's temporaries then stay in cache and bounded at any N.
+_BLOCK = 1 << 16
+
+
+def _blocks(n: int):
+    for start in range(0, n, _BLOCK):
+        yield slice(start, min(start + _BLOCK, n))
+
+
 def lower_bound_objective(problem: Problem, x) -> float:
     """Objective (7): sum c_i r_i^LB(x_i) (Theorem 3.3), with r = 1 at x = 0."""
     x = np.asarray(x, dtype=float)
-    r = np.ones_like(x)
-    pos = x > 0
-    r[pos] = gen.rate_lower_bound(x[pos], problem.mean, problem.rates[pos], problem.h[pos])
-    return float(problem.weights @ r)
+    total = 0.0
+    for b in _blocks(x.size):
+        xb = x[b]
+        r = np.ones_like(xb)
+        pos = xb > 0
+        r[pos] = gen.rate_lower_bound(xb[pos], problem.mean, problem.rates[b][pos], problem.h[b][pos])
+        total += float(problem.weights[b] @ r)
+    return total
 
 
 def _kkt_lower_bound(problem: Problem, x: np.ndarray, lam: float) -> float:
     """Relative KKT residual of (8)-(9): stationarity for x_i > 0, dual
-    feasibility (dL/dx_i >= 0) at x_i = 0, and primal feasibility."""
-    scale = gen.page_threshold_multiplier(problem.weights, problem.rates, problem.nu)
+    feasibility (dL/dx_i >= 0) at x_i = 0, and primal feasibility.  (8) is
+    evaluated in its generated form, independently of the level form
+    P(2, u) = t that ``scheduling_kernels.frequencies_at`` solves."""
     res = abs(float(x.sum()) - 1.0)
-    for i in range(x.size):
-        if x[i] > 0:
-            g = float(gen.lagrangian_stationarity(x[i], problem.h[i], problem.weights[i], problem.rates[i], problem.nu, lam))
-            res = max(res, abs(g) / max(lam, scale[i]))
-        else:
+    for b in _blocks(x.size):
+        xb, h, c, mu = x[b], problem.h[b], problem.weights[b], problem.rates[b]
+        scale = gen.page_threshold_multiplier(c, mu, problem.nu)
+        pos = xb > 0
+        if pos.any():
+            g = gen.lagrangian_stationarity(xb[pos], h[pos], c[pos], mu[pos], problem.nu, lam)
+            res = max(res, float(np.max(np.abs(g) / np.maximum(lam, scale[pos]))))
+        if not pos.all():
             # (8) as x -> 0+ is lambda - c nu/mu (derive.scheduling.stationarity_at_zero):
             # dual feasibility needs lambda >= the page's threshold c nu/mu.
-            res = max(res, max(0.0, scale[i] - lam) / scale[i])
+            zero = scale[~pos]
+            res = max(res, float(np.max(np.maximum(0.0, zero - lam) / zero)))
     return res
 
 
-def _x_of_lambda(problem: Problem, lam: float) -> np.ndarray:
-    # (8) with y = h^{1/x} = e^{-u} is P(2, u) = t (derive.scheduling.stationarity_level),
-    # which scipy inverts accurately even for u -> 0; then x = -ln h / u.
-    t = gen.stationarity_level(lam, problem.weights, problem.rates, problem.nu)
-    x = np.zeros(problem.N)
-    inside = t < 1
-    u = special.gammaincinv(2.0, t[inside])
-    x[inside] = gen.optimal_frequency(problem.h[inside], -u)
-    return x
+# |sum x_i - 1| at which the multiplier iteration stops: x is then normalised,
+# which moves each x_i by this relative amount.
+_SUM_TOL = 1e-14
+
+
+def _multiplier(problem: Problem) -> tuple[float, np.ndarray, int]:
+    """(lambda, x(lambda), iterations) with sum x_i(lambda) = 1 (9).
+
+    S(lambda) = sum x_i(lambda) decreases from +inf to 0 at lambda =
+    max_i c_i nu/mu_i, and ln S is close to linear in ln lambda (x_i ~
+    lambda^{-1/2} while t_i is small).  Its root is found by a Newton step on
+    ln S from lambda = max_i c_i nu/mu_i / e and then secant steps on ln S
+    against ln lambda (the slope of S is unbounded where a page reaches its
+    threshold, so difference quotients serve better than derivatives there),
+    each kept inside the bracket [lo, hi] the iteration maintains by
+    bisection, until |S - 1| <= ``_SUM_TOL`` or the bracket closes to a
+    rounding unit (then :func:`_across_jump`).  Steps multiply lambda by
+    e^step rather than add to ln lambda, so lambda is resolved to its own
+    rounding unit (ln lambda's is |ln lambda| times coarser), which matters
+    where S is steep."""
+    from . import scheduling_kernels as kern  # numba: imported by the general-weights route only
+
+    eps = np.finfo(float).eps
+    tau = gen.stationarity_level(1.0, problem.weights, problem.rates, problem.nu)  # t_i = lambda tau_i
+    a = -np.log(problem.h)
+    x = np.empty(problem.N)
+    hi = float(np.max(gen.page_threshold_multiplier(problem.weights, problem.rates, problem.nu)))
+    lo = 0.0
+    lam, prev = hi / math.e, None
+    steps = [math.inf, math.inf]  # |steps| in ln lambda two and one iterations back
+    for iterations in range(1, 201):
+        total, slope = kern.frequencies_at(lam, tau, a, x)
+        if not (math.isfinite(total) and math.isfinite(slope)):
+            raise SolverError(f"optimal_frequencies: x(lambda) not finite at lambda = {lam!r}")
+        if abs(total - 1.0) <= _SUM_TOL:
+            return lam, x, iterations
+        g = math.log(total) if total > 0 else -math.inf
+        if total > 1.0:
+            lo = lam
+        else:
+            hi = lam
+        if prev is None:
+            step = g * total / slope if slope > 0 else math.nan
+        else:
+            step = -g * math.log(lam / prev[0]) / (g - prev[1]) if g != prev[1] else math.nan
+        if hi <= lo * (1 + 4 * eps):
+            return _across_jump(kern, lo, hi, tau, a, x, iterations)
+        step = math.copysign(max(abs(step), 2 * eps), step)  # move lambda by at least a rounding unit
+        prev = (lam, g)
+        nxt = lam * math.exp(step) if math.isfinite(step) else math.nan
+        # Bisect (in ln lambda) when the step leaves the bracket or is not half
+        # the step two iterations back (Brent's rule: secant steps crawling to
+        # a root next to a page's threshold, where x_i falls to 0 with
+        # unbounded slope).
+        if not lo < nxt < hi or abs(step) > 0.5 * steps[0]:
+            nxt = math.sqrt(lo) * math.sqrt(hi) if lo > 0 else hi * math.exp(-5.0)
+        steps = [steps[1], abs(math.log(nxt / lam))]
+        lam = nxt
+        if lam < math.exp(-700):
+            raise SolverError("optimal_frequencies: could not bracket the multiplier of (8)-(9)")
+    raise SolverError("optimal_frequencies: the multiplier iteration of (8)-(9) did not converge in 200 steps")
+
+
+def _across_jump(kern, lo: float, hi: float, tau, a, x, iterations: int) -> tuple[float, np.ndarray, int]:
+    """lo < hi a rounding unit or two apart with S(lo) > 1 > S(hi) beyond
+    ``_SUM_TOL``: a page's x_i falls to 0 between them too steeply for float64
+    (1 - t_i = (1 + u_i) e^{-u_i} stops at the rounding unit, so x_i = a_i/u_i
+    jumps from about a_i/37 to 0).  The optimum lies on the segment between
+    x(lo) and x(hi), both stationary to within a rounding unit of lambda:
+    returns their convex combination with sum 1 (and lambda = lo)."""
+    x_hi = np.empty_like(x)
+    s_hi, _ = kern.frequencies_at(hi, tau, a, x_hi)
+    s_lo, _ = kern.frequencies_at(lo, tau, a, x)
+    alpha = (1.0 - s_hi) / (s_lo - s_hi)
+    x *= alpha
+    x += (1.0 - alpha) * x_hi
+    return lo, x, iterations + 2
 
 
 def _delivered(problem: Problem, res: FrequencyResult) -> FrequencyResult:
@@ -179,8 +271,10 @@ def _delivered(problem: Problem, res: FrequencyResult) -> FrequencyResult:
 def optimal_frequencies(problem: Problem) -> FrequencyResult:
     """The frequencies minimising (7) and C*.
 
-    c_i = c0 mu_i: closed form (10) and (6).  General c_i: lambda found by
-    Brent's method on log lambda so that (9) holds, x_i(lambda) from (8)."""
+    c_i = c0 mu_i: closed form (10) and (6).  General c_i: x_i(lambda) from
+    (8) page by page (``scheduling_kernels.level_root``), lambda by
+    safeguarded secant steps on ln sum x_i(lambda) = 0 so that (9) holds
+    (:func:`_multiplier`); the KKT residual is evaluated on (8) as derived."""
     c0 = problem.c0
     if c0 is not None:
         S = float(np.log(problem.h).sum())  # ln y* = sum ln h_i, and prod h_i = e^S
@@ -188,18 +282,10 @@ def optimal_frequencies(problem: Problem) -> FrequencyResult:
         cstar = float(gen.cstar(c0, problem.mu, problem.nu, math.exp(S)))
         lam = float(gen.lower_bound_multiplier(c0, problem.nu, S))
         return _delivered(problem, FrequencyResult(x, cstar, "closed form (10), (6)", 0, _kkt_lower_bound(problem, x, lam), lam))
-    top = float(np.max(gen.page_threshold_multiplier(problem.weights, problem.rates, problem.nu)))
-    f = lambda s: _x_of_lambda(problem, math.exp(s)).sum() - 1.0  # noqa: E731 - decreasing in s
-    lo = math.log(top) - 1.0
-    while f(lo) < 0:
-        lo -= 5.0
-        if lo < -700:
-            raise SolverError("optimal_frequencies: could not bracket the multiplier of (8)-(9)")
-    s, info = optimize.brentq(f, lo, math.log(top), xtol=1e-15, rtol=4 * np.finfo(float).eps, full_output=True)
-    lam = math.exp(s)
-    x = _x_of_lambda(problem, lam)
-    x = x / x.sum()
-    return _delivered(problem, FrequencyResult(x, lower_bound_objective(problem, x), "KKT (8)-(9), Brent on log lambda", info.iterations, _kkt_lower_bound(problem, x, lam), lam))
+    lam, x, iterations = _multiplier(problem)
+    x /= x.sum()
+    return _delivered(problem, FrequencyResult(x, lower_bound_objective(problem, x), "KKT (8)-(9), safeguarded secant on ln lambda",
+                                               iterations, _kkt_lower_bound(problem, x, lam), lam))
 
 
 # ---------------------------------------------------------------- cyclic schedules
@@ -267,9 +353,10 @@ def randomized_cost(frequencies, problem: Problem) -> CostResult:
     f = np.asarray(frequencies, dtype=float)
     if f.shape != problem.rates.shape:
         raise InvalidInput("frequencies", f"must have one entry per page ({problem.N})", value=f.size)
-    for i, v in enumerate(f):
-        if not (math.isfinite(v) and 0 < v <= 1):
-            raise InvalidInput("frequencies", "entries must lie in (0, 1]", value=float(v), entry=i)
+    bad = np.flatnonzero(~((f > 0) & (f <= 1)))  # nan and inf fail too
+    if bad.size:
+        i = int(bad[0])
+        raise InvalidInput("frequencies", "entries must lie in (0, 1]", value=float(f[i]), entry=i)
     if abs(f.sum() - 1) > STRUCTURE_ABS:
         raise InvalidInput("frequencies", "must sum to 1", value=float(f.sum()))
     r = gen.randomized_rate(f, problem.mean, problem.rates, problem.h)

@@ -65,3 +65,18 @@ def test_parse_access_errors_name_access(spec):
 def test_uniform_h_is_between_endpoint_transforms(a, w, mu):
     U = Uniform(a, a + w)
     assert math.exp(-mu * (a + w)) <= float(U.h(mu)) <= math.exp(-mu * a)
+
+
+def test_phase_type_h_batched_matches_single_solves():
+    X = PhaseTypeAccess([0.6, 0.3, 0.1], [[-2.0, 1.5, 0.0], [0.0, -1.0, 0.5], [0.2, 0.0, -3.0]])
+    mu = np.exp(np.random.default_rng(2).normal(0.0, 2.0, 40)).reshape(5, 8)
+    single = np.array([[X.ph.laplace(float(v)) for v in row] for row in mu])
+    assert X.h(mu).shape == (5, 8)
+    assert np.max(np.abs(X.h(mu) - single) / single) <= 1e-14
+
+
+def test_h_checked_names_first_bad_entry():
+    bad = LaplaceAccess(lambda m: 1.5 if m > 2 else 0.5, 1.0)
+    with pytest.raises(InvalidInput) as e:
+        bad.h_checked([1.0, 3.0, 4.0])
+    assert e.value.entry == 1

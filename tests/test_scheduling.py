@@ -137,3 +137,87 @@ def test_cli_json_keys_and_errors(capsys):
         assert main(["schedule", *bad]) == 2
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and err.startswith("crawlmath: error:")
+
+
+def _per_page_reference(p):
+    """The KKT system (8)-(9) solved the plain way: for each page, Brent on
+    (8) itself (the generated stationarity in x, not its level form), then
+    Brent on the multiplier for sum x_i = 1."""
+    from scipy import optimize
+
+    from crawlmath.numeric.generated import scheduling as gen
+
+    def x_page(i, lam):
+        if lam >= p.weights[i] * p.nu / p.rates[i]:
+            return 0.0  # (8) at x -> 0+ is lambda - c nu/mu >= 0: the page is left out
+        g = lambda v: float(gen.lagrangian_stationarity(v, p.h[i], p.weights[i], p.rates[i], p.nu, lam))  # noqa: E731
+        lo, hi = 1e-300, 1.0
+        while g(hi) < 0:
+            hi *= 2
+        return optimize.brentq(g, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps)
+
+    def total(s):
+        return sum(x_page(i, np.exp(s)) for i in range(p.N)) - 1.0
+
+    top = float(np.log(np.max(p.weights * p.nu / p.rates)))
+    lo = top - 1
+    while total(lo) < 0:
+        lo -= 5
+    s = optimize.brentq(total, lo, top, xtol=1e-15, rtol=4 * np.finfo(float).eps)
+    x = np.array([x_page(i, np.exp(s)) for i in range(p.N)])
+    return x / x.sum(), np.exp(s)
+
+
+@pytest.mark.parametrize("X", LAWS[:3] + LAWS[4:], ids=lambda X: type(X).__name__)
+def test_vectorised_kkt_matches_per_page_reference(X):
+    rng = np.random.default_rng(7)
+    mu = np.exp(rng.uniform(-4.0, -1.0, 25))
+    c = mu * np.exp(rng.normal(0.0, 0.8, 25))  # general weights: c_i / mu_i spans about 2 decades; 7 to 10 pages left out
+    p = s.make_problem(mu, X, c)
+    res = s.optimal_frequencies(p)
+    x_ref, lam_ref = _per_page_reference(p)
+    assert res.method.startswith("KKT") and 0 < np.count_nonzero(res.frequencies) < p.N  # some pages left out
+    assert np.array_equal(res.frequencies > 0, x_ref > 0)
+    assert np.max(np.abs(res.frequencies - x_ref)) <= 1e-10
+    assert abs(res.multiplier - lam_ref) <= 1e-10 * lam_ref
+    assert abs(res.lower_bound - s.lower_bound_objective(p, x_ref)) <= 1e-10 * res.lower_bound
+
+
+def test_level_root_against_mpmath():
+    import mpmath
+
+    from crawlmath.numeric import scheduling_kernels as kern
+
+    ts = np.concatenate([10.0 ** np.linspace(-320, -0.7, 120), np.linspace(0.2, 0.99, 60), 1 - 10.0 ** np.linspace(-1, -15.5, 60),
+                         [kern.SMALL_LEVEL, np.nextafter(kern.SMALL_LEVEL, 1.0), 5e-324]])
+    with mpmath.workdps(40):
+        for t in ts:
+            u, growth = kern.level_root(float(t), kern.R_SERIES)
+            v = mpmath.mpf(u)
+            for _ in range(50):  # Newton on P(2, v) = t in 40 digits from the float root
+                step = (mpmath.gammainc(2, 0, v, regularized=True) - mpmath.mpf(t)) / (v * mpmath.exp(-v))
+                v -= step
+                if abs(step) < mpmath.mpf(10) ** -36 * v:
+                    break
+            assert abs(u - v) <= 4e-16 * v, (t, u, v)
+            assert abs(growth - t * mpmath.exp(v) / v**2) <= 1e-7 * growth, t
+
+
+def test_multiplier_at_a_threshold_within_rounding():
+    # Page 2 (h = 8.5e-212) leaves the optimum within a rounding unit of lambda:
+    # in float64 its x jumps from ln(1/h)/37 to 0 there, so S(lambda) = 1 has no
+    # representable root.  The result must still be stationary, and better
+    # than either side of the jump normalised to sum 1 (by 1e-8 here: the
+    # optimum lies between them).
+    from crawlmath.numeric import scheduling_kernels as kern
+
+    mu = [7.347587000757234e-11, 7.991088711498175e-10, 182392.69974002187, 0.2008716271362135, 53886671.03393754]
+    c = [649165949129.1776, 7.599475784597178e-11, 385986365032.1069, 3.5442776919257494e-11, 0.0010150784331708037]
+    p = s.make_problem(mu, Gamma(36.0, 0.25), c)
+    res = s.optimal_frequencies(p)
+    assert res.residual <= 1e-12 and 0 < res.frequencies[2] < 1
+    tau = p.rates / (p.weights * p.nu)
+    for lam in (res.multiplier, np.nextafter(res.multiplier, np.inf)):
+        x = np.empty(p.N)
+        kern.frequencies_at(lam, tau, -np.log(p.h), x)
+        assert res.lower_bound < s.lower_bound_objective(p, x / x.sum()) * (1 - 1e-9)
