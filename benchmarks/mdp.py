@@ -12,15 +12,29 @@ plus Figures 1.5–1.7 (N = 16), each solved
 
 Prints one line per instance and the totals.  Run: ``python benchmarks/mdp.py``
 (``--no-toolbox`` to skip the comparison, ``--quick`` for the figures only).
+
+``--storm``: the anchor.  On the figure instances (Figs 1.5–1.7) the
+``--digits`` route (:func:`certified_gain` at 30 digits after policy
+iteration) against the Storm model checker's exact long-run average
+``R{"cost"}min=? [ LRA ]`` (stormpy, not a dependency: ``pip install stormpy``;
+skipped with a message when missing), Storm optimising the MDP itself from a
+PRISM text written here from the rules of §1.2.2; both values, the digits
+agreed, whether Storm's rational equals :func:`gain_exact`'s, and the time
+ratio.  ``--scale``: the two large instances of issue 15 (λ = 0.05, K = 120,
+N = 480 and K = 60, N = 240), old float route against the certified route
+(gain, bounds, relative width, time) and the ``--digits`` 20 / 30 times.
 """
 from __future__ import annotations
 
 import argparse
 import time
+from fractions import Fraction
 
+import mpmath
 import numpy as np
 
 from crawlmath.numeric import mdp as M
+from crawlmath.numeric.tolerance import digits_agreed
 from crawlmath.proofs.tables.liu_nain_dynamic import TABLE_1_2, TABLE_1_3, parse
 
 
@@ -52,12 +66,121 @@ def toolbox_rvi(m: M.CrawlerMDP, epsilon: float):
     return -solver.average_reward, solver.iter, time.perf_counter() - t
 
 
+def prism_program(lam: float, mu: float, K: int, N: int, gamma: float) -> str:
+    """The crawler MDP of §1.2.2 (corrected law) as a PRISM text: states (q, r, s), actions a = 0/1 per event
+    type with the allowed sets A_x, the cost (1.13) as state rewards, exact rational constants."""
+    def rational(x: float) -> str:
+        f = Fraction(str(x))
+        return f"{f.numerator}/{f.denominator}"
+
+    def update(qp: str, rp: str) -> str:
+        # next event type from the post-decision (q', r'), as in CrawlerMDP.successors
+        return (f"(({qp})>0 ? mu : 0)/nu : (q'={qp})&(r'={rp})&(s'=0) + lam*({rp})/nu : (q'={qp})&(r'={rp})&(s'=1) + "
+                f"(lam*(N-({rp})) + (({qp})=0 ? mu : 0))/nu : (q'={qp})&(r'={rp})&(s'=2)")
+
+    return "\n".join([
+        "mdp", f"const double lam = {rational(lam)};", f"const double mu = {rational(mu)};",
+        f"const double gamma = {rational(gamma)};", f"const int K = {K};", f"const int N = {N};",
+        "formula nu = lam*N + mu;", "module crawler", "  q : [0..K] init 1;", "  r : [0..N] init 1;", "  s : [0..2] init 1;",
+        f"  [d0] s=0 & q>0 & !(q=1 & r=0) -> {update('q-1', 'r')};",
+        f"  [d1] s=0 & q>0 -> {update('q-1', 'min(r+1,N)')};",
+        f"  [a0] s=1 & r>0 -> {update('min(q+1,K)', 'r-1')};",
+        f"  [a1] s=1 & r>0 -> {update('min(q+1,K)', 'r')};",
+        f"  [f0] s=2 & !(q=0 & r=0) -> {update('q', 'r')};",
+        "endmodule", 'rewards "cost"', "  q=0 : gamma;", "  q=K & s=1 : nu;", "endrewards"])
+
+
+def storm_exact_gain(lam: float, mu: float, K: int, N: int, gamma: float) -> tuple[Fraction, int, float]:
+    """(optimal long-run average cost as a Fraction, states built, seconds) from Storm in exact mode."""
+    import tempfile
+
+    import stormpy
+
+    with tempfile.NamedTemporaryFile("w", suffix=".prism", delete=False) as f:
+        f.write(prism_program(lam, mu, K, N, gamma))
+    t = time.perf_counter()
+    program = stormpy.parse_prism_program(f.name)
+    props = stormpy.parse_properties('R{"cost"}min=? [ LRA ]', program)
+    model = stormpy.build_model[stormpy.Rational](program, props)
+    result = stormpy.model_checking(model, props[0], environment=stormpy.environments.exact())
+    value = result.get_value(model.initial_states[0])
+    seconds = time.perf_counter() - t
+    return Fraction(str(value)), model.nr_states, seconds
+
+
+def storm_anchor(digits: int = 30, repeat: int = 3) -> None:
+    """Figs 1.5–1.7: our --digits route against Storm's exact LRA (see the module docstring)."""
+    try:
+        import stormpy  # noqa: F401
+    except ImportError:
+        print("stormpy not installed (pip install stormpy): Storm anchor skipped")
+        return
+    print(f"\nStorm anchor (exact mode) vs crawlmath --digits {digits} on Figs 1.5-1.7 (lam=0.1, mu=1, K=5, N=16)")
+    print(f"{'gamma':>5} {'ours (' + str(digits) + ' digits)':>36} {'Storm (exact rational)':>36} {'agreed':>6} "
+          f"{'=exact':>6} {'ours s':>7} {'Storm s':>8} {'Storm/ours':>10}")
+    for gamma in (1.0, 1.4, 2.0):
+        m = M.CrawlerMDP(0.1, 1.0, 5, 16, gamma)
+        ours, theirs = [], []
+        for _ in range(repeat):  # alternate the two routes in one process; medians are reported
+            t = time.perf_counter()
+            cert = M.certified_gain(m, M.policy_iteration(m).policy, digits=digits)
+            ours.append(time.perf_counter() - t)
+            storm, states, seconds = storm_exact_gain(0.1, 1.0, 5, 16, gamma)
+            theirs.append(seconds)
+        ours_s, storm_s = float(np.median(ours)), float(np.median(theirs))
+        exact = M.gain_exact(m, cert.policy).gain
+        with mpmath.workdps(digits + 20):
+            a = mpmath.mpf(cert.value.numerator) / cert.value.denominator
+            b = mpmath.mpf(storm.numerator) / storm.denominator
+            agreed = digits_agreed(a, b)
+            storm_text = mpmath.nstr(b, digits)
+        print(f"{gamma:5g} {cert.text:>36} {storm_text:>36} {min(agreed, digits + 2):6.0f} {str(storm == exact):>6} "
+              f"{ours_s:7.2f} {storm_s:8.2f} {storm_s / ours_s:10.0f}   ({states} states built by Storm; "
+              f"median of {repeat})", flush=True)
+
+
+def scale_section() -> None:
+    """Issue 15's large instances: the old float route against the certified one."""
+    print("\nScale (lam=0.05, mu=1, gamma=1): old float policy iteration vs certified (exact improvement, GTH, "
+          "exact Odoni bounds)")
+    print(f"{'K':>4} {'N':>4} {'states':>7} {'route':>9} {'gain':>12} {'lower':>12} {'upper':>12} {'rel width':>9} "
+          f"{'changes':>7} {'s':>7}")
+    for K, N in ((60, 240), (120, 480)):
+        m = M.CrawlerMDP(0.05, 1.0, K, N, 1.0)
+        t = time.perf_counter()
+        old = M.policy_iteration(m, certify=False)
+        t_old = time.perf_counter() - t
+        t = time.perf_counter()
+        new = M.policy_iteration(m)
+        t_new = time.perf_counter() - t
+        for name, sol, sec in (("float", old, t_old), ("certified", new, t_new)):
+            lo, hi = sol.gain_bounds
+            width = (hi - lo) / abs(sol.gain) if sol.gain else float("inf")
+            changes = sol.certificate.changes if sol.certificate else 0
+            print(f"{K:4d} {N:4d} {m.n:7d} {name:>9} {sol.gain:12.5e} {lo:12.5e} {hi:12.5e} {width:9.1e} {changes:7d} "
+                  f"{sec:7.1f}", flush=True)
+        for digits in (20, 30):
+            t = time.perf_counter()
+            c = M.certified_gain(m, new.policy, digits=digits)
+            print(f"{'':4} {'':4} {'':7} {'--digits':>9} {digits}: {c.text}  in {time.perf_counter() - t:.1f} s "
+                  f"(after policy iteration), bounds relative width "
+                  f"{float((c.policy_bounds[1] - c.policy_bounds[0]) / c.value):.1e}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-toolbox", action="store_true")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--epsilon", type=float, default=1e-8, help="pymdptoolbox span stopping threshold")
+    ap.add_argument("--storm", action="store_true", help="only the Storm anchor on Figs 1.5-1.7")
+    ap.add_argument("--scale", action="store_true", help="only the large instances of issue 15")
     args = ap.parse_args()
+    if args.storm or args.scale:
+        if args.storm:
+            storm_anchor()
+        if args.scale:
+            scale_section()
+        return
     have_tb = not args.no_toolbox
     if have_tb:
         try:

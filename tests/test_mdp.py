@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -62,6 +63,7 @@ def test_stationary_distribution(m):
     assert float(pi @ m.cost) == pytest.approx(s.gain, rel=1e-9)
     assert s.gain == pytest.approx(s.starvation * m.gamma + s.loss_rate, rel=1e-9)
     assert s.n_min <= s.n_mean <= s.n_max
+    assert 0 <= s.gain_bounds[0] <= s.gain <= s.gain_bounds[1]
 
 
 @settings(max_examples=15, deadline=None)
@@ -211,3 +213,84 @@ def test_rvi_bad_options(kw, arg):
     with pytest.raises(InvalidInput) as e:
         M.relative_value_iteration(M.CrawlerMDP(0.1, 1, 5, 4, 1.0), **kw)
     assert e.value.argument == arg
+
+
+# ------------------------------------------------------------ tiny gains (issue 15)
+
+
+def exact_fraction(m, policy):
+    g = M.gain_exact(m, policy).gain
+    return Fraction(g.numerator, g.denominator)
+
+
+def test_tiny_gain_certified_against_exact_rationals():
+    """λ = 0.3, K = 30, N = 60, γ = 0.4: θ* ≈ 2.6e-19.  The float route's policy is 7 orders of
+    magnitude worse (float ties hide the better actions); the certified route finds the optimum, and its
+    bounds bracket the exact rational gain (python-flint, on the continuous-time chain) of its policy."""
+    m = M.CrawlerMDP(0.3, 1, 30, 60, 0.4)
+    sol = M.policy_iteration(m)
+    cert = sol.certificate
+    lo, hi = cert.bounds
+    exact = exact_fraction(m, sol.policy)
+    assert 0 < lo <= exact <= hi
+    assert sol.gain_bounds[0] <= float(exact) <= sol.gain_bounds[1]
+    assert (hi - lo) / exact < 1e-9 and cert.relative_width < 1e-9
+    assert abs(Fraction(sol.gain) - exact) / exact < 1e-12
+    float_route = M.policy_iteration(m, certify=False)
+    worse = exact_fraction(m, float_route.policy)
+    assert worse > 1e6 * hi  # the float policy is far from optimal ...
+    assert lo <= worse  # ... and the lower bound holds for every policy
+    assert cert.changes > 0 and cert.improvement <= M.TARGET_REL_WIDTH
+
+
+def test_tiny_gain_digits_two_routes():
+    m = M.CrawlerMDP(0.3, 1, 30, 60, 0.4)
+    sol = M.policy_iteration(m)
+    c = M.certified_gain(m, sol.policy, digits=30)
+    exact = exact_fraction(m, c.policy)
+    assert c.policy_bounds[0] <= exact <= c.policy_bounds[1]
+    with mpmath.workdps(50):
+        assert digits_agreed(mpmath.mpf(c.text), mpmath.mpf(exact.numerator) / exact.denominator) >= 29.5
+    hp = M.gain_hp(m, sol.policy, dps=40)
+    with mpmath.workdps(50):
+        assert digits_agreed(hp.gain, mpmath.mpf(exact.numerator) / exact.denominator) >= 38
+
+
+def test_gth_levels_relative_accuracy_on_a_skip_free_chain():
+    """A birth-death chain whose π spans 180 orders of magnitude: every entry to ~1e-14 relative,
+    and refine_stationary takes it to 40 digits (closed form π_k ∝ (λ/μ)^k)."""
+    from crawlmath.numeric.ctmc import gth_levels, refine_stationary
+
+    n, lam, mu = 30, 3, 7 * 10**6
+    src = [i if j == 0 else i + 1 for i in range(n - 1) for j in (0, 1)]
+    dst = [i + 1 if j == 0 else i for i in range(n - 1) for j in (0, 1)]
+    w = [lam if j == 0 else mu for i in range(n - 1) for j in (0, 1)]
+    R = np.zeros((n, n))
+    R[src, dst] = w
+    pi = gth_levels(R, np.arange(n))
+    exact = [Fraction(lam, mu) ** k for k in range(n)]
+    total = sum(exact)
+    assert max(abs(p / float(e / total) - 1) for p, e in zip(pi, exact)) < 1e-13
+    ref = refine_stationary(src, dst, w, pi, 40)
+    mass = sum(ref.mass)
+    assert max(abs(Fraction(int(x), int(mass)) / (e / total) - 1) for x, e in zip(ref.mass, exact)) < Fraction(1, 10**40)
+
+
+def test_gth_levels_refuses_a_level_skip():
+    from crawlmath.numeric.ctmc import gth_levels
+
+    R = np.array([[0, 1.0, 1.0], [1.0, 0, 1.0], [1.0, 1.0, 0]])
+    with pytest.raises(InvalidInput) as e:
+        gth_levels(R, [0, 1, 2])
+    assert e.value.argument == "rates"
+
+
+def test_cli_tiny_gain_digits(capsys):
+    argv = ["mdp", "--lam", "0.3", "--mu", "1", "--K", "30", "--N", "60", "--gamma", "0.4", "--digits", "25", "--json"]
+    assert main(argv) == 0
+    d = json.loads(capsys.readouterr().out)
+    exact = exact_fraction(M.CrawlerMDP(0.3, 1, 30, 60, 0.4), M.policy_iteration(M.CrawlerMDP(0.3, 1, 30, 60, 0.4)).policy)
+    lo, hi = d["gain_bounds"]
+    assert 0 < lo <= float(exact) <= hi and d["gain_bounds_relative_width"] < 1e-9
+    with mpmath.workdps(40):
+        assert digits_agreed(mpmath.mpf(d["gain_hp"]["value"]), mpmath.mpf(exact.numerator) / exact.denominator) >= 24.5

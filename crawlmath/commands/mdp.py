@@ -1,7 +1,7 @@
 """``crawlmath mdp``: the optimal dynamic crawler-activation policy (Liu–Nain §1.2.2)."""
 from __future__ import annotations
 
-from ._common import inputs, integer, number, print_json, require_finite_output
+from ._common import Progress, add_progress_option, inputs, integer, number, print_json, progress_wanted, require_finite_output
 
 NAME = "mdp"
 HELP = "Solve the dynamic crawler-activation MDP (Liu–Nain §1.2.2): optimal cost, crawler counts, switching curves."
@@ -11,6 +11,7 @@ crawlmath mdp --lam 0.05 --mu 1 --K 15 --N auto --gamma 2.4 --json # Table 1.3 r
 crawlmath mdp --lam 0.1 --mu 1 --K 5 --N 16 --gamma 2 --method rvi            # Fig 1.7: 256 iterations
 crawlmath mdp --lam 0.1 --mu 1 --K 5 --N 16 --gamma 2 --method rvi --reference 0,16,2 --h0 cost
 crawlmath mdp --lam 0.1 --mu 1 --K 5 --N 16 --gamma 1.4 --digits 35  # gain to 35 digits, two routes
+crawlmath mdp --lam 0.05 --mu 1 --K 120 --N 480 --gamma 1 --digits 30  # a tiny gain (2.1e-52), certified
 """
 
 
@@ -48,8 +49,10 @@ def add_arguments(p):
     p.add_argument("--h0", choices=("zero", "cost"), default="zero",
                    help="h_0 of Prop. 6 (rvi only): zero (default) or the one-step cost c")
     p.add_argument("--digits", type=integer("--digits"), default=None,
-                   help="also give the gain to D significant digits (mixed-precision refinement, cross-checked exactly when small)")
+                   help="also give the gain to D significant digits (refined stationary law inside exact Odoni bounds "
+                        "10^-(D+2) wide; cross-checked in exact rationals when the recurrent class is small)")
     p.add_argument("--json", action="store_true", help="print one JSON object (the inputs echoed under \"inputs\")")
+    add_progress_option(p)
 
 
 # units of the arguments echoed under "inputs" (Liu–Nain §1.2.2)
@@ -98,9 +101,13 @@ def run(args) -> int:
         out["reference_state"] = list(rep.rvi.reference)
         out["h0"] = rep.rvi.h0
         out["evaluations_of_T"] = rep.rvi.evaluations
+    cert = rep.solution.certificate if args.method == "exact" else None
+    if cert is not None:
+        out["gain_bounds_relative_width"] = cert.relative_width
+        out["exact_improvement"] = {"changes": cert.changes, "largest_remaining": cert.improvement}
     hp = None
     if args.digits:
-        hp = _high_precision(M, rep, args.digits)
+        hp = _high_precision(M, rep, args.digits, progress_wanted(args))
         out["gain_hp"] = hp
     require_finite_output(out)
     if args.json:
@@ -111,7 +118,13 @@ def run(args) -> int:
     if rep.rvi:
         print(f"RVI reading       x̂={rep.rvi.reference}, h_0={rep.rvi.h0}, τ={rep.rvi.tau:g}: stop at k={rep.rvi.iterations} "
               f"(Figs 1.5-1.7 print k), {rep.rvi.evaluations} evaluations of T (Table 1.2 prints this); C_d = T(h_k)(x̂)")
-    print(f"gain bounds       [{rep.gain_bounds[0]:.10g}, {rep.gain_bounds[1]:.10g}]  (min/max of T(h) - h)")
+    if cert is not None:
+        print(f"gain bounds       [{rep.gain_bounds[0]:.10g}, {rep.gain_bounds[1]:.10g}]  (valid: min T(h) - h <= θ* <= "
+              f"max over the recurrent class of c + P h - h, exact rationals; relative width {cert.relative_width:.1e})")
+        if cert.changes:
+            print(f"exact improvement {cert.changes} actions changed after float policy iteration (float ties hid them)")
+    else:
+        print(f"gain bounds       [{rep.gain_bounds[0]:.10g}, {rep.gain_bounds[1]:.10g}]  (min/max of T(h) - h)")
     print(f"starvation, loss  {rep.starvation:.6g}, {rep.loss_rate:.6g}")
     print(f"N_min, N-bar, N_max  {rep.n_min}, {rep.n_mean:.2f}, {rep.n_max}   (largest r visited: {rep.n_max_recurrent})")
     print(f"switching curve   {'monotone' if rep.monotone else 'NOT a monotone switching curve'}")
@@ -119,24 +132,27 @@ def run(args) -> int:
     print(f"  f1(r), r=0..N   {rep.f1}")
     if hp:
         print(f"gain ({hp['digits']} digits)  {hp['value']}   [{hp['method']}]")
+        print(f"  certified in    [{hp['bounds'][0]}, {hp['bounds'][1]}]")
     return 0
 
 
-# Measured on this code (2 shared cores): policy iteration needs ~1.8 KB and
-# ~3e-5 s per state (K = 200, N = 1000: 603k states, 1.0 GiB, 20 s); the
-# high-precision refinement gains >= 12 digits per step and costs ~6e-5 s per
-# state and step at 100 digits, growing with the digits.  Estimates use ~3x.
-BYTES_PER_STATE, SECONDS_PER_STATE = 2000, 1e-4
+# Measured on this code (2 shared cores): policy iteration with the exact
+# certification needs ~2 KB and ~2e-4 s per state (K = 120, N = 480: 174k
+# states, ~0.3 GiB, ~30 s); each --digits step of the exact bias refinement
+# (~50 bits) costs ~1e-5 s per state, and the steps grow with the digits
+# asked and with -log10 of the gain.  Estimates use ~3x.
+BYTES_PER_STATE, SECONDS_PER_STATE = 4000, 5e-4
+DIGITS_SECONDS_PER_STATE_STEP = 3e-5
 
 
 def _refinement_steps(digits: int) -> int:
-    return digits // 12 + 4
+    # 50 bits of the bias per step, for D digits of a gain that may be 10^-60 small
+    return (digits + 60) * 10 // 3 // 50 + 3
 
 
 def check_cost(M, K: int, N, digits) -> None:
     """Refuse (TooLarge) before building the MDP: 3(K+1)(N+1) states (N = 'auto'
     starts at 2 N_s + 10 >= 10), blaming the argument that makes it large."""
-    from ..numeric.errors import TooLarge
     from ..numeric.validate import require_memory, require_seconds
 
     n_lo = 10 if N == "auto" else N
@@ -144,31 +160,37 @@ def check_cost(M, K: int, N, digits) -> None:
     blame, value = ("--K", K) if N == "auto" or K >= N else ("--N", N)
     what = f"3(K+1)(N+1) = {states} states" + (" (N = auto, N >= 10)" if N == "auto" else "")
     if states > M.MAX_STATES:
+        from ..numeric.errors import TooLarge
+
         raise TooLarge(blame, f"{what} exceed the solver's limit {M.MAX_STATES}", value=value)
-    require_memory(BYTES_PER_STATE * states, blame, what, value=value)
+    require_memory(BYTES_PER_STATE * states * (1 + (digits or 0) / 100), blame, what, value=value)
     require_seconds(SECONDS_PER_STATE * states, blame, what, value=value)
     if digits:
-        seconds = SECONDS_PER_STATE * states * _refinement_steps(digits) * (1 + digits / 500)
+        seconds = DIGITS_SECONDS_PER_STATE_STEP * states * _refinement_steps(digits) * (1 + digits / 100)
         require_seconds(seconds, "--digits", f"{digits} digits on {what}", value=digits)
 
 
-def _high_precision(M, rep, digits: int) -> dict:
+def _high_precision(M, rep, digits: int, show_progress: bool) -> dict:
+    """The gain to ``digits`` digits by :func:`certified_gain` (two routes inside exact bounds), and
+    in exact rationals (python-flint) when the recurrent class is small enough."""
     import mpmath
 
     from ..numeric.errors import TooLarge
     from ..numeric.tolerance import digits_agreed
 
     sol = rep.solution
-    a = M.gain_hp(sol.mdp, sol.policy, dps=digits + 5, max_steps=_refinement_steps(digits))
-    with mpmath.workdps(digits + 5):
-        value = mpmath.nstr(a.gain, digits)
-        method, agreed = a.method, None
+    with Progress("mdp: exact bias refinement", enabled=show_progress, unit="bit") as bar:
+        # under --method rvi the digits are those of the RVI policy's gain, as before
+        c = M.certified_gain(sol.mdp, sol.policy, digits=digits, improve=sol.method != "rvi", progress=bar)
+    method = c.method
+    with mpmath.workdps(digits + 10):
+        lo, hi = (mpmath.nstr(mpmath.mpf(b.numerator) / b.denominator, digits + 3) for b in c.policy_bounds)
         try:
-            b = M.gain_exact(sol.mdp, sol.policy)
-            bm = mpmath.mpf(b.gain.numerator) / b.gain.denominator
-            agreed = digits_agreed(a.gain, bm)
-            value = mpmath.nstr(bm, digits)
-            method = f"{b.method}; refinement agrees to {min(agreed, digits + 5):.0f} digits"
+            b = M.gain_exact(sol.mdp, c.policy)
+            agreed = digits_agreed(mpmath.mpf(c.value.numerator) / c.value.denominator,
+                                   mpmath.mpf(b.gain.numerator) / b.gain.denominator)
+            method += f"; exact rational (python-flint) agrees to {min(agreed, digits + 2):.0f} digits"
         except TooLarge:
-            method += " (recurrent class too large for the exact cross-check)"
-    return {"value": value, "digits": digits, "method": method}
+            method += "; recurrent class too large for the exact-rational cross-check"
+    return {"value": c.text, "digits": digits, "method": method, "bounds": [lo, hi],
+            "relative_width": float((c.policy_bounds[1] - c.policy_bounds[0]) / c.value)}
