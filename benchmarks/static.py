@@ -1,16 +1,74 @@
-"""Time to reproduce Liu–Nain Table 1.1 (50 cells: N(gamma, K), lambda = 0.01, mu = 1)
-in float64 and at 50 digits.  Prints figures; asserts nothing about speed.
+"""Speed of the static M/M/1/K solver (Liu–Nain §1.2.1).  Prints figures;
+asserts nothing about speed.
+
+1. Per call: ``static_optimum(lam, mu, gamma, K)`` (float64, rho to full
+   accuracy) against a plain SciPy baseline on the same inputs in the same
+   process: ``scipy.optimize.minimize_scalar`` (Brent, default tolerance) on
+   the cost (1.4) written in Python floats, then N = floor or ceil of
+   rho mu/lam by comparing costs.  The ratio is crawlmath / baseline
+   (issue 15's target: <= 1).
+2. Table 1.1 (50 cells, lambda = 0.01, mu = 1) in float64 and at 50 digits.
+3. Start-up: the whole ``crawlmath static ... --json`` process against
+   ``python -c "import numpy"`` and the 0.5 s target (see startup.py).
 
     python benchmarks/static.py
 """
 import math
+import statistics
+import sys
 import time
+from pathlib import Path
 
 from crawlmath.numeric.static_mm1k import static_optimum
 from crawlmath.proofs.tables.liu_nain_static import TABLE_1_1, TABLE_1_1_K
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import startup  # noqa: E402 - the sibling benchmark script
+
+PER_CALL_INPUTS = [(0.05, 1.0, 2.4, 15), (0.01, 1.0, 0.5, 10), (0.1, 1.0, 1.2, 5), (0.01, 1.0, 3.0, 50)]
+
+
+def cost_1_4(rho, gamma, K, mu):
+    """C(rho, gamma, K) of (1.4) in Python floats (its limit (gamma + mu)/(K + 1) at rho = 1): the baseline's objective."""
+    if rho == 1:
+        return (gamma + mu) / (K + 1)
+    p = rho ** (K + 1)
+    return (gamma + mu * p) * (rho - 1) / (p - 1)
+
+
+def baseline(lam, mu, gamma, K):
+    """N(gamma, K) the plain way: minimise (1.4) over rho with scipy, then the better of floor/ceil."""
+    from scipy.optimize import minimize_scalar
+
+    rho = minimize_scalar(cost_1_4, bracket=(0.5, 0.9), args=(gamma, K, mu)).x
+    x = rho * mu / lam
+    return min({max(1, math.floor(x)), max(1, math.ceil(x))}, key=lambda n: (cost_1_4(n * lam / mu, gamma, K, mu), n))
+
+
+def per_call_seconds(fn, args, calls: int = 300, repeats: int = 3) -> float:
+    """Median over ``repeats`` of the mean time of ``calls`` calls."""
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn(*args)
+        times.append((time.perf_counter() - t0) / calls)
+    return statistics.median(times)
+
+
+def per_call() -> None:
+    """Section 1: per-call time, crawlmath float vs the scipy baseline."""
+    print("per call, float64 (median of 3 x 300 calls), crawlmath static_optimum vs scipy minimize_scalar on (1.4):")
+    for args in PER_CALL_INPUTS:
+        ours, theirs = static_optimum(*args).N_opt, baseline(*args)
+        t_ours = per_call_seconds(static_optimum, args)
+        t_base = per_call_seconds(baseline, args)
+        print(f"  lam={args[0]:<5} mu={args[1]} gamma={args[2]:<4} K={args[3]:<3}  crawlmath {t_ours * 1e6:7.1f} us"
+              f"  scipy {t_base * 1e6:7.1f} us  ratio {t_ours / t_base:5.2f}  (N {ours} vs {theirs})")
+
 
 def reproduce(digits=None):
+    """Table 1.1's cells, N(gamma, K) (N_approx for K = inf)."""
     cells = {}
     for g in TABLE_1_1:
         for k in TABLE_1_1_K:
@@ -20,7 +78,8 @@ def reproduce(digits=None):
     return cells
 
 
-def main(repeats=3):
+def table(repeats=3):
+    """Section 2: Table 1.1 in float64 and at 50 digits."""
     for label, digits in (("float64", None), ("50 digits", 50)):
         best = math.inf
         for _ in range(repeats):
@@ -31,5 +90,16 @@ def main(repeats=3):
         print(f"Table 1.1 {label:>9}: {best * 1e3:8.1f} ms for {len(cells)} cells ({matched} match the printed table)")
 
 
+def start_up(repeats=startup.REPEATS):
+    """Section 3: the whole `crawlmath static ... --json` process."""
+    numpy_only = startup.median_time([sys.executable, "-c", "import numpy"], repeats)
+    t = startup.median_time(startup.crawlmath_command() + startup.STATIC, repeats)
+    print(f"start-up, median of {repeats} processes: crawlmath {' '.join(startup.STATIC)}: {t:.3f} s; "
+          f"python -c \"import numpy\": {numpy_only:.3f} s (ratio {t / numpy_only:.2f}); "
+          f"target <= {startup.TARGET_SECONDS} s: {'met' if t <= startup.TARGET_SECONDS else 'NOT met'}")
+
+
 if __name__ == "__main__":
-    main()
+    per_call()
+    table()
+    start_up()

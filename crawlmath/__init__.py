@@ -16,20 +16,27 @@ load their solvers only when first used:
 >>> crawlmath.static_optimum(0.01, 1, 0.5, 10).N_opt
 89
 """
-from importlib.metadata import PackageNotFoundError, version as _version
-
-try:
-    __version__ = _version("crawlmath")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0+unknown"
-
 __all__ = ["__version__", "static_optimum", "solve_mdp", "load_bmap", "solve_bmap", "optimal_frequencies",
            "mean_field_colours", "average_cost_mdp", "ctmc_stationary", "verify"]
 
 
+def _installed_version() -> str:
+    """The version from the package metadata ("0+unknown" in a source tree that is not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("crawlmath")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
 def __getattr__(name: str):
-    # PEP 562: `import crawlmath` stays light; the API module loads on first use.
-    if name in __all__ and name != "__version__":
+    # PEP 562: `import crawlmath` stays light; the API module loads on first
+    # use, and importlib.metadata (~30 ms of imports) only when the version is asked for.
+    if name == "__version__":
+        globals()["__version__"] = value = _installed_version()
+        return value
+    if name in __all__:
         from . import api
 
         return getattr(api, name)

@@ -33,7 +33,6 @@ import importlib
 import os
 import pkgutil
 import sys
-import traceback
 import warnings
 
 from . import commands as _commands_pkg
@@ -56,6 +55,21 @@ CRAWLMATH_MAX_MEMORY/CRAWLMATH_MAX_SECONDS; defaults 8 GiB or 3/4 of RAM, 600 s)
 
 class UsageError(Exception):
     """Bad command-line usage; reported as one line, exit 2."""
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: print "crawlmath VERSION" on stdout and exit 0; the
+    version is read from the package metadata only when asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show program's version number and exit"):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from . import __version__
+
+        print(f"{parser.prog} {__version__}")
+        parser.exit()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -85,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__import__('crawlmath').__version__}")
+    parser.add_argument("--version", action=_VersionAction)
     _add_limit_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for mod in _command_modules():
@@ -131,6 +145,8 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 
 def _fail(message: str, code: int) -> int:
     if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+        import traceback  # only here: it pulls in linecache and tokenize
+
         traceback.print_exc()
     print("crawlmath: " + " ".join(message.split()), file=sys.stderr)  # one line, whatever the message
     return code

@@ -3,7 +3,10 @@
 The generated float64 functions evaluate their closed forms vectorised with
 NumPy (every ``Piecewise`` branch is computed, so floating-point warnings are
 expected there); these checks make sure nothing non-finite goes in or comes
-out unannounced.
+out unannounced.  NumPy, mpmath and python-flint are imported by the
+accessors below on first use (each generated function calls the one it
+needs), so importing a generated module, or calling only its ``_scalar``
+functions, loads none of them.
 
 >>> finite_result("f", 1.5)
 1.5
@@ -14,13 +17,33 @@ crawlmath.numeric.errors.InvalidInput: x: must be finite (got nan)
 """
 from __future__ import annotations
 
-import numpy
-
 from .errors import InvalidInput, SolverError
+
+
+def numpy_module():
+    """The ``numpy`` module, imported on first use."""
+    import numpy
+
+    return numpy
+
+
+def mpmath_module():
+    """The ``mpmath`` module, imported on first use."""
+    import mpmath
+
+    return mpmath
+
+
+def flint_module():
+    """The ``flint`` module (python-flint), imported on first use."""
+    import flint
+
+    return flint
 
 
 def finite_arguments(**arguments) -> None:
     """Raise InvalidInput naming the first argument that holds a nan or inf."""
+    numpy = numpy_module()
     for name, value in arguments.items():
         bad = ~numpy.isfinite(value)
         if numpy.any(bad):
@@ -30,6 +53,7 @@ def finite_arguments(**arguments) -> None:
 def as_integers(name: str, value):
     """An integer argument as a float array (exact up to 2**53; larger
     powers overflow to inf and are refused), after checking it is integral."""
+    numpy = numpy_module()
     try:
         array = numpy.asarray(value, dtype=float)
     except (OverflowError, TypeError, ValueError):
@@ -44,6 +68,7 @@ def finite_result(function: str, result):
     """The float64 result, or SolverError when it holds a nan or inf (the
     arguments being finite, the float route failed to deliver: overflow or
     an input outside the formula's domain; the _mp twin may still)."""
+    numpy = numpy_module()
     if not numpy.all(numpy.isfinite(result)):
         raise SolverError(f"{function}: float64 evaluation gave a non-finite value; use {function}_mp")
     return result

@@ -3,22 +3,31 @@
 They return the validated value (converted) so callers can write
 ``K = require_int(K, "K", minimum=2)``.  Matrix checks name the offending
 entry.  Tolerances come from :mod:`crawlmath.numeric.tolerance`.
+
+NumPy is imported only by the checks of arrays: the scalar checks and the
+resource limits are used on every command's start-up path.
 """
 from __future__ import annotations
 
 import math
 import os
+import sys
 from numbers import Real
-
-import numpy as np
 
 from .errors import InvalidInput, TooLarge
 from .tolerance import STRUCTURE_ABS
 
 
+def _is_numpy_integer(value) -> bool:
+    """True for a NumPy integer scalar; without numpy loaded there can be none."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.integer)
+
+
 def require_real(value, name: str) -> float:
-    """A finite real number (bools and strings are refused)."""
-    if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
+    """A finite real number (bools and strings are refused).  NumPy's
+    floating and integer scalars count: NumPy registers them as `numbers.Real`."""
+    if isinstance(value, bool) or not isinstance(value, Real):
         try:
             import mpmath
 
@@ -52,7 +61,7 @@ def require_int(value, name: str, *, minimum: int | None = None, allow_inf: bool
     """An integer (or ``math.inf`` when ``allow_inf``) not below ``minimum``."""
     if allow_inf and isinstance(value, float) and value == math.inf:
         return math.inf
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if isinstance(value, bool) or not (isinstance(value, int) or _is_numpy_integer(value)):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         else:
@@ -66,6 +75,8 @@ def require_int(value, name: str, *, minimum: int | None = None, allow_inf: bool
 
 def require_probability_vector(vec, name: str) -> np.ndarray:
     """Non-negative entries summing to 1 (within ``STRUCTURE_ABS``)."""
+    import numpy as np
+
     v = np.asarray(vec, dtype=float)
     if v.ndim != 1 or v.size == 0:
         raise InvalidInput(name, "must be a non-empty vector", value=v.shape)
@@ -80,6 +91,8 @@ def require_probability_vector(vec, name: str) -> np.ndarray:
 
 def require_square(mat, name: str) -> np.ndarray:
     """``mat`` as a float array, checked to be a non-empty square matrix with finite entries; InvalidInput otherwise."""
+    import numpy as np
+
     m = np.asarray(mat, dtype=float)
     if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] == 0:
         raise InvalidInput(name, "must be a non-empty square matrix", value=m.shape)
@@ -92,6 +105,8 @@ def require_square(mat, name: str) -> np.ndarray:
 
 def require_nonnegative_offdiagonal(mat: np.ndarray, name: str) -> None:
     """Raise InvalidInput naming the first negative off-diagonal entry of ``mat``."""
+    import numpy as np
+
     off = mat - np.diag(np.diag(mat))
     bad = np.argwhere(off < 0)
     if bad.size:
@@ -101,6 +116,8 @@ def require_nonnegative_offdiagonal(mat: np.ndarray, name: str) -> None:
 
 def require_generator(mat, name: str) -> np.ndarray:
     """An infinitesimal generator: off-diagonal >= 0, rows sum to 0."""
+    import numpy as np
+
     m = require_square(mat, name)
     require_nonnegative_offdiagonal(m, name)
     sums = m.sum(axis=1)
@@ -113,6 +130,8 @@ def require_generator(mat, name: str) -> np.ndarray:
 def require_subgenerator(mat, name: str) -> np.ndarray:
     """A transient sub-generator: off-diagonal >= 0, rows sum to <= 0, and
     every eigenvalue has negative real part (so absorption is certain)."""
+    import numpy as np
+
     m = require_square(mat, name)
     require_nonnegative_offdiagonal(m, name)
     sums = m.sum(axis=1)

@@ -5,7 +5,8 @@ For each `Formula` of every derive module, ``numeric/generated/M.py`` holds
 one) and ``f_mp`` (mpmath, from the derived ``expr``).  The twin is evaluated
 at rising precision (40, 80, 160, 320 digits) until two precisions agree to
 1e-25, so cancellation in the derived form cannot fool it.  The float value
-must agree with it to ``tolerance.GENERATED_REL`` relative.
+must agree with it to ``tolerance.GENERATED_REL`` relative, and so must the
+scalar twin ``f_scalar`` (Python floats, the solvers' fast path).
 
 Points: lines through several centres of the formula's domain
 (``Formula.domain``; else a default from the argument assumptions), one line
@@ -111,37 +112,42 @@ def _typed(f, point):
     return tuple(int(v) if a.is_integer else float(v) for a, v in zip(f.args, point))
 
 
-def _check_line(name, fn, fn_mp, f, line) -> list[str]:
+def _check_line(functions, fn_mp, f, line) -> list[str]:
+    """Each float function of ``functions`` ({name: fn}: the vectorised one and
+    its ``_scalar`` twin) against the mpmath twin along one line."""
     points = [_typed(f, p) for p in line]
     truth = [_twin(fn_mp, p) for p in points]
     problems = []
     for j, (p, t) in enumerate(zip(points, truth)):
         if t is None:
             continue
-        try:
-            got = float(fn(*p))
-        except CrawlmathError as exc:
-            if FLOAT_TINY <= abs(t) <= FLOAT_MAX:
-                problems.append(f"{name}{p}: float refused ({exc}) but the value is {mpmath.nstr(t, 17)}")
-            continue
         scale = abs(t)
         neighbours = [truth[k] for k in (j - 1, j + 1) if 0 <= k < len(truth) and truth[k] is not None]
         if any(mpmath.sign(n) != mpmath.sign(t) for n in neighbours):
             scale = max([scale] + [abs(n) for n in neighbours])  # next to a zero of the function
-        err = abs(mpmath.mpf(got) - t)
-        if not err <= GENERATED_REL * scale:
-            problems.append(f"{name}{p}: float {got!r} vs mpmath {mpmath.nstr(t, 17)} (relative error {mpmath.nstr(err / abs(t) if t else err, 3)})")
+        for name, fn in functions.items():
+            try:
+                got = float(fn(*p))
+            except CrawlmathError as exc:
+                if FLOAT_TINY <= abs(t) <= FLOAT_MAX:
+                    problems.append(f"{name}{p}: float refused ({exc}) but the value is {mpmath.nstr(t, 17)}")
+                continue
+            err = abs(mpmath.mpf(got) - t)
+            if not err <= GENERATED_REL * scale:
+                problems.append(f"{name}{p}: float {got!r} vs mpmath {mpmath.nstr(t, 17)} "
+                                f"(relative error {mpmath.nstr(err / abs(t) if t else err, 3)})")
     return problems
 
 
 @pytest.mark.parametrize("module, f", _cases(), ids=lambda v: v if isinstance(v, str) else v.name)
 def test_generated_float_matches_mpmath_twin(module, f):
     gen = importlib.import_module(f"crawlmath.numeric.generated.{module}")
-    fn, fn_mp = getattr(gen, f.name), getattr(gen, f.name + "_mp")
+    functions = {name: getattr(gen, name) for name in (f.name, f.name + "_scalar")}
+    fn_mp = getattr(gen, f.name + "_mp")
     if not f.args:
-        assert _check_line(f.name, fn, fn_mp, f, [()]) == []
+        assert _check_line(functions, fn_mp, f, [()]) == []
         return
-    problems = [msg for line in _lines(f) for msg in _check_line(f.name, fn, fn_mp, f, line)]
+    problems = [msg for line in _lines(f) for msg in _check_line(functions, fn_mp, f, line)]
     assert not problems, f"{len(problems)} points off, e.g.:\n" + "\n".join(problems[:8])
 
 
@@ -155,3 +161,8 @@ def test_float_code_refuses_non_finite_arguments_and_results():
         scheduling.cstar(1.0, math.nan, 1.0, 0.5)
     with pytest.raises(SolverError, match="cstar"):
         scheduling.cstar(1e300, 1e300, 1.0, 0.5)
+    # the scalar twin hands such points to the vectorised function: the same errors
+    with pytest.raises(InvalidInput, match="mu"):
+        scheduling.cstar_scalar(1.0, math.nan, 1.0, 0.5)
+    with pytest.raises(SolverError, match="cstar"):
+        scheduling.cstar_scalar(1e300, 1e300, 1.0, 0.5)

@@ -44,6 +44,53 @@ def test_float_and_mpmath_roots_agree(gamma, K):
     assert abs(s.optimal_rho(gamma, K) - float(hp)) <= 1e-13 * float(hp)
 
 
+@settings(max_examples=60, deadline=None)
+@given(gamma=st.floats(1e-3, 1e3), K=st.integers(2, 120), mu=st.floats(0.01, 100.0))
+def test_float_root_from_the_estimate_equals_the_full_search(gamma, K, mu):
+    """Two brackets of the float route, one root: the tight one around the
+    estimate from (1.7) (`_near_bracket`) and the search from 1 (`_bracket`)."""
+    def q(r):
+        return gen.stationarity_deflated_scalar(r, gamma, K, mu)
+
+    q_one = q(1.0)
+    if q_one == 0:
+        return
+    full = s._brent(q, *s._bracket(q, K, 1.0, q_one))
+    assert s.optimal_rho(gamma, K, mu) == pytest.approx(full, rel=1e-15, abs=0)
+
+
+def test_brackets_hold_a_sign_change_of_Q():
+    """Both brackets are proved by the signs of Q at their ends, and the root lies inside them."""
+    for gamma, K, mu in [(2.4, 15, 1.0), (0.5, 10, 1.0), (1.2, 5, 1.0), (3.0, 50, 1.0), (0.02, 300, 7.0)]:
+        def q(r):
+            return gen.stationarity_deflated_scalar(r, gamma, K, mu)
+
+        root = s.optimal_rho(gamma, K, mu)
+        for a, q_a, b, q_b in (s._near_bracket(q, root * (1 + 1e-10)), s._bracket(q, K, 1.0, q(1.0))):
+            assert a <= root <= b and (q_a, q_b) == (q(a), q(b)) and q_a <= 0 <= q_b
+
+
+def test_near_bracket_without_estimate_leaves_the_search_to_bracket():
+    assert s._near_bracket(lambda r: r - 1, None) is None
+    assert s._near_bracket(lambda r: r - 2, 1.0) is None  # the root is beyond 4.4e-7 of the estimate
+
+
+def test_brent_bisects_where_interpolation_divides_by_zero():
+    """Values so small that their differences underflow: Python raises where C gives inf; Brent must bisect."""
+    def f(x):
+        return 1e-200 * (x - 0.3) * (1 + x * x)  # products of two slopes underflow to 0
+
+    assert s._brent(f, 0.0, f(0.0), 1.0, f(1.0)) == pytest.approx(0.3, rel=1e-15)
+
+
+def test_numpy_and_scalar_evaluations_of_Q_give_the_same_rho(monkeypatch):
+    """Above SCALAR_MAX_K the float route evaluates Q with NumPy; both give rho to full accuracy."""
+    K = s.SCALAR_MAX_K + 50
+    vectorised = s.optimal_rho(1.3, K, 1.0)
+    monkeypatch.setattr(s, "SCALAR_MAX_K", 10 * K)
+    assert s.optimal_rho(1.3, K, 1.0) == pytest.approx(vectorised, rel=4e-16, abs=0)
+
+
 def test_two_high_precision_routes_agree_to_40_digits():
     a = s.optimal_rho_mp("2.4", 15, 1, digits=45)
     b = s.optimal_rho_by_derivative_mp("2.4", 15, 1, digits=45)

@@ -4,19 +4,17 @@ Regenerate with `crawlmath codegen`; `crawlmath codegen --check` fails when
 this file is stale.
 """
 import builtins
-import functools
 import math
 import operator
-
-import flint
-import mpmath
-import numpy
 
 from crawlmath.numeric.codegen_runtime import as_integers as _as_integers
 from crawlmath.numeric.codegen_runtime import finite_arguments as _finite_arguments
 from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
+from crawlmath.numeric.codegen_runtime import flint_module as _flint
+from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
+from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
 
-__all__ = ['avrachenkov_alpha2', 'avrachenkov_alpha2_arb', 'avrachenkov_alpha2_mp', 'avrachenkov_h2_variance', 'avrachenkov_h2_variance_arb', 'avrachenkov_h2_variance_mp', 'avrachenkov_states', 'avrachenkov_states_mp']
+__all__ = ['avrachenkov_alpha2', 'avrachenkov_alpha2_arb', 'avrachenkov_alpha2_mp', 'avrachenkov_alpha2_scalar', 'avrachenkov_h2_variance', 'avrachenkov_h2_variance_arb', 'avrachenkov_h2_variance_mp', 'avrachenkov_h2_variance_scalar', 'avrachenkov_states', 'avrachenkov_states_mp', 'avrachenkov_states_scalar']
 
 
 def avrachenkov_states(W, M, R, K):
@@ -24,6 +22,7 @@ def avrachenkov_states(W, M, R, K):
 
     Piecewise((W*(K*M + 1), Eq(R, 1)), (W*(M*(R**K - 1)/(R - 1) + 1), True))
     """
+    numpy = _numpy()
     W = _as_integers('W', W)
     M = _as_integers('M', M)
     R = _as_integers('R', R)
@@ -34,8 +33,22 @@ def avrachenkov_states(W, M, R, K):
     return _finite_result('avrachenkov_states', result)
 
 
+def avrachenkov_states_scalar(W, M, R, K):
+    """state-space dimension of the chain xi_t (Avrachenkov et al., §3) (one point in Python floats; where float arithmetic raises or the value is not finite, avrachenkov_states decides)."""
+    W = operator.index(W)
+    M = operator.index(M)
+    R = operator.index(R)
+    K = operator.index(K)
+    try:
+        result = float(((W*(K*M + 1)) if (R == 1) else (W*(M*(R**K - 1)/(R - 1) + 1))))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(avrachenkov_states(W, M, R, K))
+
+
 def avrachenkov_states_mp(W, M, R, K):
     """state-space dimension of the chain xi_t (Avrachenkov et al., §3) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     W = operator.index(W)
     M = operator.index(M)
     R = operator.index(R)
@@ -48,6 +61,7 @@ def avrachenkov_alpha2(alpha1, b1, beta1):
 
     alpha1*(1 - beta1)/(alpha1*b1 - beta1)
     """
+    numpy = _numpy()
     alpha1 = numpy.asarray(alpha1, dtype=float)
     b1 = numpy.asarray(b1, dtype=float)
     beta1 = numpy.asarray(beta1, dtype=float)
@@ -57,8 +71,21 @@ def avrachenkov_alpha2(alpha1, b1, beta1):
     return _finite_result('avrachenkov_alpha2', result)
 
 
+def avrachenkov_alpha2_scalar(alpha1, b1, beta1):
+    """alpha2 keeping the hyperexponential mean at b1 (needs alpha1 b1 > beta1) (Avrachenkov et al., §7) (one point in Python floats; where float arithmetic raises or the value is not finite, avrachenkov_alpha2 decides)."""
+    alpha1 = float(alpha1)
+    b1 = float(b1)
+    beta1 = float(beta1)
+    try:
+        result = float(alpha1*(1 - beta1)/(alpha1*b1 - beta1))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(avrachenkov_alpha2(alpha1, b1, beta1))
+
+
 def avrachenkov_alpha2_mp(alpha1, b1, beta1):
     """alpha2 keeping the hyperexponential mean at b1 (needs alpha1 b1 > beta1) (Avrachenkov et al., §7) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     alpha1 = mpmath.mpmathify(alpha1)
     b1 = mpmath.mpmathify(b1)
     beta1 = mpmath.mpmathify(beta1)
@@ -67,6 +94,7 @@ def avrachenkov_alpha2_mp(alpha1, b1, beta1):
 
 def avrachenkov_alpha2_arb(alpha1, b1, beta1):
     """alpha2 keeping the hyperexponential mean at b1 (needs alpha1 b1 > beta1) (Avrachenkov et al., §7) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     alpha1 = flint.arb(alpha1)
     b1 = flint.arb(b1)
     beta1 = flint.arb(beta1)
@@ -78,6 +106,7 @@ def avrachenkov_h2_variance(alpha1, alpha2, beta1):
 
     (2*alpha1**2*(1 - beta1) + 2*alpha2**2*beta1 - (alpha1*(1 - beta1) + alpha2*beta1)**2)/(alpha1**2*alpha2**2)
     """
+    numpy = _numpy()
     alpha1 = numpy.asarray(alpha1, dtype=float)
     alpha2 = numpy.asarray(alpha2, dtype=float)
     beta1 = numpy.asarray(beta1, dtype=float)
@@ -87,8 +116,21 @@ def avrachenkov_h2_variance(alpha1, alpha2, beta1):
     return _finite_result('avrachenkov_h2_variance', result)
 
 
+def avrachenkov_h2_variance_scalar(alpha1, alpha2, beta1):
+    """variance of the two-phase hyperexponential (Avrachenkov et al., §7) (one point in Python floats; where float arithmetic raises or the value is not finite, avrachenkov_h2_variance decides)."""
+    alpha1 = float(alpha1)
+    alpha2 = float(alpha2)
+    beta1 = float(beta1)
+    try:
+        result = float((2*alpha1**2*(1 - beta1) + 2*alpha2**2*beta1 - (alpha1*(1 - beta1) + alpha2*beta1)**2)/(alpha1**2*alpha2**2))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(avrachenkov_h2_variance(alpha1, alpha2, beta1))
+
+
 def avrachenkov_h2_variance_mp(alpha1, alpha2, beta1):
     """variance of the two-phase hyperexponential (Avrachenkov et al., §7) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     alpha1 = mpmath.mpmathify(alpha1)
     alpha2 = mpmath.mpmathify(alpha2)
     beta1 = mpmath.mpmathify(beta1)
@@ -97,6 +139,7 @@ def avrachenkov_h2_variance_mp(alpha1, alpha2, beta1):
 
 def avrachenkov_h2_variance_arb(alpha1, alpha2, beta1):
     """variance of the two-phase hyperexponential (Avrachenkov et al., §7) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     alpha1 = flint.arb(alpha1)
     alpha2 = flint.arb(alpha2)
     beta1 = flint.arb(beta1)

@@ -4,19 +4,17 @@ Regenerate with `crawlmath codegen`; `crawlmath codegen --check` fails when
 this file is stale.
 """
 import builtins
-import functools
 import math
 import operator
-
-import flint
-import mpmath
-import numpy
 
 from crawlmath.numeric.codegen_runtime import as_integers as _as_integers
 from crawlmath.numeric.codegen_runtime import finite_arguments as _finite_arguments
 from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
+from crawlmath.numeric.codegen_runtime import flint_module as _flint
+from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
+from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
 
-__all__ = ['colour_drawn_probability', 'colour_drawn_probability_arb', 'colour_drawn_probability_mp', 'exact_colours_uniform', 'exact_colours_uniform_arb', 'exact_colours_uniform_mp', 'exact_p_new_uniform', 'exact_p_new_uniform_arb', 'exact_p_new_uniform_mp', 'expected_colours_uniform', 'expected_colours_uniform_arb', 'expected_colours_uniform_mp', 'mean_field_colours', 'mean_field_colours_arb', 'mean_field_colours_mp', 'mean_field_nu', 'mean_field_nu_arb', 'mean_field_nu_mp', 'mean_field_p_new', 'mean_field_p_new_arb', 'mean_field_p_new_mp', 'product_form_colours', 'product_form_colours_arb', 'product_form_colours_mp', 'product_form_p_new', 'product_form_p_new_arb', 'product_form_p_new_mp']
+__all__ = ['colour_drawn_probability', 'colour_drawn_probability_arb', 'colour_drawn_probability_mp', 'colour_drawn_probability_scalar', 'exact_colours_uniform', 'exact_colours_uniform_arb', 'exact_colours_uniform_mp', 'exact_colours_uniform_scalar', 'exact_p_new_uniform', 'exact_p_new_uniform_arb', 'exact_p_new_uniform_mp', 'exact_p_new_uniform_scalar', 'expected_colours_uniform', 'expected_colours_uniform_arb', 'expected_colours_uniform_mp', 'expected_colours_uniform_scalar', 'mean_field_colours', 'mean_field_colours_arb', 'mean_field_colours_mp', 'mean_field_colours_scalar', 'mean_field_nu', 'mean_field_nu_arb', 'mean_field_nu_mp', 'mean_field_nu_scalar', 'mean_field_p_new', 'mean_field_p_new_arb', 'mean_field_p_new_mp', 'mean_field_p_new_scalar', 'product_form_colours', 'product_form_colours_arb', 'product_form_colours_mp', 'product_form_colours_scalar', 'product_form_p_new', 'product_form_p_new_arb', 'product_form_p_new_mp', 'product_form_p_new_scalar']
 
 
 def mean_field_colours(K, C):
@@ -24,6 +22,7 @@ def mean_field_colours(K, C):
 
     C*K/(C + K - 1)
     """
+    numpy = _numpy()
     K = numpy.asarray(K, dtype=float)
     C = numpy.asarray(C, dtype=float)
     _finite_arguments(K=K, C=C)
@@ -32,8 +31,20 @@ def mean_field_colours(K, C):
     return _finite_result('mean_field_colours', result)
 
 
+def mean_field_colours_scalar(K, C):
+    """Mean-field number of colours in the workbench KC/(K+C-1) (Buijsrogge 2014, Thm 4.2.1) (one point in Python floats; where float arithmetic raises or the value is not finite, mean_field_colours decides)."""
+    K = float(K)
+    C = float(C)
+    try:
+        result = float(C*K/(C + K - 1))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(mean_field_colours(K, C))
+
+
 def mean_field_colours_mp(K, C):
     """Mean-field number of colours in the workbench KC/(K+C-1) (Buijsrogge 2014, Thm 4.2.1) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     K = mpmath.mpmathify(K)
     C = mpmath.mpmathify(C)
     return C*K/(C + K - 1)
@@ -41,6 +52,7 @@ def mean_field_colours_mp(K, C):
 
 def mean_field_colours_arb(K, C):
     """Mean-field number of colours in the workbench KC/(K+C-1) (Buijsrogge 2014, Thm 4.2.1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     K = flint.arb(K)
     C = flint.arb(C)
     return C*K/(C + K - 1)
@@ -51,6 +63,7 @@ def mean_field_p_new(K, C):
 
     (C - 1)/(C + K - 1)
     """
+    numpy = _numpy()
     K = numpy.asarray(K, dtype=float)
     C = numpy.asarray(C, dtype=float)
     _finite_arguments(K=K, C=C)
@@ -59,8 +72,20 @@ def mean_field_p_new(K, C):
     return _finite_result('mean_field_p_new', result)
 
 
+def mean_field_p_new_scalar(K, C):
+    """Mean-field probability that a drawn colour is new, (C-1)/(K+C-1) (Buijsrogge 2014, Thm 4.2.1) (one point in Python floats; where float arithmetic raises or the value is not finite, mean_field_p_new decides)."""
+    K = float(K)
+    C = float(C)
+    try:
+        result = float((C - 1)/(C + K - 1))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(mean_field_p_new(K, C))
+
+
 def mean_field_p_new_mp(K, C):
     """Mean-field probability that a drawn colour is new, (C-1)/(K+C-1) (Buijsrogge 2014, Thm 4.2.1) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     K = mpmath.mpmathify(K)
     C = mpmath.mpmathify(C)
     return (C - 1)/(C + K - 1)
@@ -68,6 +93,7 @@ def mean_field_p_new_mp(K, C):
 
 def mean_field_p_new_arb(K, C):
     """Mean-field probability that a drawn colour is new, (C-1)/(K+C-1) (Buijsrogge 2014, Thm 4.2.1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     K = flint.arb(K)
     C = flint.arb(C)
     return (C - 1)/(C + K - 1)
@@ -78,6 +104,7 @@ def mean_field_nu(i, K, C):
 
     C**2*K*exp((-i - 1)*log(C + K - 1) + (i - 1)*log(K - 1))
     """
+    numpy = _numpy()
     i = numpy.asarray(i, dtype=float)
     K = numpy.asarray(K, dtype=float)
     C = numpy.asarray(C, dtype=float)
@@ -87,8 +114,21 @@ def mean_field_nu(i, K, C):
     return _finite_result('mean_field_nu', result)
 
 
+def mean_field_nu_scalar(i, K, C):
+    """Mean-field number of colours with i balls online (Buijsrogge 2014, Cor 4.2.1) (one point in Python floats; where float arithmetic raises or the value is not finite, mean_field_nu decides)."""
+    i = float(i)
+    K = float(K)
+    C = float(C)
+    try:
+        result = float(C**2*K*math.exp((-i - 1)*math.log(C + K - 1) + (i - 1)*math.log(K - 1)))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(mean_field_nu(i, K, C))
+
+
 def mean_field_nu_mp(i, K, C):
     """Mean-field number of colours with i balls online (Buijsrogge 2014, Cor 4.2.1) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     i = mpmath.mpmathify(i)
     K = mpmath.mpmathify(K)
     C = mpmath.mpmathify(C)
@@ -97,6 +137,7 @@ def mean_field_nu_mp(i, K, C):
 
 def mean_field_nu_arb(i, K, C):
     """Mean-field number of colours with i balls online (Buijsrogge 2014, Cor 4.2.1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     i = flint.arb(i)
     K = flint.arb(K)
     C = flint.arb(C)
@@ -108,6 +149,7 @@ def exact_colours_uniform(K, C):
 
     (C*K - 1)/(C + K - 2)
     """
+    numpy = _numpy()
     K = numpy.asarray(K, dtype=float)
     C = numpy.asarray(C, dtype=float)
     _finite_arguments(K=K, C=C)
@@ -116,8 +158,20 @@ def exact_colours_uniform(K, C):
     return _finite_result('exact_colours_uniform', result)
 
 
+def exact_colours_uniform_scalar(K, C):
+    """Exact stationary number of colours for uniform colours (KC-1)/(K+C-2) (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (one point in Python floats; where float arithmetic raises or the value is not finite, exact_colours_uniform decides)."""
+    K = float(K)
+    C = float(C)
+    try:
+        result = float((C*K - 1)/(C + K - 2))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(exact_colours_uniform(K, C))
+
+
 def exact_colours_uniform_mp(K, C):
     """Exact stationary number of colours for uniform colours (KC-1)/(K+C-2) (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     K = mpmath.mpmathify(K)
     C = mpmath.mpmathify(C)
     return (C*K - 1)/(C + K - 2)
@@ -125,6 +179,7 @@ def exact_colours_uniform_mp(K, C):
 
 def exact_colours_uniform_arb(K, C):
     """Exact stationary number of colours for uniform colours (KC-1)/(K+C-2) (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     K = flint.arb(K)
     C = flint.arb(C)
     return (C*K - 1)/(C + K - 2)
@@ -135,6 +190,7 @@ def exact_p_new_uniform(K, C):
 
     (C - 1)**2/(C*(C + K - 2))
     """
+    numpy = _numpy()
     K = numpy.asarray(K, dtype=float)
     C = numpy.asarray(C, dtype=float)
     _finite_arguments(K=K, C=C)
@@ -143,8 +199,20 @@ def exact_p_new_uniform(K, C):
     return _finite_result('exact_p_new_uniform', result)
 
 
+def exact_p_new_uniform_scalar(K, C):
+    """Exact stationary P_new for uniform colours (C-1)^2/(C(K+C-2)) (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (one point in Python floats; where float arithmetic raises or the value is not finite, exact_p_new_uniform decides)."""
+    K = float(K)
+    C = float(C)
+    try:
+        result = float((C - 1)**2/(C*(C + K - 2)))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(exact_p_new_uniform(K, C))
+
+
 def exact_p_new_uniform_mp(K, C):
     """Exact stationary P_new for uniform colours (C-1)^2/(C(K+C-2)) (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     K = mpmath.mpmathify(K)
     C = mpmath.mpmathify(C)
     return (C - 1)**2/(C*(C + K - 2))
@@ -152,6 +220,7 @@ def exact_p_new_uniform_mp(K, C):
 
 def exact_p_new_uniform_arb(K, C):
     """Exact stationary P_new for uniform colours (C-1)^2/(C(K+C-2)) (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     K = flint.arb(K)
     C = flint.arb(C)
     return (C - 1)**2/(C*(C + K - 2))
@@ -162,6 +231,7 @@ def product_form_colours(P2, ratio):
 
     ratio*(1 - P2) + 1
     """
+    numpy = _numpy()
     P2 = numpy.asarray(P2, dtype=float)
     ratio = numpy.asarray(ratio, dtype=float)
     _finite_arguments(P2=P2, ratio=ratio)
@@ -170,8 +240,20 @@ def product_form_colours(P2, ratio):
     return _finite_result('product_form_colours', result)
 
 
+def product_form_colours_scalar(P2, ratio):
+    """Exact stationary number of colours for any p: 1 + (1-P2) h_{K-2}/h_{K-1} (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (one point in Python floats; where float arithmetic raises or the value is not finite, product_form_colours decides)."""
+    P2 = float(P2)
+    ratio = float(ratio)
+    try:
+        result = float(ratio*(1 - P2) + 1)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(product_form_colours(P2, ratio))
+
+
 def product_form_colours_mp(P2, ratio):
     """Exact stationary number of colours for any p: 1 + (1-P2) h_{K-2}/h_{K-1} (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     P2 = mpmath.mpmathify(P2)
     ratio = mpmath.mpmathify(ratio)
     return ratio*(1 - P2) + 1
@@ -179,6 +261,7 @@ def product_form_colours_mp(P2, ratio):
 
 def product_form_colours_arb(P2, ratio):
     """Exact stationary number of colours for any p: 1 + (1-P2) h_{K-2}/h_{K-1} (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     P2 = flint.arb(P2)
     ratio = flint.arb(ratio)
     return ratio*(1 - P2) + 1
@@ -189,6 +272,7 @@ def product_form_p_new(P2, P3, ratio):
 
     -P2 + ratio*(-P2 + P3) + 1
     """
+    numpy = _numpy()
     P2 = numpy.asarray(P2, dtype=float)
     P3 = numpy.asarray(P3, dtype=float)
     ratio = numpy.asarray(ratio, dtype=float)
@@ -198,8 +282,21 @@ def product_form_p_new(P2, P3, ratio):
     return _finite_result('product_form_p_new', result)
 
 
+def product_form_p_new_scalar(P2, P3, ratio):
+    """Exact stationary P_new for any p: (1-P2) - (P2-P3) h_{K-2}/h_{K-1}; ill-conditioned in its inputs, not in the formula: kappa = (1 + P2 + ratio (P2 + P3))/P_new (6e6 at uniform K = 1e6, C = 2), so the domain keeps P_new away from 0 (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (one point in Python floats; where float arithmetic raises or the value is not finite, product_form_p_new decides)."""
+    P2 = float(P2)
+    P3 = float(P3)
+    ratio = float(ratio)
+    try:
+        result = float(-P2 + ratio*(-P2 + P3) + 1)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(product_form_p_new(P2, P3, ratio))
+
+
 def product_form_p_new_mp(P2, P3, ratio):
     """Exact stationary P_new for any p: (1-P2) - (P2-P3) h_{K-2}/h_{K-1}; ill-conditioned in its inputs, not in the formula: kappa = (1 + P2 + ratio (P2 + P3))/P_new (6e6 at uniform K = 1e6, C = 2), so the domain keeps P_new away from 0 (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     P2 = mpmath.mpmathify(P2)
     P3 = mpmath.mpmathify(P3)
     ratio = mpmath.mpmathify(ratio)
@@ -208,6 +305,7 @@ def product_form_p_new_mp(P2, P3, ratio):
 
 def product_form_p_new_arb(P2, P3, ratio):
     """Exact stationary P_new for any p: (1-P2) - (P2-P3) h_{K-2}/h_{K-1}; ill-conditioned in its inputs, not in the formula: kappa = (1 + P2 + ratio (P2 + P3))/P_new (6e6 at uniform K = 1e6, C = 2), so the domain keeps P_new away from 0 (Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     P2 = flint.arb(P2)
     P3 = flint.arb(P3)
     ratio = flint.arb(ratio)
@@ -219,6 +317,7 @@ def colour_drawn_probability(p, K):
 
     -expm1(K*log1p(-p))
     """
+    numpy = _numpy()
     p = numpy.asarray(p, dtype=float)
     K = numpy.asarray(K, dtype=float)
     _finite_arguments(p=p, K=K)
@@ -227,8 +326,20 @@ def colour_drawn_probability(p, K):
     return _finite_result('colour_drawn_probability', result)
 
 
+def colour_drawn_probability_scalar(p, K):
+    """Probability that a colour of probability p is drawn in K draws, 1-(1-p)^K (one term of (3.1)) (Buijsrogge 2014, Lemma 3.2.1, eq. 3.1) (one point in Python floats; where float arithmetic raises or the value is not finite, colour_drawn_probability decides)."""
+    p = float(p)
+    K = float(K)
+    try:
+        result = float(-math.expm1(K*math.log1p(-p)))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(colour_drawn_probability(p, K))
+
+
 def colour_drawn_probability_mp(p, K):
     """Probability that a colour of probability p is drawn in K draws, 1-(1-p)^K (one term of (3.1)) (Buijsrogge 2014, Lemma 3.2.1, eq. 3.1) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     p = mpmath.mpmathify(p)
     K = mpmath.mpmathify(K)
     return 1 - (1 - p)**K
@@ -236,6 +347,7 @@ def colour_drawn_probability_mp(p, K):
 
 def colour_drawn_probability_arb(p, K):
     """Probability that a colour of probability p is drawn in K draws, 1-(1-p)^K (one term of (3.1)) (Buijsrogge 2014, Lemma 3.2.1, eq. 3.1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     p = flint.arb(p)
     K = flint.arb(K)
     return 1 - (1 - p)**K
@@ -246,6 +358,7 @@ def expected_colours_uniform(K, C):
 
     -C*expm1(K*log1p(-1/C))
     """
+    numpy = _numpy()
     K = numpy.asarray(K, dtype=float)
     C = numpy.asarray(C, dtype=float)
     _finite_arguments(K=K, C=C)
@@ -254,8 +367,20 @@ def expected_colours_uniform(K, C):
     return _finite_result('expected_colours_uniform', result)
 
 
+def expected_colours_uniform_scalar(K, C):
+    """Expected colours after K uniform draws C(1-(1-1/C)^K) (Buijsrogge 2014, Cor 3.2.1) (one point in Python floats; where float arithmetic raises or the value is not finite, expected_colours_uniform decides)."""
+    K = float(K)
+    C = float(C)
+    try:
+        result = float(-C*math.expm1(K*math.log1p(-1/C)))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(expected_colours_uniform(K, C))
+
+
 def expected_colours_uniform_mp(K, C):
     """Expected colours after K uniform draws C(1-(1-1/C)^K) (Buijsrogge 2014, Cor 3.2.1) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     K = mpmath.mpmathify(K)
     C = mpmath.mpmathify(C)
     return C*(1 - (1 - 1/C)**K)
@@ -263,6 +388,7 @@ def expected_colours_uniform_mp(K, C):
 
 def expected_colours_uniform_arb(K, C):
     """Expected colours after K uniform draws C(1-(1-1/C)^K) (Buijsrogge 2014, Cor 3.2.1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     K = flint.arb(K)
     C = flint.arb(C)
     return C*(1 - (1 - 1/C)**K)

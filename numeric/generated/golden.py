@@ -4,19 +4,17 @@ Regenerate with `crawlmath codegen`; `crawlmath codegen --check` fails when
 this file is stale.
 """
 import builtins
-import functools
 import math
 import operator
-
-import flint
-import mpmath
-import numpy
 
 from crawlmath.numeric.codegen_runtime import as_integers as _as_integers
 from crawlmath.numeric.codegen_runtime import finite_arguments as _finite_arguments
 from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
+from crawlmath.numeric.codegen_runtime import flint_module as _flint
+from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
+from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
 
-__all__ = ['golden_D', 'golden_D_mp', 'golden_H', 'golden_H_mp', 'golden_R', 'golden_R_mp', 'golden_bound', 'golden_bound_mp', 'golden_gap0', 'golden_gap0_arb', 'golden_gap0_mp', 'golden_limit_page_cost', 'golden_limit_page_cost_arb', 'golden_limit_page_cost_mp', 'golden_profile', 'golden_profile_mp', 'golden_rate', 'golden_rate_arb', 'golden_rate_mp', 'golden_weight0', 'golden_weight0_arb', 'golden_weight0_mp', 'golden_weight1', 'golden_weight1_arb', 'golden_weight1_mp', 'golden_weight2', 'golden_weight2_arb', 'golden_weight2_mp', 'golden_worst', 'golden_worst_arb', 'golden_worst_mp', 'golden_y', 'golden_y_mp']
+__all__ = ['golden_D', 'golden_D_mp', 'golden_D_scalar', 'golden_H', 'golden_H_mp', 'golden_H_scalar', 'golden_R', 'golden_R_mp', 'golden_R_scalar', 'golden_bound', 'golden_bound_mp', 'golden_bound_scalar', 'golden_gap0', 'golden_gap0_arb', 'golden_gap0_mp', 'golden_gap0_scalar', 'golden_limit_page_cost', 'golden_limit_page_cost_arb', 'golden_limit_page_cost_mp', 'golden_limit_page_cost_scalar', 'golden_profile', 'golden_profile_mp', 'golden_profile_scalar', 'golden_rate', 'golden_rate_arb', 'golden_rate_mp', 'golden_rate_scalar', 'golden_weight0', 'golden_weight0_arb', 'golden_weight0_mp', 'golden_weight0_scalar', 'golden_weight1', 'golden_weight1_arb', 'golden_weight1_mp', 'golden_weight1_scalar', 'golden_weight2', 'golden_weight2_arb', 'golden_weight2_mp', 'golden_weight2_scalar', 'golden_worst', 'golden_worst_arb', 'golden_worst_mp', 'golden_worst_scalar', 'golden_y', 'golden_y_mp', 'golden_y_scalar']
 
 
 def golden_limit_page_cost(c0, mu, nu, x, t, hJ0, hJ1, hJ2):
@@ -24,6 +22,7 @@ def golden_limit_page_cost(c0, mu, nu, x, t, hJ0, hJ1, hJ2):
 
     c0*mu - c0*nu*((1 - hJ0)*(-t + x) + (1 - hJ1)*(-sqrt(5)*t/2 + t/2 + x) + (1 - hJ2)*(t/2 + sqrt(5)*t/2 - x))
     """
+    numpy = _numpy()
     c0 = numpy.asarray(c0, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
     nu = numpy.asarray(nu, dtype=float)
@@ -38,8 +37,26 @@ def golden_limit_page_cost(c0, mu, nu, x, t, hJ0, hJ1, hJ2):
     return _finite_result('golden_limit_page_cost', result)
 
 
+def golden_limit_page_cost_scalar(c0, mu, nu, x, t, hJ0, hJ1, hJ2):
+    """one page's term of C(gamma(N)) = lim_k C(gamma(k, N)): c0 mu_i - c0 nu sum_m w_m (1 - h_i^F_(J+m)), t = phi^-J; ill-conditioned in its inputs h^F (kappa_h = nu sum w_m h_m/term: 1.3e5 at mu/nu = 1e-3, exponential X), not in the formula, so the domain keeps mu/nu >= 5 (Coffman–Liu–Weber 1997, §5, limit formula for C(gamma(N))) (one point in Python floats; where float arithmetic raises or the value is not finite, golden_limit_page_cost decides)."""
+    c0 = float(c0)
+    mu = float(mu)
+    nu = float(nu)
+    x = float(x)
+    t = float(t)
+    hJ0 = float(hJ0)
+    hJ1 = float(hJ1)
+    hJ2 = float(hJ2)
+    try:
+        result = float(c0*mu - c0*nu*((1 - hJ0)*(-t + x) + (1 - hJ1)*(-1/2*math.sqrt(5)*t + (1/2)*t + x) + (1 - hJ2)*((1/2)*t + (1/2)*math.sqrt(5)*t - x)))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(golden_limit_page_cost(c0, mu, nu, x, t, hJ0, hJ1, hJ2))
+
+
 def golden_limit_page_cost_mp(c0, mu, nu, x, t, hJ0, hJ1, hJ2):
     """one page's term of C(gamma(N)) = lim_k C(gamma(k, N)): c0 mu_i - c0 nu sum_m w_m (1 - h_i^F_(J+m)), t = phi^-J; ill-conditioned in its inputs h^F (kappa_h = nu sum w_m h_m/term: 1.3e5 at mu/nu = 1e-3, exponential X), not in the formula, so the domain keeps mu/nu >= 5 (Coffman–Liu–Weber 1997, §5, limit formula for C(gamma(N))) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     c0 = mpmath.mpmathify(c0)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
@@ -53,6 +70,7 @@ def golden_limit_page_cost_mp(c0, mu, nu, x, t, hJ0, hJ1, hJ2):
 
 def golden_limit_page_cost_arb(c0, mu, nu, x, t, hJ0, hJ1, hJ2):
     """one page's term of C(gamma(N)) = lim_k C(gamma(k, N)): c0 mu_i - c0 nu sum_m w_m (1 - h_i^F_(J+m)), t = phi^-J; ill-conditioned in its inputs h^F (kappa_h = nu sum w_m h_m/term: 1.3e5 at mu/nu = 1e-3, exponential X), not in the formula, so the domain keeps mu/nu >= 5 (Coffman–Liu–Weber 1997, §5, limit formula for C(gamma(N))) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     c0 = flint.arb(c0)
     mu = flint.arb(mu)
     nu = flint.arb(nu)
@@ -69,6 +87,7 @@ def golden_bound(c0, mu, nu):
 
     c0*mu**2*((-1/2 + sqrt(5)/2)*(1/2 + 3*sqrt(5)/10)**2*Piecewise((mu**14*(1/2 + 3*sqrt(5)/10)**14/(20922789888000*nu**14) - mu**13*(1/2 + 3*sqrt(5)/10)**13/(1307674368000*nu**13) + mu**12*(1/2 + 3*sqrt(5)/10)**12/(87178291200*nu**12) - mu**11*(1/2 + 3*sqrt(5)/10)**11/(6227020800*nu**11) + mu**10*(1/2 + 3*sqrt(5)/10)**10/(479001600*nu**10) - mu**9*(1/2 + 3*sqrt(5)/10)**9/(39916800*nu**9) + mu**8*(1/2 + 3*sqrt(5)/10)**8/(3628800*nu**8) - mu**7*(1/2 + 3*sqrt(5)/10)**7/(362880*nu**7) + mu**6*(1/2 + 3*sqrt(5)/10)**6/(40320*nu**6) - mu**5*(1/2 + 3*sqrt(5)/10)**5/(5040*nu**5) + mu**4*(1/2 + 3*sqrt(5)/10)**4/(720*nu**4) - mu**3*(1/2 + 3*sqrt(5)/10)**3/(120*nu**3) + mu**2*(1/2 + 3*sqrt(5)/10)**2/(24*nu**2) - mu*(1/2 + 3*sqrt(5)/10)/(6*nu) + 1/2, mu*(1/2 + 3*sqrt(5)/10)/nu < 1/2), (nu**2*(mu*(1/2 + 3*sqrt(5)/10)/nu + expm1(-mu*(1/2 + 3*sqrt(5)/10)/nu))/(mu**2*(1/2 + 3*sqrt(5)/10)**2), True)) + (3/2 - sqrt(5)/2)*(sqrt(5)/10 + 1/2)**2*Piecewise((mu**14*(sqrt(5)/10 + 1/2)**14/(20922789888000*nu**14) - mu**13*(sqrt(5)/10 + 1/2)**13/(1307674368000*nu**13) + mu**12*(sqrt(5)/10 + 1/2)**12/(87178291200*nu**12) - mu**11*(sqrt(5)/10 + 1/2)**11/(6227020800*nu**11) + mu**10*(sqrt(5)/10 + 1/2)**10/(479001600*nu**10) - mu**9*(sqrt(5)/10 + 1/2)**9/(39916800*nu**9) + mu**8*(sqrt(5)/10 + 1/2)**8/(3628800*nu**8) - mu**7*(sqrt(5)/10 + 1/2)**7/(362880*nu**7) + mu**6*(sqrt(5)/10 + 1/2)**6/(40320*nu**6) - mu**5*(sqrt(5)/10 + 1/2)**5/(5040*nu**5) + mu**4*(sqrt(5)/10 + 1/2)**4/(720*nu**4) - mu**3*(sqrt(5)/10 + 1/2)**3/(120*nu**3) + mu**2*(sqrt(5)/10 + 1/2)**2/(24*nu**2) - mu*(sqrt(5)/10 + 1/2)/(6*nu) + 1/2, mu*(sqrt(5)/10 + 1/2)/nu < 1/2), (nu**2*(mu*(sqrt(5)/10 + 1/2)/nu + expm1(-mu*(sqrt(5)/10 + 1/2)/nu))/(mu**2*(sqrt(5)/10 + 1/2)**2), True)))/nu
     """
+    numpy = _numpy()
     c0 = numpy.asarray(c0, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
     nu = numpy.asarray(nu, dtype=float)
@@ -78,8 +97,21 @@ def golden_bound(c0, mu, nu):
     return _finite_result('golden_bound', result)
 
 
+def golden_bound_scalar(c0, mu, nu):
+    """limit cost with every page at a bracket end (the right side of (18)) (Coffman–Liu–Weber 1997, Thm 5.1, (18)) (one point in Python floats; where float arithmetic raises or the value is not finite, golden_bound decides)."""
+    c0 = float(c0)
+    mu = float(mu)
+    nu = float(nu)
+    try:
+        result = float(c0*mu**2*((-1/2 + (1/2)*math.sqrt(5))*(1/2 + (3/10)*math.sqrt(5))**2*(((1/20922789888000)*mu**14*(1/2 + (3/10)*math.sqrt(5))**14/nu**14 - 1/1307674368000*mu**13*(1/2 + (3/10)*math.sqrt(5))**13/nu**13 + (1/87178291200)*mu**12*(1/2 + (3/10)*math.sqrt(5))**12/nu**12 - 1/6227020800*mu**11*(1/2 + (3/10)*math.sqrt(5))**11/nu**11 + (1/479001600)*mu**10*(1/2 + (3/10)*math.sqrt(5))**10/nu**10 - 1/39916800*mu**9*(1/2 + (3/10)*math.sqrt(5))**9/nu**9 + (1/3628800)*mu**8*(1/2 + (3/10)*math.sqrt(5))**8/nu**8 - 1/362880*mu**7*(1/2 + (3/10)*math.sqrt(5))**7/nu**7 + (1/40320)*mu**6*(1/2 + (3/10)*math.sqrt(5))**6/nu**6 - 1/5040*mu**5*(1/2 + (3/10)*math.sqrt(5))**5/nu**5 + (1/720)*mu**4*(1/2 + (3/10)*math.sqrt(5))**4/nu**4 - 1/120*mu**3*(1/2 + (3/10)*math.sqrt(5))**3/nu**3 + (1/24)*mu**2*(1/2 + (3/10)*math.sqrt(5))**2/nu**2 - 1/6*mu*(1/2 + (3/10)*math.sqrt(5))/nu + 1/2) if (mu*(1/2 + (3/10)*math.sqrt(5))/nu < 1/2) else (nu**2*(mu*(1/2 + (3/10)*math.sqrt(5))/nu + math.expm1(-mu*(1/2 + (3/10)*math.sqrt(5))/nu))/(mu**2*(1/2 + (3/10)*math.sqrt(5))**2))) + (3/2 - 1/2*math.sqrt(5))*((1/10)*math.sqrt(5) + 1/2)**2*(((1/20922789888000)*mu**14*((1/10)*math.sqrt(5) + 1/2)**14/nu**14 - 1/1307674368000*mu**13*((1/10)*math.sqrt(5) + 1/2)**13/nu**13 + (1/87178291200)*mu**12*((1/10)*math.sqrt(5) + 1/2)**12/nu**12 - 1/6227020800*mu**11*((1/10)*math.sqrt(5) + 1/2)**11/nu**11 + (1/479001600)*mu**10*((1/10)*math.sqrt(5) + 1/2)**10/nu**10 - 1/39916800*mu**9*((1/10)*math.sqrt(5) + 1/2)**9/nu**9 + (1/3628800)*mu**8*((1/10)*math.sqrt(5) + 1/2)**8/nu**8 - 1/362880*mu**7*((1/10)*math.sqrt(5) + 1/2)**7/nu**7 + (1/40320)*mu**6*((1/10)*math.sqrt(5) + 1/2)**6/nu**6 - 1/5040*mu**5*((1/10)*math.sqrt(5) + 1/2)**5/nu**5 + (1/720)*mu**4*((1/10)*math.sqrt(5) + 1/2)**4/nu**4 - 1/120*mu**3*((1/10)*math.sqrt(5) + 1/2)**3/nu**3 + (1/24)*mu**2*((1/10)*math.sqrt(5) + 1/2)**2/nu**2 - 1/6*mu*((1/10)*math.sqrt(5) + 1/2)/nu + 1/2) if (mu*((1/10)*math.sqrt(5) + 1/2)/nu < 1/2) else (nu**2*(mu*((1/10)*math.sqrt(5) + 1/2)/nu + math.expm1(-mu*((1/10)*math.sqrt(5) + 1/2)/nu))/(mu**2*((1/10)*math.sqrt(5) + 1/2)**2))))/nu)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(golden_bound(c0, mu, nu))
+
+
 def golden_bound_mp(c0, mu, nu):
     """limit cost with every page at a bracket end (the right side of (18)) (Coffman–Liu–Weber 1997, Thm 5.1, (18)) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     c0 = mpmath.mpmathify(c0)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
@@ -91,6 +123,7 @@ def golden_H(q):
 
     ((-1/2 + sqrt(5)/2)*(1/2 + 3*sqrt(5)/10)**2*Piecewise((q**14*(1/2 + 3*sqrt(5)/10)**14/20922789888000 - q**13*(1/2 + 3*sqrt(5)/10)**13/1307674368000 + q**12*(1/2 + 3*sqrt(5)/10)**12/87178291200 - q**11*(1/2 + 3*sqrt(5)/10)**11/6227020800 + q**10*(1/2 + 3*sqrt(5)/10)**10/479001600 - q**9*(1/2 + 3*sqrt(5)/10)**9/39916800 + q**8*(1/2 + 3*sqrt(5)/10)**8/3628800 - q**7*(1/2 + 3*sqrt(5)/10)**7/362880 + q**6*(1/2 + 3*sqrt(5)/10)**6/40320 - q**5*(1/2 + 3*sqrt(5)/10)**5/5040 + q**4*(1/2 + 3*sqrt(5)/10)**4/720 - q**3*(1/2 + 3*sqrt(5)/10)**3/120 + q**2*(1/2 + 3*sqrt(5)/10)**2/24 - q*(1/2 + 3*sqrt(5)/10)/6 + 1/2, q < (-5 + 3*sqrt(5))/4), ((q*(1/2 + 3*sqrt(5)/10) + expm1(-q*(1/2 + 3*sqrt(5)/10)))/(q**2*(1/2 + 3*sqrt(5)/10)**2), True)) + (3/2 - sqrt(5)/2)*(sqrt(5)/10 + 1/2)**2*Piecewise((q**14*(sqrt(5)/10 + 1/2)**14/20922789888000 - q**13*(sqrt(5)/10 + 1/2)**13/1307674368000 + q**12*(sqrt(5)/10 + 1/2)**12/87178291200 - q**11*(sqrt(5)/10 + 1/2)**11/6227020800 + q**10*(sqrt(5)/10 + 1/2)**10/479001600 - q**9*(sqrt(5)/10 + 1/2)**9/39916800 + q**8*(sqrt(5)/10 + 1/2)**8/3628800 - q**7*(sqrt(5)/10 + 1/2)**7/362880 + q**6*(sqrt(5)/10 + 1/2)**6/40320 - q**5*(sqrt(5)/10 + 1/2)**5/5040 + q**4*(sqrt(5)/10 + 1/2)**4/720 - q**3*(sqrt(5)/10 + 1/2)**3/120 + q**2*(sqrt(5)/10 + 1/2)**2/24 - q*(sqrt(5)/10 + 1/2)/6 + 1/2, q < (5 - sqrt(5))/4), ((q*(sqrt(5)/10 + 1/2) + expm1(-q*(sqrt(5)/10 + 1/2)))/(q**2*(sqrt(5)/10 + 1/2)**2), True)))*Piecewise((1/(q**14/20922789888000 - q**13/1307674368000 + q**12/87178291200 - q**11/6227020800 + q**10/479001600 - q**9/39916800 + q**8/3628800 - q**7/362880 + q**6/40320 - q**5/5040 + q**4/720 - q**3/120 + q**2/24 - q/6 + 1/2), q < 1/2), (q**2/(q + expm1(-q)), True))
     """
+    numpy = _numpy()
     q = numpy.asarray(q, dtype=float)
     _finite_arguments(q=q)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
@@ -98,8 +131,19 @@ def golden_H(q):
     return _finite_result('golden_H', result)
 
 
+def golden_H_scalar(q):
+    """H(q) = G(q, 1): (18)/(17), q = mu/nu (Coffman–Liu–Weber 1997, proof of Cor. 5.1) (one point in Python floats; where float arithmetic raises or the value is not finite, golden_H decides)."""
+    q = float(q)
+    try:
+        result = float(((-1/2 + (1/2)*math.sqrt(5))*(1/2 + (3/10)*math.sqrt(5))**2*(((1/20922789888000)*q**14*(1/2 + (3/10)*math.sqrt(5))**14 - 1/1307674368000*q**13*(1/2 + (3/10)*math.sqrt(5))**13 + (1/87178291200)*q**12*(1/2 + (3/10)*math.sqrt(5))**12 - 1/6227020800*q**11*(1/2 + (3/10)*math.sqrt(5))**11 + (1/479001600)*q**10*(1/2 + (3/10)*math.sqrt(5))**10 - 1/39916800*q**9*(1/2 + (3/10)*math.sqrt(5))**9 + (1/3628800)*q**8*(1/2 + (3/10)*math.sqrt(5))**8 - 1/362880*q**7*(1/2 + (3/10)*math.sqrt(5))**7 + (1/40320)*q**6*(1/2 + (3/10)*math.sqrt(5))**6 - 1/5040*q**5*(1/2 + (3/10)*math.sqrt(5))**5 + (1/720)*q**4*(1/2 + (3/10)*math.sqrt(5))**4 - 1/120*q**3*(1/2 + (3/10)*math.sqrt(5))**3 + (1/24)*q**2*(1/2 + (3/10)*math.sqrt(5))**2 - 1/6*q*(1/2 + (3/10)*math.sqrt(5)) + 1/2) if (q < (1/4)*(-5 + 3*math.sqrt(5))) else ((q*(1/2 + (3/10)*math.sqrt(5)) + math.expm1(-q*(1/2 + (3/10)*math.sqrt(5))))/(q**2*(1/2 + (3/10)*math.sqrt(5))**2))) + (3/2 - 1/2*math.sqrt(5))*((1/10)*math.sqrt(5) + 1/2)**2*(((1/20922789888000)*q**14*((1/10)*math.sqrt(5) + 1/2)**14 - 1/1307674368000*q**13*((1/10)*math.sqrt(5) + 1/2)**13 + (1/87178291200)*q**12*((1/10)*math.sqrt(5) + 1/2)**12 - 1/6227020800*q**11*((1/10)*math.sqrt(5) + 1/2)**11 + (1/479001600)*q**10*((1/10)*math.sqrt(5) + 1/2)**10 - 1/39916800*q**9*((1/10)*math.sqrt(5) + 1/2)**9 + (1/3628800)*q**8*((1/10)*math.sqrt(5) + 1/2)**8 - 1/362880*q**7*((1/10)*math.sqrt(5) + 1/2)**7 + (1/40320)*q**6*((1/10)*math.sqrt(5) + 1/2)**6 - 1/5040*q**5*((1/10)*math.sqrt(5) + 1/2)**5 + (1/720)*q**4*((1/10)*math.sqrt(5) + 1/2)**4 - 1/120*q**3*((1/10)*math.sqrt(5) + 1/2)**3 + (1/24)*q**2*((1/10)*math.sqrt(5) + 1/2)**2 - 1/6*q*((1/10)*math.sqrt(5) + 1/2) + 1/2) if (q < (1/4)*(5 - math.sqrt(5))) else ((q*((1/10)*math.sqrt(5) + 1/2) + math.expm1(-q*((1/10)*math.sqrt(5) + 1/2)))/(q**2*((1/10)*math.sqrt(5) + 1/2)**2))))*((1/((1/20922789888000)*q**14 - 1/1307674368000*q**13 + (1/87178291200)*q**12 - 1/6227020800*q**11 + (1/479001600)*q**10 - 1/39916800*q**9 + (1/3628800)*q**8 - 1/362880*q**7 + (1/40320)*q**6 - 1/5040*q**5 + (1/720)*q**4 - 1/120*q**3 + (1/24)*q**2 - 1/6*q + 1/2)) if (q < 1/2) else (q**2/(q + math.expm1(-q)))))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(golden_H(q))
+
+
 def golden_H_mp(q):
     """H(q) = G(q, 1): (18)/(17), q = mu/nu (Coffman–Liu–Weber 1997, proof of Cor. 5.1) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     q = mpmath.mpmathify(q)
     return (q - 1 + (mpmath.mpf(3)/mpmath.mpf(2) - mpmath.mpf(1)/mpmath.mpf(2)*mpmath.sqrt(5))*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*q*(mpmath.sqrt(5) + 5)) + (mpmath.mpf(-1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*q*(5 + 3*mpmath.sqrt(5))))/(q - 1 + mpmath.exp(-q))
 
@@ -109,6 +153,7 @@ def golden_profile(q, s):
 
     (s**2*(1 - 1/s)*Piecewise((q**14*s**14/1634592960000000000 - sqrt(5)*q**13*s**13/102162060000000000 + q**12*s**12/1362160800000000 - sqrt(5)*q**11*s**11/97297200000000 + q**10*s**10/1496880000000 - sqrt(5)*q**9*s**9/124740000000 + q**8*s**8/2268000000 - sqrt(5)*q**7*s**7/226800000 + q**6*s**6/5040000 - sqrt(5)*q**5*s**5/630000 + q**4*s**4/18000 - sqrt(5)*q**3*s**3/3000 + q**2*s**2/120 - sqrt(5)*q*s/30 + 1/2, sqrt(5)*q*s < 5/2), (5*(sqrt(5)*q*s/5 + expm1(-sqrt(5)*q*s/5))/(q**2*s**2), True))/5 + s**2*(5 + 3*sqrt(5))**2*(-1 + 1/(2*s) + sqrt(5)/(2*s))*Piecewise((q**14*s**14*(5 + 3*sqrt(5))**14/2092278988800000000000000000 - q**13*s**13*(5 + 3*sqrt(5))**13/13076743680000000000000000 + q**12*s**12*(5 + 3*sqrt(5))**12/87178291200000000000000 - q**11*s**11*(5 + 3*sqrt(5))**11/622702080000000000000 + q**10*s**10*(5 + 3*sqrt(5))**10/4790016000000000000 - q**9*s**9*(5 + 3*sqrt(5))**9/39916800000000000 + q**8*s**8*(5 + 3*sqrt(5))**8/362880000000000 - q**7*s**7*(5 + 3*sqrt(5))**7/3628800000000 + q**6*s**6*(5 + 3*sqrt(5))**6/40320000000 - q**5*s**5*(5 + 3*sqrt(5))**5/504000000 + q**4*s**4*(5 + 3*sqrt(5))**4/7200000 - q**3*s**3*(5 + 3*sqrt(5))**3/120000 + q**2*s**2*(5 + 3*sqrt(5))**2/2400 - q*s*(5 + 3*sqrt(5))/60 + 1/2, q*s*(5 + 3*sqrt(5)) < 5), (100*(q*s*(5 + 3*sqrt(5))/10 + expm1(-q*s*(5 + 3*sqrt(5))/10))/(q**2*s**2*(5 + 3*sqrt(5))**2), True))/100 + s**2*(sqrt(5) + 5)**2*(1 - sqrt(5)/(2*s) + 1/(2*s))*Piecewise((q**14*s**14*(sqrt(5) + 5)**14/2092278988800000000000000000 - q**13*s**13*(sqrt(5) + 5)**13/13076743680000000000000000 + q**12*s**12*(sqrt(5) + 5)**12/87178291200000000000000 - q**11*s**11*(sqrt(5) + 5)**11/622702080000000000000 + q**10*s**10*(sqrt(5) + 5)**10/4790016000000000000 - q**9*s**9*(sqrt(5) + 5)**9/39916800000000000 + q**8*s**8*(sqrt(5) + 5)**8/362880000000000 - q**7*s**7*(sqrt(5) + 5)**7/3628800000000 + q**6*s**6*(sqrt(5) + 5)**6/40320000000 - q**5*s**5*(sqrt(5) + 5)**5/504000000 + q**4*s**4*(sqrt(5) + 5)**4/7200000 - q**3*s**3*(sqrt(5) + 5)**3/120000 + q**2*s**2*(sqrt(5) + 5)**2/2400 - q*s*(sqrt(5) + 5)/60 + 1/2, q*s*(sqrt(5) + 5) < 5), (100*(q*s*(sqrt(5) + 5)/10 + expm1(-q*s*(sqrt(5) + 5)/10))/(q**2*s**2*(sqrt(5) + 5)**2), True))/100)*Piecewise((1/(q**14/20922789888000 - q**13/1307674368000 + q**12/87178291200 - q**11/6227020800 + q**10/479001600 - q**9/39916800 + q**8/3628800 - q**7/362880 + q**6/40320 - q**5/5040 + q**4/720 - q**3/120 + q**2/24 - q/6 + 1/2), q < 1/2), (q**2/(q + expm1(-q)), True))
     """
+    numpy = _numpy()
     q = numpy.asarray(q, dtype=float)
     s = numpy.asarray(s, dtype=float)
     _finite_arguments(q=q, s=s)
@@ -117,8 +162,20 @@ def golden_profile(q, s):
     return _finite_result('golden_profile', result)
 
 
+def golden_profile_scalar(q, s):
+    """G(q, s): limit C(gamma(N))/C*, pages at bracket position s (Coffman–Liu–Weber 1997, limit C(gamma(N)) of §5) (one point in Python floats; where float arithmetic raises or the value is not finite, golden_profile decides)."""
+    q = float(q)
+    s = float(s)
+    try:
+        result = float(((1/5)*s**2*(1 - 1/s)*(((1/1634592960000000000)*q**14*s**14 - 1/102162060000000000*math.sqrt(5)*q**13*s**13 + (1/1362160800000000)*q**12*s**12 - 1/97297200000000*math.sqrt(5)*q**11*s**11 + (1/1496880000000)*q**10*s**10 - 1/124740000000*math.sqrt(5)*q**9*s**9 + (1/2268000000)*q**8*s**8 - 1/226800000*math.sqrt(5)*q**7*s**7 + (1/5040000)*q**6*s**6 - 1/630000*math.sqrt(5)*q**5*s**5 + (1/18000)*q**4*s**4 - 1/3000*math.sqrt(5)*q**3*s**3 + (1/120)*q**2*s**2 - 1/30*math.sqrt(5)*q*s + 1/2) if (math.sqrt(5)*q*s < 5/2) else (5*((1/5)*math.sqrt(5)*q*s + math.expm1(-1/5*math.sqrt(5)*q*s))/(q**2*s**2))) + (1/100)*s**2*(5 + 3*math.sqrt(5))**2*(-1 + (1/2)/s + (1/2)*math.sqrt(5)/s)*(((1/2092278988800000000000000000)*q**14*s**14*(5 + 3*math.sqrt(5))**14 - 1/13076743680000000000000000*q**13*s**13*(5 + 3*math.sqrt(5))**13 + (1/87178291200000000000000)*q**12*s**12*(5 + 3*math.sqrt(5))**12 - 1/622702080000000000000*q**11*s**11*(5 + 3*math.sqrt(5))**11 + (1/4790016000000000000)*q**10*s**10*(5 + 3*math.sqrt(5))**10 - 1/39916800000000000*q**9*s**9*(5 + 3*math.sqrt(5))**9 + (1/362880000000000)*q**8*s**8*(5 + 3*math.sqrt(5))**8 - 1/3628800000000*q**7*s**7*(5 + 3*math.sqrt(5))**7 + (1/40320000000)*q**6*s**6*(5 + 3*math.sqrt(5))**6 - 1/504000000*q**5*s**5*(5 + 3*math.sqrt(5))**5 + (1/7200000)*q**4*s**4*(5 + 3*math.sqrt(5))**4 - 1/120000*q**3*s**3*(5 + 3*math.sqrt(5))**3 + (1/2400)*q**2*s**2*(5 + 3*math.sqrt(5))**2 - 1/60*q*s*(5 + 3*math.sqrt(5)) + 1/2) if (q*s*(5 + 3*math.sqrt(5)) < 5) else (100*((1/10)*q*s*(5 + 3*math.sqrt(5)) + math.expm1(-1/10*q*s*(5 + 3*math.sqrt(5))))/(q**2*s**2*(5 + 3*math.sqrt(5))**2))) + (1/100)*s**2*(math.sqrt(5) + 5)**2*(1 - 1/2*math.sqrt(5)/s + (1/2)/s)*(((1/2092278988800000000000000000)*q**14*s**14*(math.sqrt(5) + 5)**14 - 1/13076743680000000000000000*q**13*s**13*(math.sqrt(5) + 5)**13 + (1/87178291200000000000000)*q**12*s**12*(math.sqrt(5) + 5)**12 - 1/622702080000000000000*q**11*s**11*(math.sqrt(5) + 5)**11 + (1/4790016000000000000)*q**10*s**10*(math.sqrt(5) + 5)**10 - 1/39916800000000000*q**9*s**9*(math.sqrt(5) + 5)**9 + (1/362880000000000)*q**8*s**8*(math.sqrt(5) + 5)**8 - 1/3628800000000*q**7*s**7*(math.sqrt(5) + 5)**7 + (1/40320000000)*q**6*s**6*(math.sqrt(5) + 5)**6 - 1/504000000*q**5*s**5*(math.sqrt(5) + 5)**5 + (1/7200000)*q**4*s**4*(math.sqrt(5) + 5)**4 - 1/120000*q**3*s**3*(math.sqrt(5) + 5)**3 + (1/2400)*q**2*s**2*(math.sqrt(5) + 5)**2 - 1/60*q*s*(math.sqrt(5) + 5) + 1/2) if (q*s*(math.sqrt(5) + 5) < 5) else (100*((1/10)*q*s*(math.sqrt(5) + 5) + math.expm1(-1/10*q*s*(math.sqrt(5) + 5)))/(q**2*s**2*(math.sqrt(5) + 5)**2))))*((1/((1/20922789888000)*q**14 - 1/1307674368000*q**13 + (1/87178291200)*q**12 - 1/6227020800*q**11 + (1/479001600)*q**10 - 1/39916800*q**9 + (1/3628800)*q**8 - 1/362880*q**7 + (1/40320)*q**6 - 1/5040*q**5 + (1/720)*q**4 - 1/120*q**3 + (1/24)*q**2 - 1/6*q + 1/2)) if (q < 1/2) else (q**2/(q + math.expm1(-q)))))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(golden_profile(q, s))
+
+
 def golden_profile_mp(q, s):
     """G(q, s): limit C(gamma(N))/C*, pages at bracket position s (Coffman–Liu–Weber 1997, limit C(gamma(N)) of §5) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     q = mpmath.mpmathify(q)
     s = mpmath.mpmathify(s)
     return (q + (1 - 1/s)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(5)*mpmath.sqrt(5)*q*s) + (-1 + (mpmath.mpf(1)/mpmath.mpf(2))/s + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5)/s)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*q*s*(5 + 3*mpmath.sqrt(5))) + (1 - mpmath.mpf(1)/mpmath.mpf(2)*mpmath.sqrt(5)/s + (mpmath.mpf(1)/mpmath.mpf(2))/s)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*q*s*(mpmath.sqrt(5) + 5)) - 1)/(q - 1 + mpmath.exp(-q))
@@ -129,6 +186,7 @@ def golden_R(q):
 
     -q*Piecewise((q**3*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(-1478460025742553656431*sqrt(5)/95077889784561426449103004608000000000000000000000000000 - 3381973550700096559765079/97264681249606339257432373713984000000000000000000000000000) + 4720830553568645497577/7557473290567703128005623443200000000000000000000000000 + 19905786079989500867161*sqrt(5)/71256176739638343778338735321600000000000000000000000000) - 30434020578894238291*sqrt(5)/6223868098842908917276473600000000000000000000000000 - 15704430394860817009/1436277253579132827063801600000000000000000000000000) + 115984500769684049879/622386809884290891727647360000000000000000000000000 + 259349274259870871789*sqrt(5)/3111934049421454458638236800000000000000000000000000) - 12523013835939629551*sqrt(5)/9061570412108449764617088000000000000000000000000 - 4872400503020240161091/1576713251706870259043373312000000000000000000000000) + 1122157712872891245391/22524475024383860843476761600000000000000000000000 + 125461110930752565229*sqrt(5)/5631118756095965210869190400000000000000000000000) - 77051263679106939953*sqrt(5)/220828186513567263171340800000000000000000000000 - 3828704726783853179/4907293033634828070474240000000000000000000000) + 1035089663437142921/87283868187180736431360000000000000000000000 + 106468577235537756917*sqrt(5)/20075289683051569379212800000000000000000000000) - 373518677880301*sqrt(5)/4778556595158331440000000000000000000000 - 64311250699903901/367948857827191520880000000000000000000000) + 50500811211648913/20237187180495533648400000000000000000000 + 4516949212290743*sqrt(5)/4047437436099106729680000000000000000000) - 14346370725418777*sqrt(5)/930445387608990052800000000000000000000 - 64158454158824593/1860890775217980105600000000000000000000) + 345082472081/749476735141680000000000000000000 + 71091423808771*sqrt(5)/345248752359551040000000000000000000) - 7103197064423*sqrt(5)/2675538841755780000000000000000000 - 3287760235080143/553836540243446460000000000000000000) + 151372614243089/2051246445346098000000000000000000 + 7126135425757*sqrt(5)/215920678457484000000000000000000) - 2493233778263*sqrt(5)/6311527524141840000000000000000 - 265462208359/300548929721040000000000000000) + 42293700497/4161446719214400000000000000 + 43034429249197*sqrt(5)/9467291286212760000000000000000) - 55105717003*sqrt(5)/1097656960720320000000000000 - 35199735091/313616274491520000000000000) + 383367422677/322840282564800000000000000 + 10797928907*sqrt(5)/20326980754080000000000000) - 3482582533*sqrt(5)/647967509280000000000000 - 5341630187/444683584800000000000000) + 9180476231/79196028912000000000000 + 123269248327*sqrt(5)/2375880867360000000000000) - 141935509*sqrt(5)/297729432000000000000 - 950836651/893188296000000000000) + 263643031/28419627600000000000 + 1299902651*sqrt(5)/312615903600000000000) - 46755823*sqrt(5)/1362160800000000000 - 69436673/908107200000000000) + 18666817/31434480000000000 + 1092053747*sqrt(5)/4086482400000000000) - 3327893*sqrt(5)/1702701000000000 - 22095481/5108103000000000) + 1667873/56756700000000 + 4551493*sqrt(5)/340540200000000) - 53003*sqrt(5)/623700000000 - 13837/74844000000) + 9509/8910000000 + 1921*sqrt(5)/3850000000) - 5069*sqrt(5)/1890000000 - 63317/11340000000) + 5903/226800000 + 37*sqrt(5)/2835000) - 2141*sqrt(5)/37800000 - 443/4200000) + 451/1260000 + 541*sqrt(5)/2520000) - 31*sqrt(5)/45000 - 43/45000) + 2/1125 + 2*sqrt(5)/1125) - sqrt(5)/300 - 1/600) + sqrt(5)/300), q < 2), ((sqrt(5)*(-1 + sqrt(5))/10 - (1 - 2*sqrt(5)/5)*expm1(-q)/q)*exp(sqrt(5)*q*(-sqrt(5)/2 - 1/2)/5) + (sqrt(5)*(1 + sqrt(5))/10 - (-1 + 2*sqrt(5)/5)*expm1(-q)/q)*exp(-sqrt(5)*q*(1/2 + sqrt(5)/2)**2/5) - exp(-q), True))
     """
+    numpy = _numpy()
     q = numpy.asarray(q, dtype=float)
     _finite_arguments(q=q)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
@@ -136,8 +194,19 @@ def golden_R(q):
     return _finite_result('golden_R', result)
 
 
+def golden_R_scalar(q):
+    """R(q) = P'Q - PQ', H' = R/Q^2 (Coffman–Liu–Weber 1997, proof of Cor. 5.1) (one point in Python floats; where float arithmetic raises or the value is not finite, golden_R decides)."""
+    q = float(q)
+    try:
+        result = float(-q*((q**3*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(-1478460025742553656431/95077889784561426449103004608000000000000000000000000000*math.sqrt(5) - 3381973550700096559765079/97264681249606339257432373713984000000000000000000000000000) + 4720830553568645497577/7557473290567703128005623443200000000000000000000000000 + (19905786079989500867161/71256176739638343778338735321600000000000000000000000000)*math.sqrt(5)) - 30434020578894238291/6223868098842908917276473600000000000000000000000000*math.sqrt(5) - 15704430394860817009/1436277253579132827063801600000000000000000000000000) + 115984500769684049879/622386809884290891727647360000000000000000000000000 + (259349274259870871789/3111934049421454458638236800000000000000000000000000)*math.sqrt(5)) - 12523013835939629551/9061570412108449764617088000000000000000000000000*math.sqrt(5) - 4872400503020240161091/1576713251706870259043373312000000000000000000000000) + 1122157712872891245391/22524475024383860843476761600000000000000000000000 + (125461110930752565229/5631118756095965210869190400000000000000000000000)*math.sqrt(5)) - 77051263679106939953/220828186513567263171340800000000000000000000000*math.sqrt(5) - 3828704726783853179/4907293033634828070474240000000000000000000000) + 1035089663437142921/87283868187180736431360000000000000000000000 + (106468577235537756917/20075289683051569379212800000000000000000000000)*math.sqrt(5)) - 373518677880301/4778556595158331440000000000000000000000*math.sqrt(5) - 64311250699903901/367948857827191520880000000000000000000000) + 50500811211648913/20237187180495533648400000000000000000000 + (4516949212290743/4047437436099106729680000000000000000000)*math.sqrt(5)) - 14346370725418777/930445387608990052800000000000000000000*math.sqrt(5) - 64158454158824593/1860890775217980105600000000000000000000) + 345082472081/749476735141680000000000000000000 + (71091423808771/345248752359551040000000000000000000)*math.sqrt(5)) - 7103197064423/2675538841755780000000000000000000*math.sqrt(5) - 3287760235080143/553836540243446460000000000000000000) + 151372614243089/2051246445346098000000000000000000 + (7126135425757/215920678457484000000000000000000)*math.sqrt(5)) - 2493233778263/6311527524141840000000000000000*math.sqrt(5) - 265462208359/300548929721040000000000000000) + 42293700497/4161446719214400000000000000 + (43034429249197/9467291286212760000000000000000)*math.sqrt(5)) - 55105717003/1097656960720320000000000000*math.sqrt(5) - 35199735091/313616274491520000000000000) + 383367422677/322840282564800000000000000 + (10797928907/20326980754080000000000000)*math.sqrt(5)) - 3482582533/647967509280000000000000*math.sqrt(5) - 5341630187/444683584800000000000000) + 9180476231/79196028912000000000000 + (123269248327/2375880867360000000000000)*math.sqrt(5)) - 141935509/297729432000000000000*math.sqrt(5) - 950836651/893188296000000000000) + 263643031/28419627600000000000 + (1299902651/312615903600000000000)*math.sqrt(5)) - 46755823/1362160800000000000*math.sqrt(5) - 69436673/908107200000000000) + 18666817/31434480000000000 + (1092053747/4086482400000000000)*math.sqrt(5)) - 3327893/1702701000000000*math.sqrt(5) - 22095481/5108103000000000) + 1667873/56756700000000 + (4551493/340540200000000)*math.sqrt(5)) - 53003/623700000000*math.sqrt(5) - 13837/74844000000) + 9509/8910000000 + (1921/3850000000)*math.sqrt(5)) - 5069/1890000000*math.sqrt(5) - 63317/11340000000) + 5903/226800000 + (37/2835000)*math.sqrt(5)) - 2141/37800000*math.sqrt(5) - 443/4200000) + 451/1260000 + (541/2520000)*math.sqrt(5)) - 31/45000*math.sqrt(5) - 43/45000) + 2/1125 + (2/1125)*math.sqrt(5)) - 1/300*math.sqrt(5) - 1/600) + (1/300)*math.sqrt(5))) if (q < 2) else (((1/10)*math.sqrt(5)*(-1 + math.sqrt(5)) - (1 - 2/5*math.sqrt(5))*math.expm1(-q)/q)*math.exp((1/5)*math.sqrt(5)*q*(-1/2*math.sqrt(5) - 1/2)) + ((1/10)*math.sqrt(5)*(1 + math.sqrt(5)) - (-1 + (2/5)*math.sqrt(5))*math.expm1(-q)/q)*math.exp(-1/5*math.sqrt(5)*q*(1/2 + (1/2)*math.sqrt(5))**2) - math.exp(-q))))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(golden_R(q))
+
+
 def golden_R_mp(q):
     """R(q) = P'Q - PQ', H' = R/Q^2 (Coffman–Liu–Weber 1997, proof of Cor. 5.1) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     q = mpmath.mpmathify(q)
     return q*mpmath.exp(-q) - mpmath.mpf(1)/mpmath.mpf(2)*q*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(1)/mpmath.mpf(10))*mpmath.sqrt(5)*q*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.mpf(1)/mpmath.mpf(2)*q*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(2)/mpmath.mpf(5))*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.mpf(2)/mpmath.mpf(5)*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.mpf(2)/mpmath.mpf(5)*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(2)/mpmath.mpf(5))*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q)
 
@@ -147,6 +216,7 @@ def golden_D(q):
 
     Piecewise((q**3*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(-1478460025742553656431*sqrt(5)/95077889784561426449103004608000000000000000000000000000 - 3381973550700096559765079/97264681249606339257432373713984000000000000000000000000000) + 4720830553568645497577/7557473290567703128005623443200000000000000000000000000 + 19905786079989500867161*sqrt(5)/71256176739638343778338735321600000000000000000000000000) - 30434020578894238291*sqrt(5)/6223868098842908917276473600000000000000000000000000 - 15704430394860817009/1436277253579132827063801600000000000000000000000000) + 115984500769684049879/622386809884290891727647360000000000000000000000000 + 259349274259870871789*sqrt(5)/3111934049421454458638236800000000000000000000000000) - 12523013835939629551*sqrt(5)/9061570412108449764617088000000000000000000000000 - 4872400503020240161091/1576713251706870259043373312000000000000000000000000) + 1122157712872891245391/22524475024383860843476761600000000000000000000000 + 125461110930752565229*sqrt(5)/5631118756095965210869190400000000000000000000000) - 77051263679106939953*sqrt(5)/220828186513567263171340800000000000000000000000 - 3828704726783853179/4907293033634828070474240000000000000000000000) + 1035089663437142921/87283868187180736431360000000000000000000000 + 106468577235537756917*sqrt(5)/20075289683051569379212800000000000000000000000) - 373518677880301*sqrt(5)/4778556595158331440000000000000000000000 - 64311250699903901/367948857827191520880000000000000000000000) + 50500811211648913/20237187180495533648400000000000000000000 + 4516949212290743*sqrt(5)/4047437436099106729680000000000000000000) - 14346370725418777*sqrt(5)/930445387608990052800000000000000000000 - 64158454158824593/1860890775217980105600000000000000000000) + 345082472081/749476735141680000000000000000000 + 71091423808771*sqrt(5)/345248752359551040000000000000000000) - 7103197064423*sqrt(5)/2675538841755780000000000000000000 - 3287760235080143/553836540243446460000000000000000000) + 151372614243089/2051246445346098000000000000000000 + 7126135425757*sqrt(5)/215920678457484000000000000000000) - 2493233778263*sqrt(5)/6311527524141840000000000000000 - 265462208359/300548929721040000000000000000) + 42293700497/4161446719214400000000000000 + 43034429249197*sqrt(5)/9467291286212760000000000000000) - 55105717003*sqrt(5)/1097656960720320000000000000 - 35199735091/313616274491520000000000000) + 383367422677/322840282564800000000000000 + 10797928907*sqrt(5)/20326980754080000000000000) - 3482582533*sqrt(5)/647967509280000000000000 - 5341630187/444683584800000000000000) + 9180476231/79196028912000000000000 + 123269248327*sqrt(5)/2375880867360000000000000) - 141935509*sqrt(5)/297729432000000000000 - 950836651/893188296000000000000) + 263643031/28419627600000000000 + 1299902651*sqrt(5)/312615903600000000000) - 46755823*sqrt(5)/1362160800000000000 - 69436673/908107200000000000) + 18666817/31434480000000000 + 1092053747*sqrt(5)/4086482400000000000) - 3327893*sqrt(5)/1702701000000000 - 22095481/5108103000000000) + 1667873/56756700000000 + 4551493*sqrt(5)/340540200000000) - 53003*sqrt(5)/623700000000 - 13837/74844000000) + 9509/8910000000 + 1921*sqrt(5)/3850000000) - 5069*sqrt(5)/1890000000 - 63317/11340000000) + 5903/226800000 + 37*sqrt(5)/2835000) - 2141*sqrt(5)/37800000 - 443/4200000) + 451/1260000 + 541*sqrt(5)/2520000) - 31*sqrt(5)/45000 - 43/45000) + 2/1125 + 2*sqrt(5)/1125) - sqrt(5)/300 - 1/600) + sqrt(5)/300), q < 2), ((sqrt(5)*(-1 + sqrt(5))/10 - (1 - 2*sqrt(5)/5)*expm1(-q)/q)*exp(sqrt(5)*q*(-sqrt(5)/2 - 1/2)/5) + (sqrt(5)*(1 + sqrt(5))/10 - (-1 + 2*sqrt(5)/5)*expm1(-q)/q)*exp(-sqrt(5)*q*(1/2 + sqrt(5)/2)**2/5) - exp(-q), True))
     """
+    numpy = _numpy()
     q = numpy.asarray(q, dtype=float)
     _finite_arguments(q=q)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
@@ -154,8 +224,19 @@ def golden_D(q):
     return _finite_result('golden_D', result)
 
 
+def golden_D_scalar(q):
+    """D(q) = -R(q)/q = lambda1 e^{-a q} + lambda2 e^{-b q} - e^{-q} (Coffman–Liu–Weber 1997, proof of Cor. 5.1) (one point in Python floats; where float arithmetic raises or the value is not finite, golden_D decides)."""
+    q = float(q)
+    try:
+        result = float(((q**3*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(q*(-1478460025742553656431/95077889784561426449103004608000000000000000000000000000*math.sqrt(5) - 3381973550700096559765079/97264681249606339257432373713984000000000000000000000000000) + 4720830553568645497577/7557473290567703128005623443200000000000000000000000000 + (19905786079989500867161/71256176739638343778338735321600000000000000000000000000)*math.sqrt(5)) - 30434020578894238291/6223868098842908917276473600000000000000000000000000*math.sqrt(5) - 15704430394860817009/1436277253579132827063801600000000000000000000000000) + 115984500769684049879/622386809884290891727647360000000000000000000000000 + (259349274259870871789/3111934049421454458638236800000000000000000000000000)*math.sqrt(5)) - 12523013835939629551/9061570412108449764617088000000000000000000000000*math.sqrt(5) - 4872400503020240161091/1576713251706870259043373312000000000000000000000000) + 1122157712872891245391/22524475024383860843476761600000000000000000000000 + (125461110930752565229/5631118756095965210869190400000000000000000000000)*math.sqrt(5)) - 77051263679106939953/220828186513567263171340800000000000000000000000*math.sqrt(5) - 3828704726783853179/4907293033634828070474240000000000000000000000) + 1035089663437142921/87283868187180736431360000000000000000000000 + (106468577235537756917/20075289683051569379212800000000000000000000000)*math.sqrt(5)) - 373518677880301/4778556595158331440000000000000000000000*math.sqrt(5) - 64311250699903901/367948857827191520880000000000000000000000) + 50500811211648913/20237187180495533648400000000000000000000 + (4516949212290743/4047437436099106729680000000000000000000)*math.sqrt(5)) - 14346370725418777/930445387608990052800000000000000000000*math.sqrt(5) - 64158454158824593/1860890775217980105600000000000000000000) + 345082472081/749476735141680000000000000000000 + (71091423808771/345248752359551040000000000000000000)*math.sqrt(5)) - 7103197064423/2675538841755780000000000000000000*math.sqrt(5) - 3287760235080143/553836540243446460000000000000000000) + 151372614243089/2051246445346098000000000000000000 + (7126135425757/215920678457484000000000000000000)*math.sqrt(5)) - 2493233778263/6311527524141840000000000000000*math.sqrt(5) - 265462208359/300548929721040000000000000000) + 42293700497/4161446719214400000000000000 + (43034429249197/9467291286212760000000000000000)*math.sqrt(5)) - 55105717003/1097656960720320000000000000*math.sqrt(5) - 35199735091/313616274491520000000000000) + 383367422677/322840282564800000000000000 + (10797928907/20326980754080000000000000)*math.sqrt(5)) - 3482582533/647967509280000000000000*math.sqrt(5) - 5341630187/444683584800000000000000) + 9180476231/79196028912000000000000 + (123269248327/2375880867360000000000000)*math.sqrt(5)) - 141935509/297729432000000000000*math.sqrt(5) - 950836651/893188296000000000000) + 263643031/28419627600000000000 + (1299902651/312615903600000000000)*math.sqrt(5)) - 46755823/1362160800000000000*math.sqrt(5) - 69436673/908107200000000000) + 18666817/31434480000000000 + (1092053747/4086482400000000000)*math.sqrt(5)) - 3327893/1702701000000000*math.sqrt(5) - 22095481/5108103000000000) + 1667873/56756700000000 + (4551493/340540200000000)*math.sqrt(5)) - 53003/623700000000*math.sqrt(5) - 13837/74844000000) + 9509/8910000000 + (1921/3850000000)*math.sqrt(5)) - 5069/1890000000*math.sqrt(5) - 63317/11340000000) + 5903/226800000 + (37/2835000)*math.sqrt(5)) - 2141/37800000*math.sqrt(5) - 443/4200000) + 451/1260000 + (541/2520000)*math.sqrt(5)) - 31/45000*math.sqrt(5) - 43/45000) + 2/1125 + (2/1125)*math.sqrt(5)) - 1/300*math.sqrt(5) - 1/600) + (1/300)*math.sqrt(5))) if (q < 2) else (((1/10)*math.sqrt(5)*(-1 + math.sqrt(5)) - (1 - 2/5*math.sqrt(5))*math.expm1(-q)/q)*math.exp((1/5)*math.sqrt(5)*q*(-1/2*math.sqrt(5) - 1/2)) + ((1/10)*math.sqrt(5)*(1 + math.sqrt(5)) - (-1 + (2/5)*math.sqrt(5))*math.expm1(-q)/q)*math.exp(-1/5*math.sqrt(5)*q*(1/2 + (1/2)*math.sqrt(5))**2) - math.exp(-q))))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(golden_D(q))
+
+
 def golden_D_mp(q):
     """D(q) = -R(q)/q = lambda1 e^{-a q} + lambda2 e^{-b q} - e^{-q} (Coffman–Liu–Weber 1997, proof of Cor. 5.1) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     q = mpmath.mpmathify(q)
     return -mpmath.exp(-q) - mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(1)/mpmath.mpf(10))*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.mpf(2)/mpmath.mpf(5)*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q + mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q - mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q + (mpmath.mpf(2)/mpmath.mpf(5))*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q - mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q + (mpmath.mpf(2)/mpmath.mpf(5))*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q - mpmath.mpf(2)/mpmath.mpf(5)*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q + mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q
 
@@ -165,6 +246,7 @@ def golden_y(q):
 
     sqrt(5)*(1/2 + sqrt(5)/2)*(sqrt(5)*(-1 + sqrt(5))/10 - (1 - 2*sqrt(5)/5)*expm1(-q)/q)/5 + sqrt(5)*(1/2 + sqrt(5)/2)**2*(sqrt(5)*(1 + sqrt(5))/10 - (-1 + 2*sqrt(5)/5)*expm1(-q)/q)/5
     """
+    numpy = _numpy()
     q = numpy.asarray(q, dtype=float)
     _finite_arguments(q=q)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
@@ -172,8 +254,19 @@ def golden_y(q):
     return _finite_result('golden_y', result)
 
 
+def golden_y_scalar(q):
+    """y = lambda1 phi/sqrt5 + lambda2 phi^2/sqrt5 (Coffman–Liu–Weber 1997, proof of Cor. 5.1) (one point in Python floats; where float arithmetic raises or the value is not finite, golden_y decides)."""
+    q = float(q)
+    try:
+        result = float((1/5)*math.sqrt(5)*(1/2 + (1/2)*math.sqrt(5))*((1/10)*math.sqrt(5)*(-1 + math.sqrt(5)) - (1 - 2/5*math.sqrt(5))*math.expm1(-q)/q) + (1/5)*math.sqrt(5)*(1/2 + (1/2)*math.sqrt(5))**2*((1/10)*math.sqrt(5)*(1 + math.sqrt(5)) - (-1 + (2/5)*math.sqrt(5))*math.expm1(-q)/q))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(golden_y(q))
+
+
 def golden_y_mp(q):
     """y = lambda1 phi/sqrt5 + lambda2 phi^2/sqrt5 (Coffman–Liu–Weber 1997, proof of Cor. 5.1) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     q = mpmath.mpmathify(q)
     return (mpmath.mpf(1)/mpmath.mpf(5))*mpmath.sqrt(5)*(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))*((mpmath.mpf(1)/mpmath.mpf(10))*mpmath.sqrt(5)*(-1 + mpmath.sqrt(5)) + (1 - mpmath.mpf(2)/mpmath.mpf(5)*mpmath.sqrt(5))*(1 - mpmath.exp(-q))/q) + (mpmath.mpf(1)/mpmath.mpf(5))*mpmath.sqrt(5)*(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))**2*((mpmath.mpf(1)/mpmath.mpf(10))*mpmath.sqrt(5)*(1 + mpmath.sqrt(5)) + (-1 + (mpmath.mpf(2)/mpmath.mpf(5))*mpmath.sqrt(5))*(1 - mpmath.exp(-q))/q)
 
@@ -183,6 +276,7 @@ def golden_weight0(s):
 
     1 - 1/s
     """
+    numpy = _numpy()
     s = numpy.asarray(s, dtype=float)
     _finite_arguments(s=s)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
@@ -190,14 +284,26 @@ def golden_weight0(s):
     return _finite_result('golden_weight0', result)
 
 
+def golden_weight0_scalar(s):
+    """w_0(s): share of the accesses at distance F_(J+0) (Coffman–Liu–Weber 1997, limit C(gamma(N)) of §5) (one point in Python floats; where float arithmetic raises or the value is not finite, golden_weight0 decides)."""
+    s = float(s)
+    try:
+        result = float(1 - 1/s)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(golden_weight0(s))
+
+
 def golden_weight0_mp(s):
     """w_0(s): share of the accesses at distance F_(J+0) (Coffman–Liu–Weber 1997, limit C(gamma(N)) of §5) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     s = mpmath.mpmathify(s)
     return 1 - 1/s
 
 
 def golden_weight0_arb(s):
     """w_0(s): share of the accesses at distance F_(J+0) (Coffman–Liu–Weber 1997, limit C(gamma(N)) of §5) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     s = flint.arb(s)
     return 1 - 1/s
 
@@ -207,6 +313,7 @@ def golden_weight1(s):
 
     1 - sqrt(5)/(2*s) + 1/(2*s)
     """
+    numpy = _numpy()
     s = numpy.asarray(s, dtype=float)
     _finite_arguments(s=s)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
@@ -214,14 +321,26 @@ def golden_weight1(s):
     return _finite_result('golden_weight1', result)
 
 
+def golden_weight1_scalar(s):
+    """w_1(s): share of the accesses at distance F_(J+1) (Coffman–Liu–Weber 1997, limit C(gamma(N)) of §5) (one point in Python floats; where float arithmetic raises or the value is not finite, golden_weight1 decides)."""
+    s = float(s)
+    try:
+        result = float(1 - 1/2*math.sqrt(5)/s + (1/2)/s)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(golden_weight1(s))
+
+
 def golden_weight1_mp(s):
     """w_1(s): share of the accesses at distance F_(J+1) (Coffman–Liu–Weber 1997, limit C(gamma(N)) of §5) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     s = mpmath.mpmathify(s)
     return 1 - mpmath.mpf(1)/mpmath.mpf(2)*mpmath.sqrt(5)/s + (mpmath.mpf(1)/mpmath.mpf(2))/s
 
 
 def golden_weight1_arb(s):
     """w_1(s): share of the accesses at distance F_(J+1) (Coffman–Liu–Weber 1997, limit C(gamma(N)) of §5) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     s = flint.arb(s)
     return 1 - (flint.arb(1) / 2)*5**(flint.arb(1) / 2)/s + ((flint.arb(1) / 2))/s
 
@@ -231,6 +350,7 @@ def golden_weight2(s):
 
     -1 + 1/(2*s) + sqrt(5)/(2*s)
     """
+    numpy = _numpy()
     s = numpy.asarray(s, dtype=float)
     _finite_arguments(s=s)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
@@ -238,14 +358,26 @@ def golden_weight2(s):
     return _finite_result('golden_weight2', result)
 
 
+def golden_weight2_scalar(s):
+    """w_2(s): share of the accesses at distance F_(J+2) (Coffman–Liu–Weber 1997, limit C(gamma(N)) of §5) (one point in Python floats; where float arithmetic raises or the value is not finite, golden_weight2 decides)."""
+    s = float(s)
+    try:
+        result = float(-1 + (1/2)/s + (1/2)*math.sqrt(5)/s)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(golden_weight2(s))
+
+
 def golden_weight2_mp(s):
     """w_2(s): share of the accesses at distance F_(J+2) (Coffman–Liu–Weber 1997, limit C(gamma(N)) of §5) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     s = mpmath.mpmathify(s)
     return -1 + (mpmath.mpf(1)/mpmath.mpf(2))/s + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5)/s
 
 
 def golden_weight2_arb(s):
     """w_2(s): share of the accesses at distance F_(J+2) (Coffman–Liu–Weber 1997, limit C(gamma(N)) of §5) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     s = flint.arb(s)
     return -1 + ((flint.arb(1) / 2))/s + ((flint.arb(1) / 2))*5**(flint.arb(1) / 2)/s
 
@@ -255,6 +387,7 @@ def golden_rate(s, m):
 
     sqrt(5)*s*(1/2 + sqrt(5)/2)**m/5
     """
+    numpy = _numpy()
     s = numpy.asarray(s, dtype=float)
     m = _as_integers('m', m)
     _finite_arguments(s=s, m=m)
@@ -263,8 +396,20 @@ def golden_rate(s, m):
     return _finite_result('golden_rate', result)
 
 
+def golden_rate_scalar(s, m):
+    """c_m(s) = s phi^m/sqrt5: lim mu_i E[X] F_(J+m) per unit q (Coffman–Liu–Weber 1997, limit C(gamma(N)) of §5) (one point in Python floats; where float arithmetic raises or the value is not finite, golden_rate decides)."""
+    s = float(s)
+    m = operator.index(m)
+    try:
+        result = float((1/5)*math.sqrt(5)*s*(1/2 + (1/2)*math.sqrt(5))**m)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(golden_rate(s, m))
+
+
 def golden_rate_mp(s, m):
     """c_m(s) = s phi^m/sqrt5: lim mu_i E[X] F_(J+m) per unit q (Coffman–Liu–Weber 1997, limit C(gamma(N)) of §5) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     s = mpmath.mpmathify(s)
     m = operator.index(m)
     return (mpmath.mpf(1)/mpmath.mpf(5))*mpmath.sqrt(5)*s*(mpmath.mpf(1)/mpmath.mpf(2) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.sqrt(5))**(m)
@@ -272,6 +417,7 @@ def golden_rate_mp(s, m):
 
 def golden_rate_arb(s, m):
     """c_m(s) = s phi^m/sqrt5: lim mu_i E[X] F_(J+m) per unit q (Coffman–Liu–Weber 1997, limit C(gamma(N)) of §5) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     s = flint.arb(s)
     m = operator.index(m)
     return ((flint.arb(1) / 5))*5**(flint.arb(1) / 2)*s*((flint.arb(1) / 2) + ((flint.arb(1) / 2))*5**(flint.arb(1) / 2))**(m)
@@ -282,6 +428,7 @@ def golden_gap0(s):
 
     s**2/10 + sqrt(5)*s**2/10 - sqrt(5)*s/5 - 2*s/5 + 11/40 + sqrt(5)/8
     """
+    numpy = _numpy()
     s = numpy.asarray(s, dtype=float)
     _finite_arguments(s=s)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
@@ -289,14 +436,26 @@ def golden_gap0(s):
     return _finite_result('golden_gap0', result)
 
 
+def golden_gap0_scalar(s):
+    """e_2(s) = (phi^5/10 - lim_(q->0) G(q, s))/2 >= 0 (Coffman–Liu–Weber 1997, Cor. 5.1: worst case) (one point in Python floats; where float arithmetic raises or the value is not finite, golden_gap0 decides)."""
+    s = float(s)
+    try:
+        result = float((1/10)*s**2 + (1/10)*math.sqrt(5)*s**2 - 1/5*math.sqrt(5)*s - 2/5*s + 11/40 + (1/8)*math.sqrt(5))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(golden_gap0(s))
+
+
 def golden_gap0_mp(s):
     """e_2(s) = (phi^5/10 - lim_(q->0) G(q, s))/2 >= 0 (Coffman–Liu–Weber 1997, Cor. 5.1: worst case) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     s = mpmath.mpmathify(s)
     return (mpmath.mpf(1)/mpmath.mpf(10))*s**2 + (mpmath.mpf(1)/mpmath.mpf(10))*mpmath.sqrt(5)*s**2 - mpmath.mpf(1)/mpmath.mpf(5)*mpmath.sqrt(5)*s - mpmath.mpf(2)/mpmath.mpf(5)*s + mpmath.mpf(11)/mpmath.mpf(40) + (mpmath.mpf(1)/mpmath.mpf(8))*mpmath.sqrt(5)
 
 
 def golden_gap0_arb(s):
     """e_2(s) = (phi^5/10 - lim_(q->0) G(q, s))/2 >= 0 (Coffman–Liu–Weber 1997, Cor. 5.1: worst case) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     s = flint.arb(s)
     return ((flint.arb(1) / 10))*s**2 + ((flint.arb(1) / 10))*5**(flint.arb(1) / 2)*s**2 - (flint.arb(1) / 5)*5**(flint.arb(1) / 2)*s - (flint.arb(2) / 5)*s + (flint.arb(11) / 40) + ((flint.arb(1) / 8))*5**(flint.arb(1) / 2)
 
@@ -306,16 +465,28 @@ def golden_worst():
 
     11/20 + sqrt(5)/4
     """
+    numpy = _numpy()
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = 11/20 + (1/4)*numpy.sqrt(5)
     return _finite_result('golden_worst', result)
 
 
+def golden_worst_scalar():
+    """phi^5/10 = max_s lim_(q->0) G(q, s) (Coffman–Liu–Weber 1997, Cor. 5.1: worst case) (one point in Python floats; where float arithmetic raises or the value is not finite, golden_worst decides)."""
+    try:
+        result = float(11/20 + (1/4)*math.sqrt(5))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(golden_worst())
+
+
 def golden_worst_mp():
     """phi^5/10 = max_s lim_(q->0) G(q, s) (Coffman–Liu–Weber 1997, Cor. 5.1: worst case) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     return mpmath.mpf(11)/mpmath.mpf(20) + (mpmath.mpf(1)/mpmath.mpf(4))*mpmath.sqrt(5)
 
 
 def golden_worst_arb():
     """phi^5/10 = max_s lim_(q->0) G(q, s) (Coffman–Liu–Weber 1997, Cor. 5.1: worst case) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     return (flint.arb(11) / 20) + ((flint.arb(1) / 4))*5**(flint.arb(1) / 2)

@@ -4,19 +4,17 @@ Regenerate with `crawlmath codegen`; `crawlmath codegen --check` fails when
 this file is stale.
 """
 import builtins
-import functools
 import math
 import operator
-
-import flint
-import mpmath
-import numpy
 
 from crawlmath.numeric.codegen_runtime import as_integers as _as_integers
 from crawlmath.numeric.codegen_runtime import finite_arguments as _finite_arguments
 from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
+from crawlmath.numeric.codegen_runtime import flint_module as _flint
+from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
+from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
 
-__all__ = ['cstar', 'cstar_arb', 'cstar_limit', 'cstar_limit_mp', 'cstar_mp', 'expected_obsolescence', 'expected_obsolescence_arb', 'expected_obsolescence_mp', 'lagrangian_stationarity', 'lagrangian_stationarity_mp', 'lower_bound_multiplier', 'lower_bound_multiplier_mp', 'optimal_frequency', 'optimal_frequency_mp', 'page_threshold_multiplier', 'page_threshold_multiplier_arb', 'page_threshold_multiplier_mp', 'randomized_cstar', 'randomized_cstar_arb', 'randomized_cstar_mp', 'randomized_frequency', 'randomized_frequency_arb', 'randomized_frequency_mp', 'randomized_frequency_proportional', 'randomized_frequency_proportional_arb', 'randomized_frequency_proportional_mp', 'randomized_multiplier', 'randomized_multiplier_arb', 'randomized_multiplier_mp', 'randomized_objective_term', 'randomized_objective_term_arb', 'randomized_objective_term_mp', 'randomized_rate', 'randomized_rate_arb', 'randomized_rate_mp', 'randomized_stationarity', 'randomized_stationarity_arb', 'randomized_stationarity_mp', 'rate_lower_bound', 'rate_lower_bound_arb', 'rate_lower_bound_mp', 'stationarity_level', 'stationarity_level_arb', 'stationarity_level_mp']
+__all__ = ['cstar', 'cstar_arb', 'cstar_limit', 'cstar_limit_mp', 'cstar_limit_scalar', 'cstar_mp', 'cstar_scalar', 'expected_obsolescence', 'expected_obsolescence_arb', 'expected_obsolescence_mp', 'expected_obsolescence_scalar', 'lagrangian_stationarity', 'lagrangian_stationarity_mp', 'lagrangian_stationarity_scalar', 'lower_bound_multiplier', 'lower_bound_multiplier_mp', 'lower_bound_multiplier_scalar', 'optimal_frequency', 'optimal_frequency_mp', 'optimal_frequency_scalar', 'page_threshold_multiplier', 'page_threshold_multiplier_arb', 'page_threshold_multiplier_mp', 'page_threshold_multiplier_scalar', 'randomized_cstar', 'randomized_cstar_arb', 'randomized_cstar_mp', 'randomized_cstar_scalar', 'randomized_frequency', 'randomized_frequency_arb', 'randomized_frequency_mp', 'randomized_frequency_proportional', 'randomized_frequency_proportional_arb', 'randomized_frequency_proportional_mp', 'randomized_frequency_proportional_scalar', 'randomized_frequency_scalar', 'randomized_multiplier', 'randomized_multiplier_arb', 'randomized_multiplier_mp', 'randomized_multiplier_scalar', 'randomized_objective_term', 'randomized_objective_term_arb', 'randomized_objective_term_mp', 'randomized_objective_term_scalar', 'randomized_rate', 'randomized_rate_arb', 'randomized_rate_mp', 'randomized_rate_scalar', 'randomized_stationarity', 'randomized_stationarity_arb', 'randomized_stationarity_mp', 'randomized_stationarity_scalar', 'rate_lower_bound', 'rate_lower_bound_arb', 'rate_lower_bound_mp', 'rate_lower_bound_scalar', 'stationarity_level', 'stationarity_level_arb', 'stationarity_level_mp', 'stationarity_level_scalar']
 
 
 def expected_obsolescence(d, m, mu, h):
@@ -24,6 +22,7 @@ def expected_obsolescence(d, m, mu, h):
 
     d*m + expm1(d*log(h))/mu
     """
+    numpy = _numpy()
     d = numpy.asarray(d, dtype=float)
     m = numpy.asarray(m, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
@@ -34,8 +33,22 @@ def expected_obsolescence(d, m, mu, h):
     return _finite_result('expected_obsolescence', result)
 
 
+def expected_obsolescence_scalar(d, m, mu, h):
+    """E[Z^i_j] for inter-access distance d (Coffman–Liu–Weber 1997, Lemma 3.1) (one point in Python floats; where float arithmetic raises or the value is not finite, expected_obsolescence decides)."""
+    d = float(d)
+    m = float(m)
+    mu = float(mu)
+    h = float(h)
+    try:
+        result = float(d*m + math.expm1(d*math.log(h))/mu)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(expected_obsolescence(d, m, mu, h))
+
+
 def expected_obsolescence_mp(d, m, mu, h):
     """E[Z^i_j] for inter-access distance d (Coffman–Liu–Weber 1997, Lemma 3.1) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     d = mpmath.mpmathify(d)
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
@@ -45,6 +58,7 @@ def expected_obsolescence_mp(d, m, mu, h):
 
 def expected_obsolescence_arb(d, m, mu, h):
     """E[Z^i_j] for inter-access distance d (Coffman–Liu–Weber 1997, Lemma 3.1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     d = flint.arb(d)
     m = flint.arb(m)
     mu = flint.arb(mu)
@@ -57,6 +71,7 @@ def rate_lower_bound(f, m, mu, h):
 
     f*expm1(log(h)/f)/(m*mu) + 1
     """
+    numpy = _numpy()
     f = numpy.asarray(f, dtype=float)
     m = numpy.asarray(m, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
@@ -67,8 +82,22 @@ def rate_lower_bound(f, m, mu, h):
     return _finite_result('rate_lower_bound', result)
 
 
+def rate_lower_bound_scalar(f, m, mu, h):
+    """lower bound on r_i at frequency f (Coffman–Liu–Weber 1997, Thm 3.3) (one point in Python floats; where float arithmetic raises or the value is not finite, rate_lower_bound decides)."""
+    f = float(f)
+    m = float(m)
+    mu = float(mu)
+    h = float(h)
+    try:
+        result = float(f*math.expm1(math.log(h)/f)/(m*mu) + 1)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(rate_lower_bound(f, m, mu, h))
+
+
 def rate_lower_bound_mp(f, m, mu, h):
     """lower bound on r_i at frequency f (Coffman–Liu–Weber 1997, Thm 3.3) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     f = mpmath.mpmathify(f)
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
@@ -78,6 +107,7 @@ def rate_lower_bound_mp(f, m, mu, h):
 
 def rate_lower_bound_arb(f, m, mu, h):
     """lower bound on r_i at frequency f (Coffman–Liu–Weber 1997, Thm 3.3) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     f = flint.arb(f)
     m = flint.arb(m)
     mu = flint.arb(mu)
@@ -90,6 +120,7 @@ def randomized_rate(f, m, mu, h):
 
     (f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1))
     """
+    numpy = _numpy()
     f = numpy.asarray(f, dtype=float)
     m = numpy.asarray(m, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
@@ -100,8 +131,22 @@ def randomized_rate(f, m, mu, h):
     return _finite_result('randomized_rate', result)
 
 
+def randomized_rate_scalar(f, m, mu, h):
+    """r_i of the randomized policy at frequency f (Coffman–Liu–Weber 1997, Lemma 4.1) (one point in Python floats; where float arithmetic raises or the value is not finite, randomized_rate decides)."""
+    f = float(f)
+    m = float(m)
+    mu = float(mu)
+    h = float(h)
+    try:
+        result = float((f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1)))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(randomized_rate(f, m, mu, h))
+
+
 def randomized_rate_mp(f, m, mu, h):
     """r_i of the randomized policy at frequency f (Coffman–Liu–Weber 1997, Lemma 4.1) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     f = mpmath.mpmathify(f)
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
@@ -111,6 +156,7 @@ def randomized_rate_mp(f, m, mu, h):
 
 def randomized_rate_arb(f, m, mu, h):
     """r_i of the randomized policy at frequency f (Coffman–Liu–Weber 1997, Lemma 4.1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     f = flint.arb(f)
     m = flint.arb(m)
     mu = flint.arb(mu)
@@ -123,6 +169,7 @@ def optimal_frequency(h, ln_y):
 
     log(h)/ln_y
     """
+    numpy = _numpy()
     h = numpy.asarray(h, dtype=float)
     ln_y = numpy.asarray(ln_y, dtype=float)
     _finite_arguments(h=h, ln_y=ln_y)
@@ -131,8 +178,20 @@ def optimal_frequency(h, ln_y):
     return _finite_result('optimal_frequency', result)
 
 
+def optimal_frequency_scalar(h, ln_y):
+    """x_i = ln h_i / ln y*: the frequency with h_i^(1/x_i) = y*; ln y* = sum_j ln h_j at the optimum (Coffman–Liu–Weber 1997, Thm 3.4, (10)) (one point in Python floats; where float arithmetic raises or the value is not finite, optimal_frequency decides)."""
+    h = float(h)
+    ln_y = float(ln_y)
+    try:
+        result = float(math.log(h)/ln_y)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(optimal_frequency(h, ln_y))
+
+
 def optimal_frequency_mp(h, ln_y):
     """x_i = ln h_i / ln y*: the frequency with h_i^(1/x_i) = y*; ln y* = sum_j ln h_j at the optimum (Coffman–Liu–Weber 1997, Thm 3.4, (10)) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     h = mpmath.mpmathify(h)
     ln_y = mpmath.mpmathify(ln_y)
     return mpmath.log(h)/ln_y
@@ -143,6 +202,7 @@ def lagrangian_stationarity(x, h, c, mu, nu, lambda_):
 
     c*nu*(expm1(log(h)/x) - exp(log(h)/x)*log(h)/x)/mu + lambda
     """
+    numpy = _numpy()
     x = numpy.asarray(x, dtype=float)
     h = numpy.asarray(h, dtype=float)
     c = numpy.asarray(c, dtype=float)
@@ -155,8 +215,24 @@ def lagrangian_stationarity(x, h, c, mu, nu, lambda_):
     return _finite_result('lagrangian_stationarity', result)
 
 
+def lagrangian_stationarity_scalar(x, h, c, mu, nu, lambda_):
+    """d/dx_i of the Lagrangian of (7): c_i r_i^LB(x_i) + lambda x_i (Coffman–Liu–Weber 1997, Thm 3.4, (8)) (one point in Python floats; where float arithmetic raises or the value is not finite, lagrangian_stationarity decides)."""
+    x = float(x)
+    h = float(h)
+    c = float(c)
+    mu = float(mu)
+    nu = float(nu)
+    lambda_ = float(lambda_)
+    try:
+        result = float(c*nu*(math.expm1(math.log(h)/x) - math.exp(math.log(h)/x)*math.log(h)/x)/mu + lambda_)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(lagrangian_stationarity(x, h, c, mu, nu, lambda_))
+
+
 def lagrangian_stationarity_mp(x, h, c, mu, nu, lambda_):
     """d/dx_i of the Lagrangian of (7): c_i r_i^LB(x_i) + lambda x_i (Coffman–Liu–Weber 1997, Thm 3.4, (8)) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     x = mpmath.mpmathify(x)
     h = mpmath.mpmathify(h)
     c = mpmath.mpmathify(c)
@@ -171,6 +247,7 @@ def page_threshold_multiplier(c, mu, nu):
 
     c*nu/mu
     """
+    numpy = _numpy()
     c = numpy.asarray(c, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
     nu = numpy.asarray(nu, dtype=float)
@@ -180,8 +257,21 @@ def page_threshold_multiplier(c, mu, nu):
     return _finite_result('page_threshold_multiplier', result)
 
 
+def page_threshold_multiplier_scalar(c, mu, nu):
+    """lambda above which page i gets x_i = 0 (dual feasibility at x_i = 0): c_i nu/mu_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) and Thm 4.1, (13) at x = 0+) (one point in Python floats; where float arithmetic raises or the value is not finite, page_threshold_multiplier decides)."""
+    c = float(c)
+    mu = float(mu)
+    nu = float(nu)
+    try:
+        result = float(c*nu/mu)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(page_threshold_multiplier(c, mu, nu))
+
+
 def page_threshold_multiplier_mp(c, mu, nu):
     """lambda above which page i gets x_i = 0 (dual feasibility at x_i = 0): c_i nu/mu_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) and Thm 4.1, (13) at x = 0+) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     c = mpmath.mpmathify(c)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
@@ -190,6 +280,7 @@ def page_threshold_multiplier_mp(c, mu, nu):
 
 def page_threshold_multiplier_arb(c, mu, nu):
     """lambda above which page i gets x_i = 0 (dual feasibility at x_i = 0): c_i nu/mu_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) and Thm 4.1, (13) at x = 0+) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     c = flint.arb(c)
     mu = flint.arb(mu)
     nu = flint.arb(nu)
@@ -201,6 +292,7 @@ def stationarity_level(lambda_, c, mu, nu):
 
     lambda*mu/(c*nu)
     """
+    numpy = _numpy()
     lambda_ = numpy.asarray(lambda_, dtype=float)
     c = numpy.asarray(c, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
@@ -211,8 +303,22 @@ def stationarity_level(lambda_, c, mu, nu):
     return _finite_result('stationarity_level', result)
 
 
+def stationarity_level_scalar(lambda_, c, mu, nu):
+    """(8) as P(2, u) = t with y = h^(1/x) = e^-u: the level t = lambda mu/(c nu) (Coffman–Liu–Weber 1997, Thm 3.4, (8)) (one point in Python floats; where float arithmetic raises or the value is not finite, stationarity_level decides)."""
+    lambda_ = float(lambda_)
+    c = float(c)
+    mu = float(mu)
+    nu = float(nu)
+    try:
+        result = float(lambda_*mu/(c*nu))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(stationarity_level(lambda_, c, mu, nu))
+
+
 def stationarity_level_mp(lambda_, c, mu, nu):
     """(8) as P(2, u) = t with y = h^(1/x) = e^-u: the level t = lambda mu/(c nu) (Coffman–Liu–Weber 1997, Thm 3.4, (8)) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     lambda_ = mpmath.mpmathify(lambda_)
     c = mpmath.mpmathify(c)
     mu = mpmath.mpmathify(mu)
@@ -222,6 +328,7 @@ def stationarity_level_mp(lambda_, c, mu, nu):
 
 def stationarity_level_arb(lambda_, c, mu, nu):
     """(8) as P(2, u) = t with y = h^(1/x) = e^-u: the level t = lambda mu/(c nu) (Coffman–Liu–Weber 1997, Thm 3.4, (8)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     lambda_ = flint.arb(lambda_)
     c = flint.arb(c)
     mu = flint.arb(mu)
@@ -234,6 +341,7 @@ def lower_bound_multiplier(c0, nu, S):
 
     c0*nu*(S*exp(S) - expm1(S))
     """
+    numpy = _numpy()
     c0 = numpy.asarray(c0, dtype=float)
     nu = numpy.asarray(nu, dtype=float)
     S = numpy.asarray(S, dtype=float)
@@ -243,8 +351,21 @@ def lower_bound_multiplier(c0, nu, S):
     return _finite_result('lower_bound_multiplier', result)
 
 
+def lower_bound_multiplier_scalar(c0, nu, S):
+    """lambda of (8) at the optimum with c_i = c0 mu_i, S = sum ln h_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) at (10)) (one point in Python floats; where float arithmetic raises or the value is not finite, lower_bound_multiplier decides)."""
+    c0 = float(c0)
+    nu = float(nu)
+    S = float(S)
+    try:
+        result = float(c0*nu*(S*math.exp(S) - math.expm1(S)))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(lower_bound_multiplier(c0, nu, S))
+
+
 def lower_bound_multiplier_mp(c0, nu, S):
     """lambda of (8) at the optimum with c_i = c0 mu_i, S = sum ln h_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) at (10)) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     c0 = mpmath.mpmathify(c0)
     nu = mpmath.mpmathify(nu)
     S = mpmath.mpmathify(S)
@@ -256,6 +377,7 @@ def cstar(c0, mu, nu, P):
 
     c0*(P*nu + mu - nu)
     """
+    numpy = _numpy()
     c0 = numpy.asarray(c0, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
     nu = numpy.asarray(nu, dtype=float)
@@ -266,8 +388,22 @@ def cstar(c0, mu, nu, P):
     return _finite_result('cstar', result)
 
 
+def cstar_scalar(c0, mu, nu, P):
+    """lower bound C* with P = prod h_i; ill-conditioned in its inputs, not in the formula: kappa = (mu + nu + nu P)/C* ~ 4N/(N+1) (nu/mu)^2 for N equal pages, exponential X (3.6e6 at mu/nu = 1e-3), so the domain keeps away from mu -> nu (1 - P) (Coffman–Liu–Weber 1997, Thm 3.4, (6)) (one point in Python floats; where float arithmetic raises or the value is not finite, cstar decides)."""
+    c0 = float(c0)
+    mu = float(mu)
+    nu = float(nu)
+    P = float(P)
+    try:
+        result = float(c0*(P*nu + mu - nu))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(cstar(c0, mu, nu, P))
+
+
 def cstar_mp(c0, mu, nu, P):
     """lower bound C* with P = prod h_i; ill-conditioned in its inputs, not in the formula: kappa = (mu + nu + nu P)/C* ~ 4N/(N+1) (nu/mu)^2 for N equal pages, exponential X (3.6e6 at mu/nu = 1e-3), so the domain keeps away from mu -> nu (1 - P) (Coffman–Liu–Weber 1997, Thm 3.4, (6)) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     c0 = mpmath.mpmathify(c0)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
@@ -277,6 +413,7 @@ def cstar_mp(c0, mu, nu, P):
 
 def cstar_arb(c0, mu, nu, P):
     """lower bound C* with P = prod h_i; ill-conditioned in its inputs, not in the formula: kappa = (mu + nu + nu P)/C* ~ 4N/(N+1) (nu/mu)^2 for N equal pages, exponential X (3.6e6 at mu/nu = 1e-3), so the domain keeps away from mu -> nu (1 - P) (Coffman–Liu–Weber 1997, Thm 3.4, (6)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     c0 = flint.arb(c0)
     mu = flint.arb(mu)
     nu = flint.arb(nu)
@@ -289,6 +426,7 @@ def randomized_objective_term(x, h, c, mu, nu):
 
     c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1))
     """
+    numpy = _numpy()
     x = numpy.asarray(x, dtype=float)
     h = numpy.asarray(h, dtype=float)
     c = numpy.asarray(c, dtype=float)
@@ -300,8 +438,23 @@ def randomized_objective_term(x, h, c, mu, nu):
     return _finite_result('randomized_objective_term', result)
 
 
+def randomized_objective_term_scalar(x, h, c, mu, nu):
+    """c_i r_i(x_i) of the randomized policy, one page's term of (12) (Coffman–Liu–Weber 1997, Thm 4.1, (12)) (one point in Python floats; where float arithmetic raises or the value is not finite, randomized_objective_term decides)."""
+    x = float(x)
+    h = float(h)
+    c = float(c)
+    mu = float(mu)
+    nu = float(nu)
+    try:
+        result = float(c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1)))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(randomized_objective_term(x, h, c, mu, nu))
+
+
 def randomized_objective_term_mp(x, h, c, mu, nu):
     """c_i r_i(x_i) of the randomized policy, one page's term of (12) (Coffman–Liu–Weber 1997, Thm 4.1, (12)) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     x = mpmath.mpmathify(x)
     h = mpmath.mpmathify(h)
     c = mpmath.mpmathify(c)
@@ -312,6 +465,7 @@ def randomized_objective_term_mp(x, h, c, mu, nu):
 
 def randomized_objective_term_arb(x, h, c, mu, nu):
     """c_i r_i(x_i) of the randomized policy, one page's term of (12) (Coffman–Liu–Weber 1997, Thm 4.1, (12)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     x = flint.arb(x)
     h = flint.arb(h)
     c = flint.arb(c)
@@ -325,6 +479,7 @@ def randomized_stationarity(x, h, c, mu, nu, lambda_):
 
     -c*nu*(h - 1)**2/(mu*(h*x - h + 1)**2) + lambda
     """
+    numpy = _numpy()
     x = numpy.asarray(x, dtype=float)
     h = numpy.asarray(h, dtype=float)
     c = numpy.asarray(c, dtype=float)
@@ -337,8 +492,24 @@ def randomized_stationarity(x, h, c, mu, nu, lambda_):
     return _finite_result('randomized_stationarity', result)
 
 
+def randomized_stationarity_scalar(x, h, c, mu, nu, lambda_):
+    """d/dx_i of (12) plus lambda x_i (Coffman–Liu–Weber 1997, Thm 4.1, (13)) (one point in Python floats; where float arithmetic raises or the value is not finite, randomized_stationarity decides)."""
+    x = float(x)
+    h = float(h)
+    c = float(c)
+    mu = float(mu)
+    nu = float(nu)
+    lambda_ = float(lambda_)
+    try:
+        result = float(-c*nu*(h - 1)**2/(mu*(h*x - h + 1)**2) + lambda_)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(randomized_stationarity(x, h, c, mu, nu, lambda_))
+
+
 def randomized_stationarity_mp(x, h, c, mu, nu, lambda_):
     """d/dx_i of (12) plus lambda x_i (Coffman–Liu–Weber 1997, Thm 4.1, (13)) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     x = mpmath.mpmathify(x)
     h = mpmath.mpmathify(h)
     c = mpmath.mpmathify(c)
@@ -350,6 +521,7 @@ def randomized_stationarity_mp(x, h, c, mu, nu, lambda_):
 
 def randomized_stationarity_arb(x, h, c, mu, nu, lambda_):
     """d/dx_i of (12) plus lambda x_i (Coffman–Liu–Weber 1997, Thm 4.1, (13)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     x = flint.arb(x)
     h = flint.arb(h)
     c = flint.arb(c)
@@ -364,6 +536,7 @@ def randomized_frequency(h, c, mu, nu, lambda_):
 
     -sqrt(c)*sqrt(nu)/(sqrt(lambda)*sqrt(mu)) + sqrt(c)*sqrt(nu)/(h*sqrt(lambda)*sqrt(mu)) + 1 - 1/h
     """
+    numpy = _numpy()
     h = numpy.asarray(h, dtype=float)
     c = numpy.asarray(c, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
@@ -375,8 +548,23 @@ def randomized_frequency(h, c, mu, nu, lambda_):
     return _finite_result('randomized_frequency', result)
 
 
+def randomized_frequency_scalar(h, c, mu, nu, lambda_):
+    """x_i solving (13) = 0 (before clipping at 0) (Coffman–Liu–Weber 1997, Thm 4.1, (15)) (one point in Python floats; where float arithmetic raises or the value is not finite, randomized_frequency decides)."""
+    h = float(h)
+    c = float(c)
+    mu = float(mu)
+    nu = float(nu)
+    lambda_ = float(lambda_)
+    try:
+        result = float(-math.sqrt(c)*math.sqrt(nu)/(math.sqrt(lambda_)*math.sqrt(mu)) + math.sqrt(c)*math.sqrt(nu)/(h*math.sqrt(lambda_)*math.sqrt(mu)) + 1 - 1/h)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(randomized_frequency(h, c, mu, nu, lambda_))
+
+
 def randomized_frequency_mp(h, c, mu, nu, lambda_):
     """x_i solving (13) = 0 (before clipping at 0) (Coffman–Liu–Weber 1997, Thm 4.1, (15)) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     h = mpmath.mpmathify(h)
     c = mpmath.mpmathify(c)
     mu = mpmath.mpmathify(mu)
@@ -387,6 +575,7 @@ def randomized_frequency_mp(h, c, mu, nu, lambda_):
 
 def randomized_frequency_arb(h, c, mu, nu, lambda_):
     """x_i solving (13) = 0 (before clipping at 0) (Coffman–Liu–Weber 1997, Thm 4.1, (15)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     h = flint.arb(h)
     c = flint.arb(c)
     mu = flint.arb(mu)
@@ -400,6 +589,7 @@ def randomized_frequency_proportional(h, G):
 
     (1 - h)/(G*h)
     """
+    numpy = _numpy()
     h = numpy.asarray(h, dtype=float)
     G = numpy.asarray(G, dtype=float)
     _finite_arguments(h=h, G=G)
@@ -408,8 +598,20 @@ def randomized_frequency_proportional(h, G):
     return _finite_result('randomized_frequency_proportional', result)
 
 
+def randomized_frequency_proportional_scalar(h, G):
+    """x_i = (1/h_i - 1)/G when c_i = c0 mu_i, G = sum (1/h_i - 1) (Coffman–Liu–Weber 1997, Thm 4.1, (16)) (one point in Python floats; where float arithmetic raises or the value is not finite, randomized_frequency_proportional decides)."""
+    h = float(h)
+    G = float(G)
+    try:
+        result = float((1 - h)/(G*h))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(randomized_frequency_proportional(h, G))
+
+
 def randomized_frequency_proportional_mp(h, G):
     """x_i = (1/h_i - 1)/G when c_i = c0 mu_i, G = sum (1/h_i - 1) (Coffman–Liu–Weber 1997, Thm 4.1, (16)) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     h = mpmath.mpmathify(h)
     G = mpmath.mpmathify(G)
     return (1 - h)/(G*h)
@@ -417,6 +619,7 @@ def randomized_frequency_proportional_mp(h, G):
 
 def randomized_frequency_proportional_arb(h, G):
     """x_i = (1/h_i - 1)/G when c_i = c0 mu_i, G = sum (1/h_i - 1) (Coffman–Liu–Weber 1997, Thm 4.1, (16)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     h = flint.arb(h)
     G = flint.arb(G)
     return (1 - h)/(G*h)
@@ -427,6 +630,7 @@ def randomized_multiplier(c0, nu, G):
 
     G**2*c0*nu/(G + 1)**2
     """
+    numpy = _numpy()
     c0 = numpy.asarray(c0, dtype=float)
     nu = numpy.asarray(nu, dtype=float)
     G = numpy.asarray(G, dtype=float)
@@ -436,8 +640,21 @@ def randomized_multiplier(c0, nu, G):
     return _finite_result('randomized_multiplier', result)
 
 
+def randomized_multiplier_scalar(c0, nu, G):
+    """lambda of (13) at (16): nu c0 (G/(1+G))^2 (Coffman–Liu–Weber 1997, Thm 4.1, (15)-(16)) (one point in Python floats; where float arithmetic raises or the value is not finite, randomized_multiplier decides)."""
+    c0 = float(c0)
+    nu = float(nu)
+    G = float(G)
+    try:
+        result = float(G**2*c0*nu/(G + 1)**2)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(randomized_multiplier(c0, nu, G))
+
+
 def randomized_multiplier_mp(c0, nu, G):
     """lambda of (13) at (16): nu c0 (G/(1+G))^2 (Coffman–Liu–Weber 1997, Thm 4.1, (15)-(16)) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     c0 = mpmath.mpmathify(c0)
     nu = mpmath.mpmathify(nu)
     G = mpmath.mpmathify(G)
@@ -446,6 +663,7 @@ def randomized_multiplier_mp(c0, nu, G):
 
 def randomized_multiplier_arb(c0, nu, G):
     """lambda of (13) at (16): nu c0 (G/(1+G))^2 (Coffman–Liu–Weber 1997, Thm 4.1, (15)-(16)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     c0 = flint.arb(c0)
     nu = flint.arb(nu)
     G = flint.arb(G)
@@ -457,6 +675,7 @@ def randomized_cstar(c0, mu, nu, G):
 
     c0*(G*mu - G*nu + mu)/(G + 1)
     """
+    numpy = _numpy()
     c0 = numpy.asarray(c0, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
     nu = numpy.asarray(nu, dtype=float)
@@ -467,8 +686,22 @@ def randomized_cstar(c0, mu, nu, G):
     return _finite_result('randomized_cstar', result)
 
 
+def randomized_cstar_scalar(c0, mu, nu, G):
+    """randomized optimum with G = sum (1/h_i - 1); ill-conditioned in its inputs, not in the formula: kappa = (mu + nu G/(1+G))/C ~ 2 nu/mu for exponential X (2e3 at mu/nu = 1e-3), so the domain keeps away from mu -> nu G/(1+G) (Coffman–Liu–Weber 1997, Thm 4.1, (11)) (one point in Python floats; where float arithmetic raises or the value is not finite, randomized_cstar decides)."""
+    c0 = float(c0)
+    mu = float(mu)
+    nu = float(nu)
+    G = float(G)
+    try:
+        result = float(c0*(G*mu - G*nu + mu)/(G + 1))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(randomized_cstar(c0, mu, nu, G))
+
+
 def randomized_cstar_mp(c0, mu, nu, G):
     """randomized optimum with G = sum (1/h_i - 1); ill-conditioned in its inputs, not in the formula: kappa = (mu + nu G/(1+G))/C ~ 2 nu/mu for exponential X (2e3 at mu/nu = 1e-3), so the domain keeps away from mu -> nu G/(1+G) (Coffman–Liu–Weber 1997, Thm 4.1, (11)) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     c0 = mpmath.mpmathify(c0)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
@@ -478,6 +711,7 @@ def randomized_cstar_mp(c0, mu, nu, G):
 
 def randomized_cstar_arb(c0, mu, nu, G):
     """randomized optimum with G = sum (1/h_i - 1); ill-conditioned in its inputs, not in the formula: kappa = (mu + nu G/(1+G))/C ~ 2 nu/mu for exponential X (2e3 at mu/nu = 1e-3), so the domain keeps away from mu -> nu G/(1+G) (Coffman–Liu–Weber 1997, Thm 4.1, (11)) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     c0 = flint.arb(c0)
     mu = flint.arb(mu)
     nu = flint.arb(nu)
@@ -490,6 +724,7 @@ def cstar_limit(c0, mu, nu):
 
     c0*mu**2*Piecewise((mu**14/(20922789888000*nu**14) - mu**13/(1307674368000*nu**13) + mu**12/(87178291200*nu**12) - mu**11/(6227020800*nu**11) + mu**10/(479001600*nu**10) - mu**9/(39916800*nu**9) + mu**8/(3628800*nu**8) - mu**7/(362880*nu**7) + mu**6/(40320*nu**6) - mu**5/(5040*nu**5) + mu**4/(720*nu**4) - mu**3/(120*nu**3) + mu**2/(24*nu**2) - mu/(6*nu) + 1/2, mu/nu < 1/2), (nu**2*(mu/nu + expm1(-mu/nu))/mu**2, True))/nu
     """
+    numpy = _numpy()
     c0 = numpy.asarray(c0, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
     nu = numpy.asarray(nu, dtype=float)
@@ -499,8 +734,21 @@ def cstar_limit(c0, mu, nu):
     return _finite_result('cstar_limit', result)
 
 
+def cstar_limit_scalar(c0, mu, nu):
+    """N -> infinity limit of C* (Coffman–Liu–Weber 1997, (17)) (one point in Python floats; where float arithmetic raises or the value is not finite, cstar_limit decides)."""
+    c0 = float(c0)
+    mu = float(mu)
+    nu = float(nu)
+    try:
+        result = float(c0*mu**2*(((1/20922789888000)*mu**14/nu**14 - 1/1307674368000*mu**13/nu**13 + (1/87178291200)*mu**12/nu**12 - 1/6227020800*mu**11/nu**11 + (1/479001600)*mu**10/nu**10 - 1/39916800*mu**9/nu**9 + (1/3628800)*mu**8/nu**8 - 1/362880*mu**7/nu**7 + (1/40320)*mu**6/nu**6 - 1/5040*mu**5/nu**5 + (1/720)*mu**4/nu**4 - 1/120*mu**3/nu**3 + (1/24)*mu**2/nu**2 - 1/6*mu/nu + 1/2) if (mu/nu < 1/2) else (nu**2*(mu/nu + math.expm1(-mu/nu))/mu**2))/nu)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(cstar_limit(c0, mu, nu))
+
+
 def cstar_limit_mp(c0, mu, nu):
     """N -> infinity limit of C* (Coffman–Liu–Weber 1997, (17)) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     c0 = mpmath.mpmathify(c0)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)

@@ -4,19 +4,17 @@ Regenerate with `crawlmath codegen`; `crawlmath codegen --check` fails when
 this file is stale.
 """
 import builtins
-import functools
 import math
 import operator
-
-import flint
-import mpmath
-import numpy
 
 from crawlmath.numeric.codegen_runtime import as_integers as _as_integers
 from crawlmath.numeric.codegen_runtime import finite_arguments as _finite_arguments
 from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
+from crawlmath.numeric.codegen_runtime import flint_module as _flint
+from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
+from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
 
-__all__ = ['cost', 'cost_infinite_K', 'cost_infinite_K_mp', 'cost_mp', 'gamma_K', 'gamma_K_arb', 'gamma_K_mp', 'large_K_rule', 'large_K_rule_mp', 'stationarity', 'stationarity_arb', 'stationarity_deflated', 'stationarity_deflated_arb', 'stationarity_deflated_mp', 'stationarity_mp']
+__all__ = ['cost', 'cost_infinite_K', 'cost_infinite_K_mp', 'cost_infinite_K_scalar', 'cost_mp', 'cost_scalar', 'gamma_K', 'gamma_K_arb', 'gamma_K_mp', 'gamma_K_scalar', 'large_K_rule', 'large_K_rule_mp', 'large_K_rule_scalar', 'stationarity', 'stationarity_arb', 'stationarity_deflated', 'stationarity_deflated_arb', 'stationarity_deflated_mp', 'stationarity_deflated_scalar', 'stationarity_mp', 'stationarity_scalar']
 
 
 def cost(rho, gamma, K, mu):
@@ -24,6 +22,7 @@ def cost(rho, gamma, K, mu):
 
     Piecewise(((gamma + mu)/(K + 1), Eq(rho, 1)), ((gamma + mu*exp((K + 1)*log(rho)))*(rho - 1)/expm1((K + 1)*log(rho)), rho < 1), (-(rho - 1)*(gamma*exp((-K - 1)*log(rho)) + mu)/expm1((-K - 1)*log(rho)), True))
     """
+    numpy = _numpy()
     rho = numpy.asarray(rho, dtype=float)
     gamma = numpy.asarray(gamma, dtype=float)
     K = _as_integers('K', K)
@@ -34,8 +33,22 @@ def cost(rho, gamma, K, mu):
     return _finite_result('cost', result)
 
 
+def cost_scalar(rho, gamma, K, mu):
+    """C(rho, gamma, K): starvation/loss cost of the M/M/1/K model, stable form, removable singularity at rho = 1 filled in (Liu–Nain 2005, eq. 1.4) (one point in Python floats; where float arithmetic raises or the value is not finite, cost decides)."""
+    rho = float(rho)
+    gamma = float(gamma)
+    K = operator.index(K)
+    mu = float(mu)
+    try:
+        result = float((((gamma + mu)/(K + 1)) if (rho == 1) else ((gamma + mu*math.exp((K + 1)*math.log(rho)))*(rho - 1)/math.expm1((K + 1)*math.log(rho))) if (rho < 1) else (-(rho - 1)*(gamma*math.exp((-K - 1)*math.log(rho)) + mu)/math.expm1((-K - 1)*math.log(rho)))))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(cost(rho, gamma, K, mu))
+
+
 def cost_mp(rho, gamma, K, mu):
     """C(rho, gamma, K): starvation/loss cost of the M/M/1/K model, stable form, removable singularity at rho = 1 filled in (Liu–Nain 2005, eq. 1.4) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     rho = mpmath.mpmathify(rho)
     gamma = mpmath.mpmathify(gamma)
     K = operator.index(K)
@@ -48,6 +61,7 @@ def cost_infinite_K(rho, gamma, mu):
 
     Piecewise((-gamma*(rho - 1), rho <= 1), (mu*(rho - 1), True))
     """
+    numpy = _numpy()
     rho = numpy.asarray(rho, dtype=float)
     gamma = numpy.asarray(gamma, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
@@ -57,8 +71,21 @@ def cost_infinite_K(rho, gamma, mu):
     return _finite_result('cost_infinite_K', result)
 
 
+def cost_infinite_K_scalar(rho, gamma, mu):
+    """C(rho, gamma, oo) = lim_{K->oo} C(rho, gamma, K) (Liu–Nain 2005, text after eq. 1.11) (one point in Python floats; where float arithmetic raises or the value is not finite, cost_infinite_K decides)."""
+    rho = float(rho)
+    gamma = float(gamma)
+    mu = float(mu)
+    try:
+        result = float(((-gamma*(rho - 1)) if (rho <= 1) else (mu*(rho - 1))))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(cost_infinite_K(rho, gamma, mu))
+
+
 def cost_infinite_K_mp(rho, gamma, mu):
     """C(rho, gamma, oo) = lim_{K->oo} C(rho, gamma, K) (Liu–Nain 2005, text after eq. 1.11) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     rho = mpmath.mpmathify(rho)
     gamma = mpmath.mpmathify(gamma)
     mu = mpmath.mpmathify(mu)
@@ -70,6 +97,7 @@ def stationarity(rho, gamma, K, mu):
 
     -gamma + mu*rho**(2*K + 2) + rho**K*(K*gamma + K*mu + gamma + mu) + rho**(K + 1)*(-K*gamma - K*mu - 2*mu)
     """
+    numpy = _numpy()
     rho = numpy.asarray(rho, dtype=float)
     gamma = numpy.asarray(gamma, dtype=float)
     K = _as_integers('K', K)
@@ -80,8 +108,22 @@ def stationarity(rho, gamma, K, mu):
     return _finite_result('stationarity', result)
 
 
+def stationarity_scalar(rho, gamma, K, mu):
+    """The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7) (one point in Python floats; where float arithmetic raises or the value is not finite, stationarity decides)."""
+    rho = float(rho)
+    gamma = float(gamma)
+    K = operator.index(K)
+    mu = float(mu)
+    try:
+        result = float(-gamma + mu*rho**(2*K + 2) + rho**K*(K*gamma + K*mu + gamma + mu) + rho**(K + 1)*(-K*gamma - K*mu - 2*mu))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(stationarity(rho, gamma, K, mu))
+
+
 def stationarity_mp(rho, gamma, K, mu):
     """The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     rho = mpmath.mpmathify(rho)
     gamma = mpmath.mpmathify(gamma)
     K = operator.index(K)
@@ -91,6 +133,7 @@ def stationarity_mp(rho, gamma, K, mu):
 
 def stationarity_arb(rho, gamma, K, mu):
     """The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     rho = flint.arb(rho)
     gamma = flint.arb(gamma)
     K = operator.index(K)
@@ -103,6 +146,7 @@ def stationarity_deflated(rho, gamma, K, mu):
 
     -gamma*Sum(rho**i*(i + 1), (i, 0, K - 1)) + mu*rho**K*Sum(rho**i*(K - i + 1), (i, 0, K))
     """
+    numpy = _numpy()
     rho = numpy.asarray(rho, dtype=float)
     gamma = numpy.asarray(gamma, dtype=float)
     K = _as_integers('K', K)
@@ -114,8 +158,22 @@ def stationarity_deflated(rho, gamma, K, mu):
     return _finite_result('stationarity_deflated', result)
 
 
+def stationarity_deflated_scalar(rho, gamma, K, mu):
+    """Q(rho) = (1.7)/(rho-1)**2 as two sums with positive coefficients; its unique positive root is rho(gamma, K) (Liu–Nain 2005, eq. 1.7 / (rho-1)**2) (one point in Python floats; where float arithmetic raises or the value is not finite, stationarity_deflated decides)."""
+    rho = float(rho)
+    gamma = float(gamma)
+    K = operator.index(K)
+    mu = float(mu)
+    try:
+        result = float(-gamma*(builtins.sum(rho**i*(i + 1) for i in range(0, K - 1+1))) + mu*rho**K*(builtins.sum(rho**i*(K - i + 1) for i in range(0, K+1))))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(stationarity_deflated(rho, gamma, K, mu))
+
+
 def stationarity_deflated_mp(rho, gamma, K, mu):
     """Q(rho) = (1.7)/(rho-1)**2 as two sums with positive coefficients; its unique positive root is rho(gamma, K) (Liu–Nain 2005, eq. 1.7 / (rho-1)**2) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     rho = mpmath.mpmathify(rho)
     gamma = mpmath.mpmathify(gamma)
     K = operator.index(K)
@@ -125,6 +183,7 @@ def stationarity_deflated_mp(rho, gamma, K, mu):
 
 def stationarity_deflated_arb(rho, gamma, K, mu):
     """Q(rho) = (1.7)/(rho-1)**2 as two sums with positive coefficients; its unique positive root is rho(gamma, K) (Liu–Nain 2005, eq. 1.7 / (rho-1)**2) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     rho = flint.arb(rho)
     gamma = flint.arb(gamma)
     K = operator.index(K)
@@ -137,6 +196,7 @@ def gamma_K(K, mu):
 
     mu*(K + 2)/K
     """
+    numpy = _numpy()
     K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
     _finite_arguments(K=K, mu=mu)
@@ -145,8 +205,20 @@ def gamma_K(K, mu):
     return _finite_result('gamma_K', result)
 
 
+def gamma_K_scalar(K, mu):
+    """gamma(K) = mu (K+2)/K, the weight at which the minimiser is rho = 1 (Liu–Nain 2005, Lemma 1) (one point in Python floats; where float arithmetic raises or the value is not finite, gamma_K decides)."""
+    K = operator.index(K)
+    mu = float(mu)
+    try:
+        result = float(mu*(K + 2)/K)
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(gamma_K(K, mu))
+
+
 def gamma_K_mp(K, mu):
     """gamma(K) = mu (K+2)/K, the weight at which the minimiser is rho = 1 (Liu–Nain 2005, Lemma 1) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
     return mu*(mpmath.mpf(K) + 2)/mpmath.mpf(K)
@@ -154,6 +226,7 @@ def gamma_K_mp(K, mu):
 
 def gamma_K_arb(K, mu):
     """gamma(K) = mu (K+2)/K, the weight at which the minimiser is rho = 1 (Liu–Nain 2005, Lemma 1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
     K = operator.index(K)
     mu = flint.arb(mu)
     return mu*(flint.arb(K) + 2)/flint.arb(K)
@@ -164,6 +237,7 @@ def large_K_rule(lambda_, mu, gamma):
 
     Piecewise((ceiling(mu/lambda), gamma*(lambda*floor(mu/lambda)/mu - 1) <= -mu*(lambda*ceiling(mu/lambda)/mu - 1)), (floor(mu/lambda), True))
     """
+    numpy = _numpy()
     lambda_ = numpy.asarray(lambda_, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
     gamma = numpy.asarray(gamma, dtype=float)
@@ -173,8 +247,21 @@ def large_K_rule(lambda_, mu, gamma):
     return _finite_result('large_K_rule', result)
 
 
+def large_K_rule_scalar(lambda_, mu, gamma):
+    """Large-K approximation of the optimal number of crawlers N(gamma, K), from (1.11) (Liu–Nain 2005, eqs. 1.11-1.12) (one point in Python floats; where float arithmetic raises or the value is not finite, large_K_rule decides)."""
+    lambda_ = float(lambda_)
+    mu = float(mu)
+    gamma = float(gamma)
+    try:
+        result = float(((math.ceil(mu/lambda_)) if (gamma*(lambda_*math.floor(mu/lambda_)/mu - 1) <= -mu*(lambda_*math.ceil(mu/lambda_)/mu - 1)) else (math.floor(mu/lambda_))))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(large_K_rule(lambda_, mu, gamma))
+
+
 def large_K_rule_mp(lambda_, mu, gamma):
     """Large-K approximation of the optimal number of crawlers N(gamma, K), from (1.11) (Liu–Nain 2005, eqs. 1.11-1.12) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
     lambda_ = mpmath.mpmathify(lambda_)
     mu = mpmath.mpmathify(mu)
     gamma = mpmath.mpmathify(gamma)
