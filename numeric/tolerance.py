@@ -15,6 +15,10 @@ relative unless the name says ``ABS``.
 - ``SINGLE_RUN_CENTRAL``: a value printed from *one* simulation run is
   reproduced when it lies in this central fraction of the distribution of
   single runs (a two-sided prediction interval from replicated runs).
+- ``SINGLE_RUN_FLIP``: such a verdict is *certain (statistical)* when the
+  probability that it is wrong, bounded with order statistics or under the
+  normal model of single runs, is below this; ``SINGLE_RUN_MAX_REPLICATES``
+  caps the replicated runs spent trying (``proofs.claims.buijsrogge_offline``).
 - ``MDP_TIE_REL``: actions whose Q-values agree to this relative tolerance tie.
 - ``GENERATED_REL``: generated float64 code against its mpmath twin;
   ``EXPORT_REL``: the exported C against the Python generated code.
@@ -37,6 +41,8 @@ FLOAT_REL = 1e-9
 HP_DIGITS = 30
 SIMULATION_SIGMAS = 4.0
 SINGLE_RUN_CENTRAL = 0.999
+SINGLE_RUN_FLIP = 1e-4
+SINGLE_RUN_MAX_REPLICATES = 64
 # Two MDP actions whose Q-values agree to this (relative to max|h|) are a tie;
 # policy iteration then keeps the current action, so it terminates.
 MDP_TIE_REL = 1e-9

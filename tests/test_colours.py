@@ -266,3 +266,69 @@ def test_cli_json_and_errors(capsys):
                  "--strategy", "greedy-a", "--json"]) == 0
     text = capsys.readouterr().out
     assert "NaN" not in text and json.loads(text)["simulated"]["mean"] is None
+
+
+# --------------------------------------------------------------------------- single-run tables: series and certainty
+
+
+def test_record_at_T_does_not_depend_on_run_length():
+    """The single-run series are run once to their longest T and read at every T: the state at T (hence the
+    record) must be the same whatever the run's end."""
+    p = nc.colour_distribution("powerlaw", 2000, 0.9)
+    short = simulate(p, 100, 19_900, seed=5, strategy="recommended", delta=3, strict=True, every=2000)
+    long = simulate(p, 100, 39_900, seed=5, strategy="recommended", delta=3, strict=True, every=2000)
+    assert np.array_equal(short.elephant_counts, long.elephant_counts[:10])
+    assert np.array_equal(short.elephant_masses, long.elephant_masses[:10])
+    assert np.array_equal(short.colours, long.colours[:10])
+
+
+def test_remembered_validation_still_refuses_bad_vectors():
+    p = np.full(50, 0.02)
+    a = simulate(p, 10, 400, seed=3)
+    assert np.array_equal(a.colours, simulate(list(p), 10, 400, seed=3).colours)  # list: validated afresh
+    bad = p.copy()
+    bad[7] = -0.02
+    bad[8] = 0.06
+    with pytest.raises(InvalidInput, match="p"):
+        simulate(bad, 10, 400, seed=3)
+
+
+def _certified(v, x, inside):
+    from crawlmath.proofs.claims.buijsrogge_offline import single_run_certainty
+
+    return single_run_certainty(v, x, inside).certain
+
+
+def test_single_run_certainty_cases():
+    from crawlmath.proofs.claims.buijsrogge_offline import _order_count, judge_single_run
+
+    assert [_order_count(n) for n in (8, 16, 32, 64)] == [2, 2, 3, 3]
+    x = np.array([100.0, 104, 98, 110, 95, 101, 99, 103])
+    o = judge_single_run("102", x, "c")
+    assert o.status.value == "PASS" and o.certain and "holds" in o.detail
+    o = judge_single_run("180", x, "c")  # |v − m|/s = 17.4 < k_hi(8) = 18.2: outside, but not certainly
+    assert o.status.value == "FAIL" and o.certain is False
+    o = judge_single_run("200", x, "c")
+    assert o.status.value == "FAIL" and o.certain
+    o = judge_single_run("0", np.zeros(8), "c")  # every run 0: P(X = 0) > 0.0005 beyond doubt
+    assert o.status.value == "PASS" and o.certain and o.error_bound == 0
+    o = judge_single_run("118", x, "c")  # inside the t band, beyond the 2nd largest run and k_lo: on the edge
+    assert o.status.value == "PASS" and o.certain is False
+
+
+@pytest.mark.parametrize("n", [8, 32])
+def test_single_run_certainty_is_calibrated(n):
+    """Monte Carlo on normal runs: a value just inside the band edge μ + zσ is almost never certified outside, and
+    one just outside almost never certified inside (each below SINGLE_RUN_FLIP; 20000 draws allow 8)."""
+    from crawlmath.proofs.claims.buijsrogge_offline import TAIL
+
+    from scipy.stats import norm
+
+    rng = np.random.default_rng(17 + n)
+    z = norm.ppf(1 - TAIL)
+    wrong_out = wrong_in = 0
+    for _ in range(20_000):
+        x = rng.normal(0.0, 1.0, n)
+        wrong_out += _certified(0.98 * z, x, False)
+        wrong_in += _certified(1.02 * z, x, True)
+    assert wrong_out <= 8 and wrong_in <= 8, (wrong_out, wrong_in)

@@ -54,3 +54,48 @@ def test_rho_curve_certainty_needs_gaps_above_the_error():
 def test_theorem_3_1_and_proposition_7_share_a_verdict():
     assert C._thm_3_1().status == L._prop_7().status == Status.ERRATUM
     assert C._thm_3_1_laplace().status == L._prop_7_laplace().status == Status.ERRATUM
+
+
+def test_static_cost_exact_matches_the_sympy_derivation():
+    import sympy as sp
+
+    from crawlmath.derive import static_mm1k as d
+    from crawlmath.proofs.claims import liu_nain_static as ST
+
+    expr = d.cost()
+    syms = {s.name: s for s in expr.free_symbols}
+    for lam, K, g, n in (("0.01", 5, "0.4", 73), ("0.05", 10, "2.4", 22), ("0.1", 15, "1.13", 9)):
+        want = expr.subs({syms["rho"]: n * sp.Rational(lam), syms["gamma"]: sp.Rational(g), syms["K"]: K, syms["mu"]: 1})
+        assert sp.Rational(str(ST.cost_exact(lam, K, g, n))) == sp.nsimplify(sp.simplify(want))
+    at_one = sp.limit(expr.subs({syms["gamma"]: sp.Rational("1.13"), syms["K"]: 15, syms["mu"]: 1}), syms["rho"], 1)
+    assert ST.cost_exact("0.01", 15, "1.13", 100) == F(213, 1600) == F(str(at_one))
+    assert ST.on_midpoint(F(213, 1600), 5) and not ST.on_midpoint(F(213, 1600), 6)
+    assert not ST.on_midpoint(F(1, 3), 5)
+
+
+def test_nbar_hp_against_exact_rationals_on_a_small_instance():
+    """N̄ of the optimal policy: the 30-digit refinement against the exact rational stationary law (Fractions,
+    Gauss-Jordan) of the same chain, and the float64 law."""
+    import mpmath
+    import sympy as sp
+
+    from crawlmath.numeric import mdp as M
+    from crawlmath.proofs.claims import liu_nain_dynamic as D
+
+    sol = M.policy_iteration(M.CrawlerMDP(0.3, 1.0, 3, 4, 1.4))
+    nbar, digits, gap = D.nbar_hp(sol)
+    rows = D._policy_rows(sol, F(1))
+    n = len(rows)
+    A = sp.zeros(n, n)
+    for k, row in enumerate(rows):
+        A[k, k] += 1
+        for j, p in row:
+            A[k, j] -= sp.Rational(p.numerator, p.denominator)
+    A = A.T
+    A[0, :] = sp.ones(1, n)
+    pi = A.LUsolve(sp.Matrix([1] + [0] * (n - 1)))
+    exact = sum(pi[k] * int(r) for k, r in enumerate(sol.mdp.states[sol.recurrent, 1]))
+    with mpmath.workdps(40):
+        err = abs(nbar - mpmath.mpf(exact.p) / exact.q)
+    assert digits >= 30 and err < mpmath.mpf(10) ** -29 * abs(nbar), (nbar, exact, err)
+    assert abs(float(nbar) - sol.n_mean) < 1e-9 * sol.n_mean and gap > 0

@@ -136,7 +136,13 @@ def _print_certification(results) -> None:
     from ..proofs.certification import LEVELS, summary
 
     table = summary(results)
-    print("\ncertification by paper: " + ", ".join(label for _, label in LEVELS) + "; table cells certain/total")
+    print("\ncertification by paper: " + ", ".join(label for _, label in LEVELS) + "; table cells certain/total "
+          "(of which statistically: simulation cells whose verdict is wrong with probability < 1e-4)")
     for paper, c in sorted(table.items()):
         levels = " / ".join(str(c.get(key, 0)) for key, _ in LEVELS)
-        print(f"  {paper:12} {levels}; cells {c.get('cells certain', 0)}/{c.get('cells', 0)}")
+        stat = c.get("cells certain (statistical)", 0)
+        print(f"  {paper:12} {levels}; cells {c.get('cells certain', 0)}/{c.get('cells', 0)}" + (f" ({stat} statistically)" if stat else ""))
+    cells = sum(c.get("cells", 0) for c in table.values())
+    if cells:
+        certain = sum(c.get("cells certain", 0) for c in table.values())
+        print(f"  {'all':12} cells {certain}/{cells} certain ({100 * certain / cells:.1f}%)")

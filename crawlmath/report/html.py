@@ -136,7 +136,9 @@ def _certification_table(data: ReportData) -> list[str]:
     out = ["<h3 id='certification'>How each verdict is established</h3>",
            "<p>Claims by the strongest route their check used; a table cell is <i>certain</i> when its computed "
            "value's error bound is smaller than its distance to the nearest boundary at which the printed digits "
-           "would change.</p><table><tr><th>paper</th>" + "".join(f"<th>{escape(label)}</th>" for _, label in LEVELS)
+           "would change. A simulation cell (single-run tables) is certain in a statistical sense: the probability "
+           "that its verdict is wrong is below 10<sup>-4</sup> (order statistics or a normal model); those are counted "
+           "separately.</p><table><tr><th>paper</th>" + "".join(f"<th>{escape(label)}</th>" for _, label in LEVELS)
            + "<th>table cells certain</th></tr>"]
     for paper in data.papers():
         c = table.get(paper)
@@ -144,6 +146,8 @@ def _certification_table(data: ReportData) -> list[str]:
             continue
         cells = c.get("cells", 0)
         share = f" ({100 * c.get('cells certain', 0) / cells:.0f}%)" if cells else ""
+        stat = c.get("cells certain (statistical)", 0)
+        share += f", {stat} statistically" if stat else ""
         out.append(f"<tr><td>{escape(PAPERS[paper].citation)}</td>"
                    + "".join(f"<td class='num'>{c.get(key, 0)}</td>" for key, _ in LEVELS)
                    + f"<td class='num'>{c.get('cells certain', 0)} / {cells}{share}</td></tr>")

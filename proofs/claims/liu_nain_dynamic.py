@@ -21,6 +21,11 @@ Readings stated once (each with its evidence claim):
   static C_s at 1.13 (:func:`dynamic_gamma`).
 - Printing: both tables round (``table-1.2.convention``, ``table-1.3.convention``).
 
+Error bounds: C_d by Odoni's bracket (θ) or the float64/long-double RVI
+routes; N̄ by a 30-digit stationary law of the optimal policy's recurrent
+class (:func:`nbar_hp`, exact decimal transition probabilities) checked
+against the float64 law; rel-impr from exact C_s (:func:`liu_nain_static.cost_exact`).
+
 Every cell is decided by :func:`crawlmath.proofs.cells.judge_cell` from its
 own printed text and crawlmath's value; an ERRATUM (copying slip) is written
 only when a certified value fails and the printed text is the computed value
@@ -29,16 +34,20 @@ of a row it can have been copied from.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 
 from ...numeric import mdp as M
-from ...numeric.tolerance import FLOAT_REL, HP_DIGITS, STRUCTURE_ABS, close, digits_agreed, matches_printed, matches_truncated
+from ...numeric.errors import SolverError
+from ...numeric.tolerance import (FLOAT_REL, HP_DIGITS, STRUCTURE_ABS, close, digits_agreed, matches_printed,
+                                   matches_truncated)
 from .. import cells
 from ..cells import Hypothesis, Printing
 from ..registry import Method, Outcome, Source, TableCell, claim, register, Claim
 from ..tables.liu_nain_dynamic import TABLE_1_2, TABLE_1_3, parse
+from . import liu_nain_static as S
 
 PAPER = "liu-nain"
 P = "liu-nain.dynamic"
@@ -228,15 +237,29 @@ def reading_instances() -> list[tuple[str, float, int, float, int, str, str]]:
 
 
 @lru_cache(maxsize=None)
+def _mdp(lam: float, K: int, gamma: float, N: int) -> M.CrawlerMDP:
+    """One model object per instance (its transition arrays are built once and shared by the claims)."""
+    return M.CrawlerMDP(lam, MU, K, N, gamma)
+
+
+@lru_cache(maxsize=None)
+def _stops(lam: float, K: int, gamma: float, N: int, h0: str) -> dict[str, tuple[int, float]]:
+    """{x̂ name: (stop k, T(h_k)(x̂))} for every :data:`NATURAL_REFERENCES`, one simultaneous RVI run (the columns
+    of :func:`numeric.mdp.rvi_stop_counts` are independent recursions): shared by the reading search and the count
+    cells."""
+    stop, gain = M.rvi_stop_counts(_mdp(lam, K, gamma, N), [f(K, N) for f in NATURAL_REFERENCES.values()], tau=TAU,
+                                   h0=h0)
+    return {name: (int(k), float(g)) for name, k, g in zip(NATURAL_REFERENCES, stop, gain)}
+
+
+@lru_cache(maxsize=None)
 def reading_scores() -> dict:
     """{(x̂, h0, source, count): (counts reproduced, C_d reproduced, cases)} over
     :func:`reading_instances`; one simultaneous RVI run per instance and h_0."""
     scores: dict = {}
     for source, lam, K, gamma, N, it, cost in reading_instances():
-        m = M.CrawlerMDP(lam, MU, K, N, gamma)
         for h0 in M.RVI_H0:
-            stop, gain = M.rvi_stop_counts(m, [f(K, N) for f in NATURAL_REFERENCES.values()], tau=TAU, h0=h0)
-            for name, k, g in zip(NATURAL_REFERENCES, stop, gain):
+            for name, (k, g) in _stops(lam, K, gamma, N, h0).items():
                 for cname, extra in COUNTS.items():
                     c, d, n = scores.get((name, h0, source, cname), (0, 0, 0))
                     scores[(name, h0, source, cname)] = (c + (k + extra == int(it)), d + matches_printed(g, cost), n + 1)
@@ -349,14 +372,14 @@ def instance(table: str, row: dict, gamma: float | None = None) -> M.InstanceRep
 @lru_cache(maxsize=None)
 def rvi(lam: float, K: int, gamma: float, N: int) -> M.RVIResult:
     """Prop. 6 under the stated reading (x̂ = (1,1,1), h_0 = 0, τ = 0.99999)."""
-    return M.relative_value_iteration(M.CrawlerMDP(lam, MU, K, N, gamma), tau=TAU)
+    return M.relative_value_iteration(_mdp(lam, K, gamma, N), tau=TAU)
 
 
 @lru_cache(maxsize=None)
 def rvi_extended(lam: float, K: int, gamma: float, N: int) -> float:
     """T(h_k)(x̂) recomputed in long double for the same k: the second route."""
     k = rvi(lam, K, gamma, N).iterations
-    return M.relative_value_iteration(M.CrawlerMDP(lam, MU, K, N, gamma), tau=TAU, sweeps=k, precision="extended").gain
+    return M.relative_value_iteration(_mdp(lam, K, gamma, N), tau=TAU, sweeps=k, precision="extended").gain
 
 
 def rvi_value(lam: float, K: int, gamma: float, N: int) -> tuple[float, float]:
@@ -472,10 +495,10 @@ def _count_cell(table: str, printed: str, lam: float, K: int, gamma: float, N: i
     computed twice (relative_value_iteration and the simultaneous runs of
     rvi_stop_counts); other readings are listed."""
     r = rvi(lam, K, gamma, N)
-    m = M.CrawlerMDP(lam, MU, K, N, gamma)
-    refs = [M.RVI_REFERENCE, (0, N, 2)]
-    (k2, k_old), _ = M.rvi_stop_counts(m, refs, tau=TAU)
-    (k_cost, _), _ = M.rvi_stop_counts(m, refs[:1] * 2, tau=TAU, h0="cost")
+    if NATURAL_REFERENCES[READING[0]](K, N) != M.RVI_REFERENCE:
+        raise SolverError(f"the stated reading's x̂ {READING[0]} is not numeric.mdp's RVI_REFERENCE {M.RVI_REFERENCE}")
+    k2, k_old = _stops(lam, K, gamma, N, "zero")[READING[0]][0], _stops(lam, K, gamma, N, "zero")["(0,N,2)"][0]
+    k_cost = _stops(lam, K, gamma, N, "cost")[READING[0]][0]
     extra = COUNTS[COUNT_OF[source]]
     if k2 != r.iterations:
         return Outcome.failed(f"the two RVI implementations stop at different k: {r.iterations} and {k2}")
@@ -490,6 +513,119 @@ def _count_cell(table: str, printed: str, lam: float, K: int, gamma: float, N: i
 
 for _fig, (_g, _c, _i) in FIGS.items():
     _fig_claims(_fig, _g, _c, _i)
+
+
+# ------------------------------------------------------------ N̄ to 30 digits
+
+NBAR_DPS = HP_DIGITS
+
+
+def _policy_rows(sol: M.MDPSolution, one):
+    """The uniformised chain of the solution's policy on its recurrent class, with transition probabilities from the
+    exact decimal λ, μ (``one`` is 1 in the number type): after the decision (q', r'), a departure w.p. μ1(q'>0)/ν, an
+    arrival w.p. λr'/ν, a fictitious event w.p. (λ(N − r') + μ1(q'=0))/ν (eqs. 1.14-1.16 as corrected).  Returns
+    rows[k] = [(k', p)] over positions in ``sol.recurrent``; checked against the float64 chain."""
+    m = sol.mdp
+    rec = [int(x) for x in sol.recurrent]
+    pos = {x: k for k, x in enumerate(rec)}
+    lam, mu = (one * m.exact(name).numerator / m.exact(name).denominator for name in ("lam", "mu"))
+    nu = lam * m.N + mu
+    rows = []
+    for x in rec:
+        q, r, s = (int(v) for v in m.states[x])
+        a = int(sol.policy[x])
+        qp, rp = M._post_decision_one(m, q, r, s, a)
+        succ, fprob = m.successors[a][0][x], m.successors[a][1][x]
+        probs = (mu * (qp > 0) / nu, lam * rp / nu, (lam * (m.N - rp) + mu * (qp == 0)) / nu)
+        row = []
+        for j, p, pf in zip(succ, probs, fprob):
+            if abs(float(p) - float(pf)) > STRUCTURE_ABS:
+                raise SolverError(f"state {m.states[x].tolist()}, a={a}: exact probability {float(p)!r} vs float64 {pf!r}")
+            if p != 0:
+                if int(j) not in pos:
+                    raise SolverError(f"state {m.states[x].tolist()} leaves the recurrent class")
+                row.append((pos[int(j)], p))
+        rows.append(row)
+    return rows
+
+
+@lru_cache(maxsize=None)
+def _nbar_hp_cached(table: str, lam: float, K: int, gamma: float, N) -> tuple[object, float, float]:
+    return nbar_hp(_instance(table, lam, K, gamma, N).solution)
+
+
+def nbar_hp(sol: M.MDPSolution, dps: int = NBAR_DPS, max_steps: int = 12) -> tuple[object, float, float]:
+    r"""N̄ = Σ_x π(x) r(x) of the solution's policy to ``dps`` digits:
+    (N̄ as mpf, digits reached, smallest action gap on the recurrent class).
+
+    π solves π(I − P) = 0, Σπ = 1 on the recurrent class (P from
+    :func:`_policy_rows`, exact decimals) by mixed-precision iterative
+    refinement: residuals in mpmath at ``dps`` + 10 digits, corrections from
+    the float64 sparse LU of the same system; stops when the correction is
+    below 10^-(dps+2) relative.  The action gap min |Q(x,0) − Q(x,1)| / max|h|
+    over recurrent states where both actions are allowed says whether another
+    optimal policy (a tie) could have another N̄."""
+    import mpmath
+    import scipy.sparse as sps
+    import scipy.sparse.linalg as spla
+
+    m = sol.mdp
+    n = len(sol.recurrent)
+    r_of = [int(v) for v in m.states[sol.recurrent, 1]]
+    with mpmath.workdps(dps + 10):
+        rows = _policy_rows(sol, mpmath.mpf(1))
+        # B = (I − P)^T with its first equation replaced by Σπ = 1
+        ii, jj, vv = [], [], []
+        for k, row in enumerate(rows):
+            for j, p in row:
+                if j != 0:
+                    ii.append(j), jj.append(k), vv.append(-float(p))
+        ii += list(range(1, n)) + [0] * n
+        jj += list(range(1, n)) + list(range(n))
+        vv += [1.0] * (n - 1) + [1.0] * n
+        lu = spla.splu(sps.csc_matrix((vv, (ii, jj)), shape=(n, n)))
+        pi = [mpmath.mpf(0)] * n
+        for step in range(1, max_steps + 1):
+            flow = list(pi)  # (π(I − P))_j = π_j − Σ_k π_k P[k, j]
+            for k, row in enumerate(rows):
+                for j, p in row:
+                    flow[j] -= pi[k] * p
+            flow[0] = mpmath.fsum(pi)
+            res = [-v for v in flow]
+            res[0] += 1
+            delta = lu.solve(np.array([float(v) for v in res]))
+            pi = [a + mpmath.mpf(float(b)) for a, b in zip(pi, delta)]
+            last = mpmath.mpf(float(np.abs(delta).max())) / max(abs(v) for v in pi)
+            if last < mpmath.mpf(10) ** (-(dps + 2)):
+                break
+        else:
+            raise SolverError(f"N̄: iterative refinement did not reach {dps} digits in {max_steps} steps")
+        nbar = mpmath.fsum(p * r for p, r in zip(pi, r_of))
+        digits = float(-mpmath.log10(last)) if last > 0 else float(dps + 10)
+    Q = m.q_values(sol.h)
+    # states where both actions are allowed and lead to different successors (at r = N activating changes nothing)
+    both = m.allowed[sol.recurrent].all(axis=1) & (m.successors[0][0][sol.recurrent] != m.successors[1][0][sol.recurrent]).any(axis=1)
+    gaps = np.abs(Q[sol.recurrent, 0] - Q[sol.recurrent, 1])[both]
+    return nbar, min(digits, dps + 10.0), float(gaps.min()) if gaps.size else math.inf
+
+
+def nbar_value(table: str, row: dict) -> tuple[float, float | None, str]:
+    """(N̄ as float64, error bound or None, how): the 30-digit N̄ of :func:`nbar_hp`, cross-checked against the
+    float64 stationary law.  The bound is None when the optimal policy may not be unique on its recurrent class: an
+    action gap not above 1000× the error of the Q-values (the optimality-equation residual plus the float64 rounding
+    of h), where another optimal policy could give another N̄."""
+    rep = instance(table, row)
+    sol = rep.solution
+    nbar, digits, gap = _nbar_hp_cached(table, float(row["lam"]), int(row["K"]), dynamic_gamma(row), table_N(table, row))
+    value = float(nbar)
+    if not close(value, rep.n_mean):
+        raise SolverError(f"N̄: 30-digit route {value!r} and float64 stationary law {rep.n_mean!r} disagree")
+    q_err = sol.residual + 16 * np.finfo(float).eps * (float(np.abs(sol.h).max()) + float(sol.mdp.cost.max()))
+    how = (f"N̄ = {value:.12g} ({digits:.0f} digits, refinement on exact decimals; float64 law {rep.n_mean:.12g}); "
+           f"smallest action gap on the recurrent class {gap:.2e} vs Q-value error {q_err:.1e}")
+    if not gap > 1e3 * q_err:
+        return value, None, how + ": the optimal policy may not be unique there, N̄ not certified"
+    return value, abs(value) * 10.0 ** -digits + float(np.spacing(value)), how
 
 
 # ------------------------------------------------------------ tables
@@ -552,7 +688,7 @@ def _cd_at_gamma(table: str, row: dict, gamma: float) -> float:
 def rvi_gain_of(table: str, row: dict) -> float:
     """The RVI gain T(h_k)(x̂) (Prop. 6, τ = TAU) of the exactly solved instance of a printed row."""
     rep = instance(table, row)
-    return M.relative_value_iteration(rep.solution.mdp, tau=TAU).gain
+    return rvi(rep.lam, rep.K, rep.gamma, rep.N).gain
 
 
 def _rel_impr_cell(table: str, row: dict) -> Outcome:
@@ -563,9 +699,13 @@ def _rel_impr_cell(table: str, row: dict) -> Outcome:
     v = rel_impr(cs, cd)
     unrounded = 100 * (cs - cd) / cd
     hyps = [Hypothesis("unrounded C_s, C_d", unrounded, matches_printed(unrounded, printed))]
-    # the % is exact arithmetic on the 5-decimal roundings: certain when neither rounding can flip
-    # (C_s: float64 and 30-digit routes agree to 1e-12, liu-nain.static claims)
-    fixed = margin_ok(cd, cd_err, f"{cd:.5f}") and margin_ok(cs, 1e-12, f"{cs:.5f}")
+    # the % is exact arithmetic on the 5-decimal roundings: certain when neither rounding can flip.  C_s is an
+    # exact rational (liu-nain.static cost_exact); on a rounding midpoint (γ = 1.13: C_s = 213/1600) its half-up
+    # rounding, the one the table prints, is exact too.
+    cs_exact = S.cost_exact(row["lam"], K, row["gamma"], static(lam, K, g)[0])
+    cs_fixed = margin_ok(cs, float(abs(Fraction(cs) - cs_exact)), f"{cs:.5f}") or \
+        (S.on_midpoint(cs_exact, 5) and Fraction(str(_round5(cs))) == cs_exact + Fraction(1, 200_000))
+    fixed = margin_ok(cd, cd_err, f"{cd:.5f}") and cs_fixed
     out = cells.judge_cell(TAB[table], printed, v, what=f"100(C_s − C_d)/C_d with C_s = {cs:.7f} (γ = {row['gamma']}), "
                                                         f"C_d = {cd:.7f} (γ = {dynamic_gamma(row):.6g})", hypotheses=hyps,
                            error_bound=1e-9 if fixed else None)
@@ -578,7 +718,8 @@ def _rel_impr_cell(table: str, row: dict) -> Outcome:
                 out.detail + f"; with the C_d of {label} ({x:.5f}) it is {rel_impr(cs, x):.1f}%, as printed",
                 printed=printed, corrected=f"{v:.0f}%",
                 evidence=f"100(C_s − C_d)/C_d is {v:.2f}% with this row's C_d = {cd:.5f} and {rel_impr(cs, x):.2f}% with the "
-                         f"C_d computed for {label}: the percentage follows a copied C_d", computed=f"{v:.0f}%")
+                         f"C_d computed for {label}: the percentage follows a copied C_d", computed=f"{v:.0f}%",
+                error_bound=out.error_bound, certain=out.certain)
     # The percentage is computed from its own row's C_s and C_d: when those printed inputs give our
     # value and not the printed one, the printed cell contradicts its own row (the rule applied to
     # Avrachenkov's R column too): an arithmetic slip, shown by both routes.
@@ -589,7 +730,8 @@ def _rel_impr_cell(table: str, row: dict) -> Outcome:
             out.detail + f"; this row's printed C_s = {row['C_s']} and C_d = {row['C_d']} give {from_row:.2f}%",
             printed=printed, corrected=f"{v:.0f}%",
             evidence=f"100(C_s − C_d)/C_d is {v:.2f}% from crawlmath's C_s and C_d and {from_row:.2f}% from the row's own "
-                     f"printed C_s and C_d: both round to {v:.0f}%, not {printed}", computed=out.computed)
+                     f"printed C_s and C_d: both round to {v:.0f}%, not {printed}", computed=out.computed,
+            error_bound=out.error_bound, certain=out.certain)
     return Outcome.failed(out.detail + f"; this row's printed C_s and C_d give {from_row:.2f}%", computed=out.computed)
 
 
@@ -616,7 +758,7 @@ def _nbar_other_policies(rep: M.InstanceReport) -> list[tuple[str, float]]:
     """N̄ of the RVI policy at its stop (stated reading) and of the optimal
     policy at N = N_s (a binding N)."""
     m = rep.solution.mdp
-    rv = M.relative_value_iteration(m, tau=TAU)
+    rv = rvi(rep.lam, rep.K, rep.gamma, rep.N)
     ev = M.evaluate_policy(m, rv.policy)
     pi_rvi = M.stationary_distribution(m.policy_matrix(rv.policy), ev.recurrent)
     ns = static(rep.lam, rep.K, rep.gamma)[0]
@@ -636,8 +778,12 @@ def _column_cell(table: str, row: dict, col: str) -> Outcome:
     if col == "N_bar" and not matches_printed(value, printed):
         hyps += [Hypothesis(name, v, matches_printed(v, printed)) for name, v in _nbar_averages(rep) + _nbar_other_policies(rep)]
     where = f"N={rep.N}" + (" (N_s)" if table == "1.2" else " (does not bind)")
+    if col != "N_bar":
+        return cells.judge_cell(TAB[table], printed, value, what=f"{col} of the optimal policy, {where}", hypotheses=hyps,
+                                error_bound=0)
+    value, err, how = nbar_value(table, row)
     return cells.judge_cell(TAB[table], printed, value, what=f"{col} of the optimal policy, {where}", hypotheses=hyps,
-                            error_bound=0 if col != "N_bar" else None)
+                            error_bound=err, note=how)
 
 
 def _cell_check(table: str, row: dict, col: str):

@@ -7,8 +7,10 @@ Seed: ``003_dde4fe79a247e1b3.txt``.  Derivations come from
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
+from fractions import Fraction
 
 import mpmath
 import sympy as sp
@@ -16,7 +18,7 @@ import sympy as sp
 from ...derive import static_mm1k as d
 from ...numeric import static_mm1k as s
 from ...numeric.generated import static_mm1k as gen
-from ...numeric.tolerance import HP_DIGITS, digits_agreed, matches_printed
+from ...numeric.tolerance import HP_DIGITS, digits_agreed
 from .. import cells
 from ..cells import Printing
 from ..registry import Method, Outcome, Source, TableCell, claim, register, Claim
@@ -343,12 +345,13 @@ def _table_1_1_cell(g: str, k: str, printed: str):
             c_ours = gen.cost_mp(mpmath.mpf(n) / 100, g, kk, 1)
             c_printed = gen.cost_mp(mpmath.mpf(int(printed)) / 100, g, kk, 1)
         if c_printed > c_ours:
+            # certain: N is an integer found by three routes, and the cost gap dwarfs the 40-digit rounding
             return Outcome.erratum_(
                 f"computed {n}, printed {printed}",
                 printed=f"N({g}, {k}) = {printed}", corrected=f"N({g}, {k}) = {n}",
                 evidence=f"C({printed} crawlers) = {mpmath.nstr(c_printed, 12)} > C({n} crawlers) = {mpmath.nstr(c_ours, 12)} "
                          f"(40 digits); enumeration over all n agrees; rho(gamma,K) mu/lambda = {float(hp.rho_opt) * 100:.4f}",
-                computed=str(n))
+                computed=str(n), error_bound=0, certain=bool(c_printed - c_ours > mpmath.mpf(10) ** -HP_DIGITS))
         return Outcome.failed(out.detail + "; the printed N is not costlier", computed=str(n))
 
     return check
@@ -415,6 +418,28 @@ for _name in STATIC_TABLES:
                      "0.133125, printed half-up as 0.13313); N_s integers")
 
 
+def cost_exact(lam: str, K: int, gamma: str, n: int) -> Fraction:
+    r"""C(nλ/μ, γ, K) of (1.4) as an exact rational, μ = 1, λ and γ exact
+    decimals: :math:`(\rho-1)(\gamma+\rho^{K+1})/(\rho^{K+1}-1)` with
+    ρ = nλ, and (γ + 1)/(K + 1) at ρ = 1, the value filling the removable
+    singularity (Liu–Nain 2005, eq. 1.4).
+
+    >>> cost_exact("0.01", 15, "1.13", 100)
+    Fraction(213, 1600)
+    """
+    rho, g = n * Fraction(lam), Fraction(gamma)
+    if rho == 1:
+        return (g + 1) / (K + 1)
+    power = rho ** (K + 1)
+    return (rho - 1) * (g + power) / (power - 1)
+
+
+def on_midpoint(x: Fraction, decimals: int) -> bool:
+    """``x`` lies exactly halfway between two numbers of ``decimals`` decimals."""
+    y = x * 10**decimals * 2
+    return y.denominator == 1 and y.numerator % 2 == 1
+
+
 def _static_cell(table_name: str, lam: str, k: str, g: str, column: str, printed: str):
     def check():
         fl = s.static_optimum(float(lam), 1.0, float(g), int(k))
@@ -424,10 +449,24 @@ def _static_cell(table_name: str, lam: str, k: str, g: str, column: str, printed
         table = STATIC_TABLES[table_name]
         if column == "N_s":
             return cells.judge_cell(table, printed, hp.N_opt, what="N_s (float64 and 30-digit routes agree)", error_bound=0)
-        value = float(hp.cost_opt)
-        tie = matches_printed(value, printed) and abs(value - float(printed)) > 4.9e-6
-        return cells.judge_cell(table, printed, value, what=f"C_s = C({hp.N_opt} lambda/mu) = {mpmath.nstr(hp.cost_opt, 10)}",
-                                error_bound=1e-20, note="exact tie at the rounding midpoint, printed half-up" if tie else "")
+        exact = cost_exact(lam, int(k), g, hp.N_opt)
+        with mpmath.workdps(40):
+            gap = abs(hp.cost_opt - mpmath.mpf(exact.numerator) / exact.denominator)
+        if gap > mpmath.mpf(10) ** -HP_DIGITS:
+            return Outcome.failed(f"30-digit C_s {mpmath.nstr(hp.cost_opt, 35)} and the exact rational {exact} differ by "
+                                  f"{mpmath.nstr(gap, 3)}")
+        value = float(exact)
+        # the error of the float64 value itself, exactly: |float(C_s) − C_s|
+        err = float(abs(Fraction(value) - exact))
+        tie = on_midpoint(exact, len(printed.split(".", 1)[1]) if "." in printed else 0)
+        out = cells.judge_cell(table, printed, value, what=f"C_s = C({hp.N_opt} lambda/mu) = {exact} = {mpmath.nstr(hp.cost_opt, 10)} "
+                                                          "(exact rational; 30-digit and float64 routes agree)",
+                               error_bound=err, note="exact tie at the rounding midpoint, printed half-up" if tie else "",
+                               fmt=(lambda v: f"{v:.6f}") if tie else None)
+        if tie:
+            # The value is exact and sits on the midpoint: the table's half-up rounding decides the digit, no error can.
+            return dataclasses.replace(out, certain=out.status.value == "PASS" and float(printed) > value)
+        return out
 
     return check
 
