@@ -25,6 +25,10 @@ pages), ``V2`` (obsolete pages) and ``V = V1 P_success + V2 P_obs`` from a
 tagged-page absorbing chain, and the cost ``J`` of eq. (2):
 ``J = lam (c_loss P_loss + c_obs P_obs) + a V1 + c_rob N_act + c_star P_star``.
 
+Threshold optimisation (`optimize`, §7's direct approach) evaluates every
+candidate at once (`batched_costs`): a level's rows of Q and its weights in
+every measure depend only on the robots active at that level.
+
 Certified values (issue 17): `certified_cost` encloses J in arb balls at
 >= 30 digits (decimal inputs) and within a few ulps of the float inputs,
 cross-checked against float64; `certify_argmin` decides the cheapest of
@@ -50,7 +54,7 @@ from .errors import InvalidInput, SolverError, TooLarge
 from .generated import avrachenkov_lemma as lemma
 from .tolerance import FLOAT_REL, STRUCTURE_ABS
 from .phase_type import BMAP, Lumping, PhaseType, random_bmap, random_phase_type
-from .validate import require_int, require_real
+from .validate import require_int, require_memory, require_real
 
 # --- model and policy -------------------------------------------------------
 
@@ -263,8 +267,27 @@ def _A_block(model: BmapModel, n: int):
     return _kron(S, _eye(model.R**n)) + _kron(_eye(model.M), kron_sum_power(model.obsolescence.S, n))
 
 
+def A_dense(model: BmapModel, n: int) -> np.ndarray:
+    """`A_block` as a numpy array, built with numpy's Kronecker products
+    (the same products and sums; scipy's per-product overhead dominates at
+    these sizes)."""
+    S = model.service.S
+    if n == 0:
+        return S.copy()
+    F, R = model.obsolescence.S, model.R
+    G = n * F if R == 1 else sum(np.kron(np.kron(np.eye(R ** (q - 1)), F), np.eye(R ** (n - q))) for q in range(1, n + 1))
+    return np.kron(S, np.eye(R**n)) + np.kron(np.eye(model.M), G)
+
+
 def _gamma_pow(model: BmapModel, l: int):
     return model.memo(("gamma", l), lambda: _gamma_pow_build(model, l))
+
+
+def _gamma_pow_dense(model: BmapModel, l: int) -> np.ndarray:
+    """``γ^{⊗l}`` as a 1 x R^l array, from ``γ^{⊗(l-1)}`` (cached)."""
+    if l == 0:
+        return np.ones((1, 1))
+    return model.memo(("gamma dense", l), lambda: np.kron(_gamma_pow_dense(model, l - 1), model.obsolescence.beta.reshape(1, -1)))
 
 
 def _gamma_pow_build(model: BmapModel, l: int):
@@ -282,21 +305,32 @@ def kronecker_blocks(model: BmapModel, levels: Sequence[int], *, level0_mode: in
     its two corrections: level 0 uses ``D^(chi(0))`` (the Lemma prints
     ``D^(N)``, wrong when mode N is not used) unless ``level0_mode`` is
     given; ``Γ_0^{⊕n}`` as in `kron_sum_power`."""
-    K = model.K
     r0 = levels[0] if level0_mode is None else level0_mode
-    blocks = {(0, j): model.memo(("Q", r0, 0, j), lambda j=j: recipe_block(model, r0, 0, j)) for j in range(min(model.kmax, K) + 1)}
-    for i in range(1, K + 1):
-        for j in range(i - 1, min(i + model.kmax, K) + 1):  # a batch moves up at most kmax levels
-            blocks[(i, j)] = model.memo(("Q", levels[i], i, j), lambda i=i, j=j: recipe_block(model, levels[i], i, j))
-    return blocks
+    return {(i, j): model.memo(("Q", r, i, j), lambda r=r, i=i, j=j: recipe_block(model, r, i, j))
+            for i, r in enumerate((r0, *levels[1:])) for j in block_columns(model, i)}
 
 
-def recipe_block(model: BmapModel, r: int, i: int, j: int):
+def block_columns(model: BmapModel, i: int) -> range:
+    """The levels j with a non-zero block ``Q_{i,j}``: one down (a service completion or an obsolete page), up to ``kmax``
+    up (a batch), capped at K."""
+    return range(max(i - 1, 0), min(i + model.kmax, model.K) + 1)
+
+
+def recipe_block(model: BmapModel, r: int, i: int, j: int, dense: bool = False):
     """``Q_{i,j}`` with r robots active at level i: the sum over the terms of
     ``lemma_recipe(i, j, K)`` of the Kronecker products of their factors
     (`_factor`).  Terms that coincide once identities are merged (all the
     positions q of ``Γ^{⊕n}`` when R = 1, e.g. after lumping) are built once
-    and scaled by their count, so a level costs O(1) products, not O(n)."""
+    and scaled by their count, so a level costs O(1) products, not O(n).
+    ``dense``: the same products with numpy arrays (scipy CSR otherwise), for
+    small levels, where scipy's per-product overhead dominates."""
+    counts = model.memo(("terms", i, j), lambda: _term_counts(model, i, j))
+    shape = (model.level_size(i), model.level_size(j))
+    return sum((_term_matrix(model, r, key, dense) * n for key, n in counts.items()), np.zeros(shape) if dense else sps.csr_matrix(shape))
+
+
+def _term_counts(model: BmapModel, i: int, j: int) -> dict:
+    """``{canonical term: multiplicity}`` of the recipe of ``Q_{i,j}`` (the same for every mode)."""
     terms = lemma.lemma_recipe(i, j, model.K)
     if not terms:
         raise SolverError(f"the Lemma has no block Q_({i},{j}) (K = {model.K})")
@@ -304,8 +338,7 @@ def recipe_block(model: BmapModel, r: int, i: int, j: int):
     for term in terms:
         key = _canonical_term(model, term)
         counts[key] = counts.get(key, 0) + 1
-    return sum((_term_matrix(model, r, key) * n for key, n in counts.items()),
-               sps.csr_matrix((model.level_size(i), model.level_size(j))))
+    return counts
 
 
 def _canonical_term(model: BmapModel, term: tuple) -> tuple:
@@ -323,30 +356,44 @@ def _canonical_term(model: BmapModel, term: tuple) -> tuple:
     return tuple(t for t in out if t != ("I", 1)) or (("I", 1),)
 
 
-def _term_matrix(model: BmapModel, r: int, term: tuple):
+def _term_matrix(model: BmapModel, r: int, term: tuple, dense: bool = False):
+    if dense:
+        out = _factor_array(model, r, term[0])
+        for tok in term[1:]:
+            out = np.kron(out, _factor_array(model, r, tok))
+        return out
     return _kron(*[_factor(model, r, tok) for tok in term])
 
 
 def _factor(model: BmapModel, r: int, token: tuple):
-    """The matrix of one recipe token (see ``lemma_recipe``) for mode r."""
+    """The matrix of one recipe token (see ``lemma_recipe``) for mode r (scipy CSR; identities stay sparse)."""
+    if token[0] == "I":
+        return _eye(token[1])
+    if token[0] == "gamma":
+        return _gamma_pow(model, token[1])
+    return sps.csr_matrix(_factor_array(model, r, token))
+
+
+def _factor_array(model: BmapModel, r: int, token: tuple) -> np.ndarray:
+    """The matrix of one recipe token (see ``lemma_recipe``) for mode r, as a numpy array."""
     ph, ob = model.service, model.obsolescence
     name = token[0]
     if name == "D":
-        return sps.csr_matrix(model.D(r, token[1]))
+        return model.D(r, token[1])
     if name == "Dtail":
-        return sps.csr_matrix(model.D_tail(r, token[1]))
+        return model.D_tail(r, token[1])
     if name == "D1":
-        return sps.csr_matrix(model.D(r, 0) + model.D_tail(r, 1))
+        return model.D(r, 0) + model.D_tail(r, 1)
     if name == "I":
-        return _eye(token[1])
+        return np.eye(token[1])
     if name == "gamma":
-        return _gamma_pow(model, token[1])
+        return _gamma_pow_dense(model, token[1])
     fixed = {"beta": lambda: ph.beta.reshape(1, -1), "S": lambda: ph.S, "S0": lambda: ph.exit.reshape(-1, 1),
              "S0beta": lambda: np.outer(ph.exit, ph.beta), "eR": lambda: np.ones((model.R, 1)),
              "Gamma": lambda: ob.S, "Gamma0": lambda: ob.exit.reshape(-1, 1)}
     if name not in fixed:
         raise SolverError(f"unknown token {token!r} in the generated Lemma recipe")
-    return sps.csr_matrix(fixed[name]())
+    return np.asarray(fixed[name](), dtype=float)
 
 
 def assemble(model: BmapModel, blocks: dict):
@@ -509,29 +556,54 @@ def solve_sparse_direct(model: BmapModel, levels: Sequence[int], Q=None) -> Stat
 
 
 def generator_dense(model: BmapModel, levels: Sequence[int]) -> np.ndarray:
-    """Q as a dense array from the (cached) Lemma blocks; for small models."""
+    """Q as a dense array from the Lemma's blocks built densely (`recipe_block`, cached); for small models."""
     sizes = [model.level_size(i) for i in range(model.K + 1)]
     off = np.concatenate([[0], np.cumsum(sizes)])
     Q = np.zeros((off[-1], off[-1]))
-    for (i, j), blk in kronecker_blocks(model, levels).items():
-        dense = model.memo(("dense", id(blk)), blk.toarray)
-        Q[off[i] : off[i + 1], off[j] : off[j + 1]] = dense
+    for i in range(model.K + 1):
+        for j in block_columns(model, i):
+            blk = model.memo(("Q dense", levels[i], i, j), lambda i=i, j=j: recipe_block(model, levels[i], i, j, dense=True))
+            Q[off[i] : off[i + 1], off[j] : off[j + 1]] = blk
     return Q
 
 
 def solve_dense(model: BmapModel, levels: Sequence[int]) -> Stationary:
-    """LU of ``Q^T`` with the last equation replaced by ``p e = 1`` (small models)."""
+    """p by the GTH elimination (`crawlmath.numeric.ctmc.ctmc_stationary`) of the dense-assembled generator restricted to
+    its closed class (small models); p = 0 on the other states (phases that nothing enters, e.g. of a PH representation
+    whose β and S never reach a phase).
+
+    GTH subtracts nothing, so p >= 0 and every entry, however small, has full relative accuracy: the top levels of a
+    long buffer (p ~ 1e-28 at K = 70 in the §7 example) and P_loss with them.  An LU solve leaves such entries at
+    ±1e-17 absolute, and P_loss printed as -1.8e-17."""
+    from .ctmc import ctmc_stationary
+
     if model.states > 3000:
-        raise TooLarge("K", "dense LU limited to 3000 states", value=model.K)
+        raise TooLarge("K", "dense solve limited to 3000 states", value=model.K)
     Q = generator_dense(model, levels)
-    A = Q.T.copy()
-    A[-1, :] = 1
-    b = np.zeros(A.shape[0])
-    b[-1] = 1
-    # SuperLU on the assembled array: LAPACK's threaded LU is slow for these
-    # small systems on a loaded machine
-    x = spla.splu(sps.csc_matrix(A)).solve(b)
-    return _gated(Stationary(split_levels(model, x), "LU (SuperLU) of the dense-assembled generator", float(np.abs(x @ Q).max())), Q)
+    keep = closed_class(Q)
+    st = ctmc_stationary(Q[np.ix_(keep, keep)])
+    x = np.zeros(Q.shape[0])
+    x[keep] = st.pi
+    method = f"ctmc_stationary ({st.method}) of the dense-assembled generator, {keep.size} recurrent states"
+    return _gated(Stationary(split_levels(model, x), method, float(np.abs(x @ Q).max())), Q)
+
+
+def closed_class(Q: np.ndarray) -> np.ndarray:
+    """The states of the only closed communicating class of the generator Q (sorted indices); `SolverError` when there
+    are several (no unique stationary vector).  The other states are transient: p = 0 there."""
+    from scipy.sparse import csgraph
+
+    rates = sps.csr_matrix((Q > 0) & ~np.eye(Q.shape[0], dtype=bool))
+    count, label = csgraph.connected_components(rates, directed=True, connection="strong")
+    if count == 1:
+        return np.arange(Q.shape[0])
+    rows, cols = rates.nonzero()
+    leaving = np.unique(label[rows[label[rows] != label[cols]]])
+    closed = np.setdiff1d(np.arange(count), leaving)
+    if closed.size != 1:
+        first = [int(np.flatnonzero(label == c)[0]) for c in closed]
+        raise SolverError(f"the chain has {closed.size} closed classes (containing states {first}): its stationary vector is not unique")
+    return np.flatnonzero(label == closed[0])
 
 
 def solve_block_recursion(model: BmapModel, levels: Sequence[int]) -> Stationary:
@@ -725,7 +797,7 @@ def _tagged_vectors(model: BmapModel, ar: _Arith, A_solve: Callable | None = Non
         if A_solve:
             solve = lambda rhs, t=t: A_solve(t, rhs)  # noqa: E731
         else:
-            A = -(_kron_sum_obj([S] + [ar.conv(ob.S)] * t) if ar.mp else A_block(model, t).toarray())
+            A = -(_kron_sum_obj([S] + [ar.conv(ob.S)] * t) if ar.mp else A_dense(model, t))
             solve = lambda rhs, A=A: ar.solve(A, rhs)  # noqa: E731
         h1.append(solve(Bhat(h1[-1])))
         g1.append(solve(h1[-1] + Bhat(g1[-1])))
@@ -1122,6 +1194,199 @@ def evaluate_mp(model: BmapModel, policy: Policy, dps: int = 50) -> Measures:
         return measures(model, levels, st, mp=True)
 
 
+# --- batched costs: every threshold candidate in one solve -------------------
+#
+# The row block of level i of Q depends only on chi(i) (`recipe_block` takes the mode of its own level), and every measure of
+# `measures` is a linear functional of p whose weights on level i depend only on chi(i), or on nothing.  So the chains of all
+# candidates are assembled from N precomputed generators (one per mode) by picking, state by state, the row of the state's
+# mode, and J follows from three weight vectors per mode.
+
+BATCH_STATE_LIMIT = 600  # chains solved by the batched dense route ('auto' solves these densely too)
+BATCH_CHUNK_BYTES = 48 * 2**20  # working memory of one chunk of the batched solve
+
+
+def level_weights(model: BmapModel, i: int, r: int) -> dict:
+    """Weight vectors over the states of level i, with r robots active there, of the rates behind every measure of
+    `measures`: the measure's rate is ``sum_i p_i · w(i, chi(i))``.
+
+    - ``p_star``: ``e`` on level 0 (``P_* = p_0 e``), 0 elsewhere;
+    - ``n_act``: ``r e`` (``N_act = sum_i chi(i) p_i e``);
+    - ``lam``: ``sum_k k D_k^(r) e ⊗ e`` (eq. 9);
+    - ``loss``: ``sum_k max(k - (K - i), 0) D_k^(r) e ⊗ e`` (pages of a batch beyond the free places);
+    - ``success``: ``e_W̄ ⊗ S_0 ⊗ e`` (i >= 1, service completions);
+    - ``obs``: ``sum_{q=1}^{i-1} e ⊗ Γ_0 (at buffer position q) ⊗ e`` (eq. 14's rate);
+    - ``h1, g1, h2, g2``: the tagged-page rates (Corollary 1): a batch of size >= l arriving to i < K pages places its l-th
+      page t = i + l - 1 pages ahead, weight ``sum_l (sum_{k>=l} D_k^(r) e) ⊗ c_{i,l}`` with ``c_{i,l}`` from `_contracted`.
+
+    ``lam``, ``loss`` and the tagged-page rates depend on r through ``D^(r)``, ``n_act`` through r, the others not at all.
+    Then ``lam P_loss = p·loss``, ``lam P_obs = p·obs``, ``lam P_success = p·success``, ``V1 = p·g1 / p·h1`` and
+    ``V2 = p·g2 / p·h2``."""
+    K, W = model.K, model.W
+    n = model.level_size(i)
+    rest = n // W
+
+    def per_nu(v):  # a vector over nu, constant over the other coordinates of the level
+        return np.repeat(v, rest)
+
+    De = [model.D(r, k).sum(axis=1) for k in range(model.kmax + 1)]
+    w = {"p_star": np.full(n, float(i == 0)), "n_act": np.full(n, float(r)),
+         "lam": per_nu(sum(k * De[k] for k in range(1, model.kmax + 1))),
+         "loss": per_nu(sum((max(k - (K - i), 0) * De[k] for k in range(1, model.kmax + 1)), np.zeros(W)))}
+    S0, G0 = model.service.exit, model.obsolescence.exit
+    M, R = model.M, model.R
+    w["success"] = np.zeros(n) if i == 0 else np.broadcast_to(S0.reshape(1, M, 1), (W, M, rest // M)).reshape(-1).copy()
+    w["obs"] = np.zeros(n)
+    for q in range(i - 1):  # the buffered page at position q + 1 becomes obsolete
+        w["obs"] += np.broadcast_to(G0.reshape(1, R, 1), (W * M * R**q, R, n // (W * M * R ** (q + 1)))).reshape(-1)
+    tagged = np.zeros((n, 4))
+    if i < K:
+        contracted = model.memo("contracted", lambda: _contracted(model, _Arith(False), None))
+        for l in range(1, min(K - i, model.kmax) + 1):
+            u = sum(De[k] for k in range(l, model.kmax + 1))  # rate of batches of size >= l, per nu
+            c = contracted[(i, l)]
+            tagged += (u.reshape(W, 1, 1) * (c.reshape(1, 1, 4) if i == 0 else c.reshape(1, rest, 4))).reshape(n, 4)
+    w.update(zip(("h1", "g1", "h2", "g2"), tagged.T.copy()))
+    return w
+
+
+def cost_weights(model: BmapModel, i: int, r: int) -> np.ndarray:
+    """Columns ``(a_lin, g1, h1)`` over level i with r robots, such that eq. (2) reads
+    ``J = p·a_lin + a (p·g1)/(p·h1)`` with ``a_lin = c_loss loss + c_obs obs + c_rob n_act + c_star p_star`` (`level_weights`;
+    ``lam P_loss`` is the loss rate, ``lam P_obs`` the obsolescence rate and ``V1 = E[T; served]/E[1; served]``)."""
+    w, c = level_weights(model, i, r), model.costs
+    a_lin = c.c_loss * w["loss"] + c.c_obs * w["obs"] + c.c_rob * w["n_act"] + c.c_star * w["p_star"]
+    return np.stack([a_lin, w["g1"], w["h1"]], axis=1)
+
+
+@dataclass(frozen=True)
+class ModeTables:
+    """Per mode r = 1..N: ``Q[r-1]``, the generator with r robots at every level (its level-i rows are the rows of any
+    policy with chi(i) = r), and ``weights[r-1]`` (n x 3), the `cost_weights` stacked over the levels; ``level`` the level
+    of each state.  ``rows``, ``cols``, ``indptr``: the CSR pattern (row-major) of the union of the ``Q[r-1]`` and the
+    last column, where any policy's Q, and Q with its last column replaced by e, have their non-zeros."""
+
+    Q: np.ndarray
+    weights: np.ndarray
+    level: np.ndarray
+    rows: np.ndarray
+    cols: np.ndarray
+    indptr: np.ndarray
+
+
+def mode_tables(model: BmapModel) -> ModeTables:
+    """The `ModeTables` of the model (built once, cached on it)."""
+    def build():
+        K, N = model.K, model.N
+        Q = np.stack([generator_dense(model, (r,) * (K + 1)) for r in range(1, N + 1)])
+        weights = np.stack([np.concatenate([cost_weights(model, i, r) for i in range(K + 1)]) for r in range(1, N + 1)])
+        level = np.repeat(np.arange(K + 1), [model.level_size(i) for i in range(K + 1)])
+        union = (Q != 0).any(axis=0)
+        union[:, -1] = True
+        rows, cols = np.nonzero(union)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=len(union)))])
+        return ModeTables(Q, weights, level, rows, cols, indptr)
+
+    return model.memo("mode tables", build)
+
+
+def batched_costs(model: BmapModel, level_vectors: Sequence[Sequence[int]]) -> np.ndarray:
+    """J (eq. 2) of every policy in ``level_vectors`` (each ``(chi(0), ..., chi(K))``), float64, by one batched dense solve.
+
+    Candidate b's generator ``Q_b`` takes the row of each state from ``Q[chi_b(level)]`` (`mode_tables`); ``p_b`` solves
+    ``Q_b^T`` with its last equation replaced by ``p e = 1``, as in `solve_sparse_direct`, for a chunk of candidates at
+    once (`_solve_batch`; chunks of ``BATCH_CHUNK_BYTES``).  Each p_b passes the gate of the direct
+    solvers (finite, ``p >= -STRUCTURE_ABS``, ``p e = 1`` within ``STRUCTURE_ABS``, ``max|p Q_b| <= FLOAT_REL max(1,
+    max|Q_b|)``), or `SolverError` names the candidate.  Then ``J_b = p_b·a_lin + a (p_b·g1)/(p_b·h1)`` (`cost_weights`).
+    Values are cached on the model per level vector."""
+    n = model.states
+    if n > BATCH_STATE_LIMIT:
+        raise TooLarge("K", f"the batched dense solve is limited to {BATCH_STATE_LIMIT} states (this chain has {n})", value=model.K)
+    known = model.memo("batched J", dict)
+    todo = list(dict.fromkeys(tuple(lv) for lv in level_vectors if tuple(lv) not in known))
+    if todo:
+        _check_level_vectors(model, todo)
+        tabs = mode_tables(model)
+        # dense: Q_b, its transposed copy and |Q_b|; sparse: Q_b and its copy on the pattern; both: p_b and the weights
+        per = (3 * 8 * n * n if n <= BATCH_LAPACK_STATES else 3 * 8 * tabs.rows.size) + 8 * 8 * n
+        size = min(len(todo), max(1, BATCH_CHUNK_BYTES // per))
+        require_memory(size * per, "K", f"the batched dense solve ({size} candidates of {n} states at once)", value=model.K)
+        for s in range(0, len(todo), size):
+            chunk = todo[s : s + size]
+            known.update(zip(chunk, _chunk_costs(model, tabs, chunk)))
+    return np.array([known[tuple(lv)] for lv in level_vectors])
+
+
+def _check_level_vectors(model: BmapModel, vectors: list) -> None:
+    """Each level vector has K + 1 robot counts in 1..N (`InvalidInput` naming the first that does not)."""
+    def fits(lv) -> bool:
+        return len(lv) == model.K + 1 and all(isinstance(r, (int, np.integer)) and not isinstance(r, bool) and 1 <= r <= model.N
+                                              for r in lv)
+
+    if all(len(lv) == model.K + 1 for lv in vectors):
+        arr = np.asarray(vectors)
+        if arr.dtype.kind in "iu" and arr.min() >= 1 and arr.max() <= model.N:
+            return
+    k = next(k for k, lv in enumerate(vectors) if not fits(lv))
+    raise InvalidInput("level_vectors", f"each must hold K + 1 = {model.K + 1} robot counts in 1..{model.N}", value=vectors[k], entry=k)
+
+
+def _chunk_costs(model: BmapModel, tabs: ModeTables, chunk: list) -> np.ndarray:
+    """J of the level vectors ``chunk`` (see `batched_costs`)."""
+    modes = np.asarray(chunk, dtype=np.intp)[:, tabs.level] - 1  # (b, n): the mode of every state
+    solve = _solve_batch_dense if model.states <= BATCH_LAPACK_STATES else _solve_batch_sparse
+    p, residual, scale = solve(tabs, modes, chunk)
+    ok = (np.isfinite(p).all(axis=1) & (p.min(axis=1) >= -STRUCTURE_ABS) & (np.abs(p.sum(axis=1) - 1) <= STRUCTURE_ABS)
+          & (residual <= FLOAT_REL * scale))
+    if not ok.all():
+        b = int(np.flatnonzero(~ok)[0])
+        raise SolverError(f"batched dense solve, levels {chunk[b]}: not a stationary vector (min p {p[b].min()!r}, "
+                          f"sum {p[b].sum()!r}, residual max|pQ| = {residual[b]:.3g} against max|Q| = {scale[b]:.3g})")
+    s = np.einsum("bs,bsk->bk", p, tabs.weights[modes, np.arange(model.states)])
+    return s[:, 0] + model.costs.a * s[:, 1] / s[:, 2]
+
+
+# OpenBLAS factors an n x n system on one thread while n^2 < 10000 (its getrf/gesv threshold); above, its threads slow the
+# solve 10-100x when the cores are shared (measured: 0.2 ms -> 3-27 ms per 122-state system), so larger systems go to SuperLU
+BATCH_LAPACK_STATES = 99
+
+
+def _solve_batch_dense(tabs: ModeTables, modes: np.ndarray, chunk: list) -> tuple:
+    """``(p, max|p Q_b|, max(1, max|Q_b|))`` per candidate: ``Q_b`` assembled densely (row s from ``Q[mode of s]``) and
+    ``Q_b^T``, last equation replaced by ``p e = 1``, solved by one ``np.linalg.solve`` on the (b, n, n) array."""
+    b, n = modes.shape
+    Q = tabs.Q[modes, np.arange(n)]
+    A = np.swapaxes(Q, 1, 2).copy()
+    A[:, -1, :] = 1.0
+    e = np.zeros((1, n, 1))
+    e[0, -1] = 1.0
+    try:
+        p = np.linalg.solve(A, np.broadcast_to(e, (b, n, 1)))[..., 0]
+    except np.linalg.LinAlgError:
+        bad = next((chunk[k] for k in range(b) if np.linalg.matrix_rank(A[k]) < n), f"one of {chunk}")
+        raise SolverError(f"batched dense solve: the generator of levels {bad} is singular (a reducible chain?)") from None
+    return p, np.abs(np.einsum("bs,bst->bt", p, Q)).max(axis=1), np.maximum(1.0, np.abs(Q).max(axis=(1, 2)))
+
+
+def _solve_batch_sparse(tabs: ModeTables, modes: np.ndarray, chunk: list) -> tuple:
+    """As `_solve_batch_dense`, by SuperLU system by system (single-threaded) on the pattern of `ModeTables`: the CSR
+    arrays of ``Q_b`` with its last column replaced by e are the CSC arrays of ``Q_b^T`` with its last row replaced."""
+    b, n = modes.shape
+    vals = tabs.Q[modes[:, tabs.rows], tabs.rows, tabs.cols]  # (b, nnz): Q_b on the pattern
+    data = vals.copy()
+    data[:, tabs.cols == n - 1] = 1.0
+    e = np.zeros(n)
+    e[-1] = 1.0
+    p = np.empty((b, n))
+    for k in range(b):
+        try:
+            p[k] = spla.splu(sps.csc_matrix((data[k], tabs.cols, tabs.indptr), shape=(n, n))).solve(e)
+        except RuntimeError:
+            raise SolverError(f"batched dense solve: the generator of levels {chunk[k]} is singular (a reducible chain?)") from None
+    flow = sps.csr_matrix((np.ones(tabs.cols.size), (np.arange(tabs.cols.size), tabs.cols)), shape=(tabs.cols.size, n))
+    residual = np.abs((p[:, tabs.rows] * vals) @ flow).max(axis=1)  # (p_b Q_b)_j = sum over the pattern of column j
+    return p, residual, np.maximum(1.0, np.abs(vals).max(axis=1))
+
+
 # --- evaluation and optimisation ---------------------------------------------
 
 SOLVERS = {
@@ -1186,10 +1451,22 @@ def threshold_candidates(n_modes: int, K: int, convention: str = "paper") -> lis
     return list(itertools.combinations_with_replacement(range(low, K + 1), n_modes - 1))
 
 
+def candidate_levels(modes: Sequence[int], candidates: Sequence[tuple], K: int) -> list[tuple[int, ...]]:
+    """``(chi(0), ..., chi(K))`` of ``Policy(modes, th)`` for every threshold vector th in ``candidates`` (as
+    `Policy.levels`: level i uses ``modes[r]`` with r the number of thresholds below i), computed for all at once."""
+    if len(modes) == 1 or not candidates:
+        return [(modes[0],) * (K + 1)] * len(candidates)
+    th = np.asarray(candidates)
+    below = (th[:, None, :] < np.arange(K + 1)[None, :, None]).sum(axis=2)
+    return [tuple(row) for row in np.asarray(modes)[below].tolist()]
+
+
 @dataclass(frozen=True)
 class Optimum:
     """Cheapest threshold policy for a set of modes (§7, direct approach): modes, thresholds, cost J (eq. 2),
-    its measures, the count of policies evaluated and the cost curve over all candidates.
+    its measures, the count of policies evaluated and the cost curve over all candidates.  ``cost`` is the curve's
+    value at the argmin; ``measures`` comes from `evaluate_levels` (under `batched_costs` its J may differ from
+    ``cost`` in the last bits: both are float64 routes to the same number).
     """
     modes: tuple[int, ...]
     thresholds: tuple[int, ...]
@@ -1202,21 +1479,34 @@ class Optimum:
 def optimize(model: BmapModel, modes: Sequence[int], convention: str = "paper", solver: str = "auto", cache: dict | None = None) -> Optimum:
     """Direct approach of §7: enumerate every threshold vector for the given
     modes (used in decreasing order of robots) and keep the cheapest.
-    ``cache`` (levels -> Measures) may be shared between calls."""
+
+    With ``solver="auto"`` on a chain of at most ``BATCH_STATE_LIMIT`` states
+    the curve comes from `batched_costs` (all candidates at once, cached on
+    the model) and only the argmin is solved again by `evaluate_levels` for
+    its `Measures`; otherwise every distinct level vector is evaluated with
+    ``solver``.  ``cache`` (levels -> Measures) may be shared between calls."""
     modes = tuple(sorted(set(modes), reverse=True))
     cache = {} if cache is None else cache
-    curve = []
-    best = None
-    for th in threshold_candidates(len(modes), model.K, convention):
-        pol = Policy(modes, th)
-        levels = model.check_policy(pol)
-        if levels not in cache:
-            cache[levels] = evaluate_levels(model, levels, solver)
-        m = cache[levels]
-        curve.append((th, m.cost))
-        if best is None or m.cost < best[1].cost - 1e-12:
-            best = (th, m)
-    return Optimum(modes, best[0], best[1].cost, best[1], len(curve), tuple(curve))
+    cands = threshold_candidates(len(modes), model.K, convention)
+    if not cands:
+        raise InvalidInput("modes", f"the {convention} convention uses all {len(modes)} modes, impossible with K = {model.K}",
+                           value=modes)
+    model.check_policy(Policy(modes, cands[0]))  # the modes; the candidates are valid thresholds by construction
+    levels = candidate_levels(modes, cands, model.K)
+    if solver == "auto" and model.states <= BATCH_STATE_LIMIT:
+        costs = [float(c) for c in batched_costs(model, levels)]
+    else:
+        for lv in levels:
+            if lv not in cache:
+                cache[lv] = evaluate_levels(model, lv, solver)
+        costs = [cache[lv].cost for lv in levels]
+    best = 0
+    for k, c in enumerate(costs):
+        if c < costs[best] - 1e-12:
+            best = k
+    if levels[best] not in cache:
+        cache[levels[best]] = evaluate_levels(model, levels[best], solver)
+    return Optimum(modes, cands[best], costs[best], cache[levels[best]], len(cands), tuple(zip(cands, costs)))
 
 
 def optimize_all(model: BmapModel, mode_sets: Sequence[Sequence[int]] | None = None, convention: str = "paper", solver: str = "auto") -> dict:

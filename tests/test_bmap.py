@@ -1,4 +1,5 @@
 """BMAP/PH/1/K with PH obsolescence (Avrachenkov et al.): generator, solvers, measures, CLI."""
+import dataclasses
 import json
 import subprocess
 import sys
@@ -208,6 +209,10 @@ def test_large_K_through_the_lumped_chain_no_64_axis_limit():
     assert m.states == 2 * (1 + 2 * 70) and a.residual < 1e-12
     np.testing.assert_allclose(measure_vector(b), measure_vector(a), rtol=1e-9, atol=1e-14)
     assert 0 <= a.p_loss < 1e-12 and a.p_loss + a.p_obs + a.p_success == pytest.approx(1, abs=1e-12)
+    # P_loss ~ 7e-27 comes from the top levels: GTH (no subtraction) gets it to full relative accuracy, against 50-digit
+    # ball arithmetic (an LU solve printed -1.8e-17, the structured solver 1.4e-17: right only in absolute terms)
+    hp = bm.evaluate_mp(m, bm.Policy((3, 1), (3,)), 50)
+    assert hp.residual < 1e-20 and a.p_loss == pytest.approx(float(hp.p_loss), rel=1e-12)
 
 
 def test_cli_reduces_by_default_and_refuses_the_full_chain_at_K30():
@@ -287,3 +292,135 @@ def test_argmin_certified_on_a_near_tie_and_a_genuine_tie_reported():
     # the same levels twice are one chain, not a tie
     same = bm.certify_argmin(tie, [("a", cands[0][1], cands[0][2]), ("b", cands[0][1], cands[0][2])])
     assert same.decided and same.candidates == 1
+
+
+# --- batched threshold optimisation (issue 15) -------------------------------------
+
+
+def _random_levels(m, rng, count):
+    return [tuple(int(x) for x in rng.integers(1, m.N + 1, m.K + 1)) for _ in range(count)]
+
+
+def _level_models():
+    return [random_model(s, W=2, M=2, R=2, K=4, kmax=3, N=3) for s in range(3)] + [
+        load_model("avrachenkov-example.json", K=4, reduce=False), load_model("avrachenkov-example.json", K=6),
+        load_model("avrachenkov-real.json")]
+
+
+def test_row_block_of_a_level_depends_only_on_its_mode():
+    """What the batched assembly relies on, checked on the generator built from the model's rules (not the Lemma)."""
+    rng = np.random.default_rng(11)
+    for m in _level_models():
+        off = np.concatenate([[0], np.cumsum([m.level_size(i) for i in range(m.K + 1)])])
+        uniform = {r: bm.generator_enumerated(m, (r,) * (m.K + 1)).toarray() for r in range(1, m.N + 1)}
+        for lv in _random_levels(m, rng, 3):
+            Q = bm.generator_enumerated(m, lv).toarray()
+            for i in range(m.K + 1):
+                rows = slice(off[i], off[i + 1])
+                assert np.array_equal(Q[rows], uniform[lv[i]][rows]), (lv, i)
+            assert abs(bm.generator_dense(m, lv) - Q).max() < 1e-13  # the dense Lemma blocks
+        for t in range(m.K):  # numpy's Kronecker products: the same numbers as scipy's
+            assert np.array_equal(bm.A_dense(m, t), bm.A_block(m, t).toarray())
+
+
+def test_level_weights_reproduce_every_measure_on_arbitrary_vectors():
+    """Each measure is the linear functional of p given by `level_weights` (any p, not only the stationary one)."""
+    rng = np.random.default_rng(12)
+    for m in _level_models():
+        for lv in _random_levels(m, rng, 3):
+            x = rng.uniform(0.1, 1.0, m.states)
+            x /= x.sum()
+            r = bm.measures(m, lv, bm.Stationary(bm.split_levels(m, x), "test", 0.0))
+            w = {k: np.concatenate([bm.level_weights(m, i, lv[i])[k] for i in range(m.K + 1)]) for k in
+                 ("p_star", "n_act", "lam", "loss", "success", "obs", "h1", "g1", "h2", "g2")}
+            dot = {k: x @ v for k, v in w.items()}
+            lam = dot["lam"]
+            got = {"p_star": dot["p_star"], "n_act": dot["n_act"], "lam": lam, "p_loss": dot["loss"] / lam, "p_obs": dot["obs"] / lam,
+                   "p_success": dot["success"] / lam, "p_success_tagged": dot["h1"] / lam, "v1": dot["g1"] / dot["h1"],
+                   "v2": dot["g2"] / dot["h2"]}
+            for k, v in got.items():
+                assert v == pytest.approx(getattr(r, k), rel=1e-13, abs=1e-300), (lv, k)
+            s = x @ np.concatenate([bm.cost_weights(m, i, lv[i]) for i in range(m.K + 1)])  # (p·a_lin, p·g1, p·h1)
+            assert s[0] + m.costs.a * s[1] / s[2] == pytest.approx(r.cost, rel=1e-13)
+
+
+@pytest.mark.parametrize("name,K,count", [("avrachenkov-example.json", 5, None), ("avrachenkov-real.json", None, 150),
+                                          ("avrachenkov-example.json", 30, 40)])
+def test_batched_curve_equals_evaluate_levels_on_every_candidate(name, K, count):
+    """Table 1's model on all 15 mode sets (every candidate), the real model and K = 30 (122 states: the SuperLU branch)
+    on a random subset: J of the curve against the full per-policy route, 1e-12 relative."""
+    m = load_model(name) if K is None else load_model(name, K=K)
+    res = bm.optimize_all(m, convention="paper")
+    assert len(res) == 15
+    cands = [(o, th, c) for o in res.values() for th, c in o.curve]
+    if count is not None:
+        cands = [cands[k] for k in np.random.default_rng(13).choice(len(cands), count, replace=False)]
+    for o, th, c in cands:
+        ref = bm.evaluate_levels(m, bm.Policy(o.modes, th).levels(m.K)).cost
+        assert c == pytest.approx(ref, rel=1e-12), (o.modes, th)
+    for o in res.values():
+        assert o.cost == min(c for _, c in o.curve) and o.measures.cost == pytest.approx(o.cost, rel=1e-12)
+        assert o.measures.levels == bm.Policy(o.modes, o.thresholds).levels(m.K)
+
+
+def test_candidate_levels_are_the_policies_levels():
+    for conv in bm.CONVENTIONS:
+        for modes in ((4, 3, 1), (3, 1), (2,), (4, 3, 2, 1)):
+            for K in (1, 3, 6):
+                cands = bm.threshold_candidates(len(modes), K, conv)
+                assert bm.candidate_levels(modes, cands, K) == [bm.Policy(modes, th).levels(K) for th in cands]
+    with pytest.raises(InvalidInput, match="strict convention uses all 4 modes, impossible with K = 2"):
+        bm.optimize(load_model("avrachenkov-example.json", K=2), (4, 3, 2, 1), "strict")
+
+
+def test_batched_optimum_equals_the_per_policy_loop():
+    m = load_model("avrachenkov-example.json", K=8)
+    for modes in ((3, 1), (4, 3, 1), (2,)):
+        a, b = bm.optimize(m, modes), bm.optimize(m, modes, solver="sparse")
+        assert a.thresholds == b.thresholds and a.evaluated == b.evaluated
+        np.testing.assert_allclose([c for _, c in a.curve], [c for _, c in b.curve], rtol=1e-12)
+
+
+def test_batched_costs_gate_limits_and_singular_systems(monkeypatch):
+    from crawlmath.numeric.errors import SolverError, TooLarge
+
+    m = load_model("avrachenkov-example.json", K=5)
+    lv = m.check_policy(bm.Policy((3, 1), (2,)))
+    monkeypatch.setattr(bm, "FLOAT_REL", 1e-40)  # no float solve meets this residual: the gate must refuse, naming the levels
+    with pytest.raises(SolverError, match=r"levels \(3, 3, 3, 1, 1, 1\): not a stationary vector"):
+        bm.batched_costs(m, [lv])
+    monkeypatch.undo()
+    assert lv not in m.memo("batched J", dict)  # nothing cached from the refused chunk
+    for K in (5, 30):  # 22 states: one LAPACK call; 122 states: SuperLU per system
+        z = load_model("avrachenkov-example.json", K=K)
+        assert (z.states <= bm.BATCH_LAPACK_STATES) == (K == 5)
+        tabs = bm.mode_tables(z)
+        z._memo["mode tables"] = dataclasses.replace(tabs, Q=np.where(tabs.level[None, :, None] == K, 0.0, tabs.Q))  # level K absorbs
+        with pytest.raises(SolverError, match=r"levels \(3, 3, 1.*\) is singular"):
+            bm.batched_costs(z, [z.check_policy(bm.Policy((3, 1), (1,)))])
+    with pytest.raises(InvalidInput, match=r"level_vectors.*robot counts in 1\.\.4"):
+        bm.batched_costs(m, [lv, (0,) * 6])
+    with pytest.raises(InvalidInput, match="K \\+ 1 = 6"):
+        bm.batched_costs(m, [lv[:5]])
+    big = load_model("avrachenkov-example.json", K=300)  # 1202 states
+    with pytest.raises(TooLarge, match="600 states"):
+        bm.batched_costs(big, [(1,) * 301])
+    monkeypatch.setenv("CRAWLMATH_MAX_MEMORY", "1K")
+    with pytest.raises(TooLarge, match="batched dense solve"):
+        bm.batched_costs(m, [lv])
+
+
+def test_dense_solve_on_the_closed_class_and_refuses_two():
+    from crawlmath.numeric.errors import SolverError
+
+    # a service phase that nothing enters: its states are transient, p = 0 there exactly, as the sparse LU finds
+    m = random_model(1, K=3).with_(service=PhaseType(np.array([1.0, 0.0]), np.array([[-1.0, 0.0], [0.5, -2.0]])))
+    lv = m.check_policy(bm.Policy((2, 1), (1,)))
+    st_ = bm.solve_dense(m, lv)
+    assert "16 recurrent states" in st_.method and np.count_nonzero(st_.flat) == 16 and st_.flat.min() >= 0
+    np.testing.assert_allclose(measure_vector(bm.evaluate_levels(m, lv, "dense")), measure_vector(bm.evaluate_levels(m, lv, "sparse")),
+                               rtol=1e-12)
+    assert bm.batched_costs(m, [lv])[0] == pytest.approx(bm.evaluate_levels(m, lv).cost, rel=1e-12)
+    assert bm.closed_class(np.array([[-1.0, 1.0], [0.0, 0.0]])).tolist() == [1]
+    with pytest.raises(SolverError, match="2 closed classes"):
+        bm.closed_class(np.array([[-1.0, 1.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]))

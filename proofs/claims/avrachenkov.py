@@ -1131,25 +1131,31 @@ def _input_spread(o) -> float:
     lv = m.check_policy(bm.Policy(o.modes, o.thresholds))
     base = o.cost
     total = 0.0
-    sv, A = m.given_service, read_spec(REAL)["arrivals"]["common"]
     for which, idx, half in [("beta", 0, 5e-5), ("S", (0, 0), 5e-5), ("S", (1, 1), 5e-5), ("A", (0, 0), 5e-5), ("A", (0, 1), 5e-8),
                              ("A", (1, 0), 5e-6), ("A", (1, 1), 5e-5)]:
         h = half / 10
-        if which == "beta":
-            beta = sv.beta + np.array([h, -h])
-            mm = m.with_(service=PhaseType(beta, sv.S))
-        elif which == "S":
-            S = sv.S.copy()
-            S[idx] -= h
-            mm = m.with_(service=PhaseType(sv.beta, S))
-        else:
-            Am = np.asarray(A["A"], float)
-            Am[idx] += h
-            D0 = -np.diag(Am.sum(axis=1))
-            dk = np.asarray(A["d"], float)
-            mm = m.with_(arrivals=[BMAP([r * D0] + [r * x * Am for x in dk]) for r in range(1, 5)])
-        total += abs(bm.evaluate_levels(mm, lv).cost - base) / h * half
+        total += abs(bm.evaluate_levels(_moved_real(which, idx, h), lv).cost - base) / h * half
     return total
+
+
+@lru_cache(maxsize=None)
+def _moved_real(which: str, idx, h: float) -> bm.BmapModel:
+    """The real-data model with the printed input ``which[idx]`` moved by h (cached: `_input_spread` moves the same inputs
+    for every mode set)."""
+    m = real()
+    sv, A = m.given_service, read_spec(REAL)["arrivals"]["common"]
+    if which == "beta":
+        beta = sv.beta + np.array([h, -h])
+        return m.with_(service=PhaseType(beta, sv.S))
+    if which == "S":
+        S = sv.S.copy()
+        S[idx] -= h
+        return m.with_(service=PhaseType(sv.beta, S))
+    Am = np.asarray(A["A"], float)
+    Am[idx] += h
+    D0 = -np.diag(Am.sum(axis=1))
+    dk = np.asarray(A["d"], float)
+    return m.with_(arrivals=[BMAP([r * D0] + [r * x * Am for x in dk]) for r in range(1, 5)])
 
 
 def _real_lam(r: int, printed: str):
