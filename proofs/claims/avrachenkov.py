@@ -46,7 +46,7 @@ import sympy as sp
 from ...derive import avrachenkov as d
 from ...numeric import bmap_model as bm
 from ...numeric.bmap_io import load_model, read_spec
-from ...numeric.errors import InvalidInput
+from ...numeric.errors import InvalidInput, SolverError
 from ...numeric.generated import avrachenkov as gen
 from ...numeric.phase_type import BMAP, Lumping, PhaseType, bmmap, independent_robots, random_lumpable_phase_type, random_phase_type, thinned
 from ...numeric.tolerance import HP_DIGITS, SIMULATION_SIGMAS, close, digits_agreed, printed_tolerance
@@ -783,7 +783,7 @@ for _row in T.parse(T.TABLE_1):
                f"{P}.table-1.m{''.join(map(str, _m))}", slow=False, rows=T.TABLE_1)
 
 
-@claim(f"{P}.figure-1", source=src("§7", "Figure 1 and the text after Table 1"), method=Method.FLOAT,
+@claim(f"{P}.figure-1", source=src("§7", "Figure 1 and the text after Table 1"), method=Method.NUMERIC_HP,
        statement="Figure 1 (J against the threshold, every two-mode set, K = 5): the lowest curve is modes 3, 1 with its minimum 63.54 "
                  "at j = 2, and 'the optimal strategy assumes that only two among four modes (one and three robots) should be used'.")
 def _figure1():
@@ -1228,29 +1228,72 @@ def _alpha2():
 
 # --- Figures 2-4 (text statements) ----------------------------------------------------------------
 
-@claim(f"{P}.figure-4.text", source=src("§7", "Figure 4 text"), method=Method.FLOAT,
+def _hyper_variance_mp(alpha1: float, mean: float, p1: float = 0.9):
+    """Variance of the two-phase hyperexponential of `bmap_figures.hyperexponential`, in 40-digit mpmath from the same
+    inputs (alpha_2 from the mean: p1/alpha1 + (1 - p1)/alpha2 = mean; var = 2 sum p_i/alpha_i^2 - mean^2): the second
+    route for the printed variances."""
+    with mpmath.workdps(40):
+        a1, m, q = mpmath.mpf(repr(float(alpha1))), mpmath.mpf(repr(float(mean))), mpmath.mpf(repr(float(p1)))
+        a2 = (1 - q) / (m - q / a1)
+        return 2 * (q / a1**2 + (1 - q) / a2**2) - m**2
+
+
+def _variance_checked(ph, alpha1: float, mean: float) -> tuple[float, float]:
+    """(float variance, error bound): the float64 PH variance and the mpmath closed form must agree."""
+    v, hp = ph.variance, _hyper_variance_mp(alpha1, mean)
+    err = abs(v - float(hp)) + 1e-15 * abs(v)
+    if err > 1e-9 * abs(v):
+        raise SolverError(f"variance at alpha_1 = {alpha1}: PH route {v!r} vs closed form {mpmath.nstr(hp, 20)}")
+    return v, err
+
+
+@claim(f"{P}.figure-4.text", source=src("§7", "Figure 4 text"), method=Method.NUMERIC_HP,
        statement="Hyperexponential obsolescence with g_1 = 5: the variance runs from 25 to 449 for alpha_1 in [0.2, 7], and the optimal "
                  "threshold (modes 3, 1) decreases from 2 to 0 as the variance grows.")
 def _fig4():
-    from ...numeric.bmap_figures import figure4
+    from ...numeric.bmap_figures import hyperexponential
 
-    f = figure4()
-    var = [v for v, _ in f.values()]
-    best = [min(curve, key=lambda x: x[1])[0] for _, curve in f.values()]
-    ok = prints_as(TEXT, var[0], "25") and prints_as(TEXT, var[-1], "449") and best[0] == 2 and best[-1] == 0 and best == sorted(best, reverse=True)
-    return Outcome.judge(ok, f"alpha_1 {list(f)}: variance {[round(v, 2) for v in var]}, optimal threshold {best}")
+    base = example(5)
+    var, best, notes, certain = [], [], [], True
+    for a in (0.2, 0.5, 1, 3, 7):
+        ph = hyperexponential(a, base.obsolescence.mean)
+        v, err = _variance_checked(ph, a, base.obsolescence.mean)
+        m = base.with_(obsolescence=ph)
+        arg = bm.certified_optimum(m, bm.optimize(m, (3, 1), convention="strict"))
+        var.append((v, err))
+        best.append(arg.label[0])
+        certain &= arg.decided
+        notes.append(f"alpha_1 = {a}: var {v:.6g} ± {err:.1e}, j = {arg.label[0]} ({arg.summary()})")
+    ends = [(var[0], "25"), (var[-1], "449")]
+    ok = all(prints_as(TEXT, v, p) for (v, _), p in ends) and best[0] == 2 and best[-1] == 0 and best == sorted(best, reverse=True)
+    certain &= all(margin_ok(TEXT, v, p, e) for (v, e), p in ends)
+    return Outcome.judge(ok, f"variance {[round(v, 2) for v, _ in var]} (printed 25 .. 449), optimal threshold {best}; "
+                             + "; ".join(notes) + ("" if certain else "; not certain: at alpha_1 = 0.2 the hyperexponential is "
+                                                   "Exp(1/g_1), whose variance g_1^2 = 25 sits exactly on the truncation boundary "
+                                                   "of the printed 25"), certain=certain)
 
 
-@claim(f"{P}.figure-2.text", source=src("§7", "Figures 2-3 text"), method=Method.FLOAT, slow=True,
+@claim(f"{P}.figure-2.text", source=src("§7", "Figures 2-3 text"), method=Method.NUMERIC_HP, slow=True,
        statement="Hyperexponential service with b_1 fixed: var_s = 3.415 at alpha_1 = 4; modes (3, 1) are optimal below, (4, 1) above.")
 def _fig2():
-    from ...numeric.bmap_figures import figure3, hyperexponential
+    from ...numeric.bmap_figures import hyperexponential
 
-    v4 = hyperexponential(4.0, example().service.mean).variance
-    f = figure3()
-    modes = {a: best for a, (_, best, _) in f.items()}
-    ok = prints_as(TEXT, v4, "3.415") and all(modes[a] == (3, 1) for a in f if a < 4) and all(modes[a] == (4, 1) for a in f if a > 4)
-    return Outcome.judge(ok, f"var_s(alpha_1 = 4) = {v4:.6g} (printed 3.415); best two-mode set per alpha_1: {modes}")
+    base = example(5)
+    b1 = base.service.mean
+    v4, err4 = _variance_checked(hyperexponential(4.0, b1), 4.0, b1)
+    modes, notes, certain = {}, [], margin_ok(TEXT, v4, "3.415", err4)
+    for a in (1.521, 3, 5, 7, 9):
+        m = base.with_(service=hyperexponential(a, b1))
+        opts = {pair: bm.optimize(m, pair, convention="strict") for pair in itertools.combinations(range(m.N, 0, -1), 2)}
+        arg = certified_best(lambda opts=opts: opts, m)
+        modes[a] = arg.label[0]
+        certain &= arg.decided
+        notes.append(f"alpha_1 = {a}: modes {arg.label[0]}, thresholds {arg.label[1]} ({arg.summary()})")
+    ok = prints_as(TEXT, v4, "3.415") and all(modes[a] == (3, 1) for a in modes if a < 4) and all(modes[a] == (4, 1) for a in modes if a > 4)
+    return Outcome.judge(ok, f"var_s(alpha_1 = 4) = {v4:.6g} ± {err4:.1e} (printed 3.415); best two-mode set per alpha_1 "
+                             f"(certified argmin over all pairs and thresholds): " + "; ".join(notes)
+                             + ("" if certain else "; not certain: an argmin or a printed digit is undecided within its bound"),
+                         certain=certain)
 
 
 @claim(f"{P}.simulation.K3", source=src("§4-§5", "Theorems 2-3, Corollary 1"), method=Method.SIMULATION, slow=True,
