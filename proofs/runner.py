@@ -164,9 +164,10 @@ def run_parallel(claims: Iterable[Claim], workers: int, progress: Callable | Non
                 why = f"the worker process running group {g!r} died ({exc})"
                 for c in groups[g]:
                     done.setdefault(c.id, Result(c, Outcome.failed(f"verify could not run the check: {why}"), 0.0))
-    except BaseException:
+    except BaseException:  # Ctrl-C or a bug: stop the workers before the error propagates
+        workers_alive = list((getattr(pool, "_processes", None) or {}).values())
         pool.shutdown(wait=False, cancel_futures=True)
-        for p in list(getattr(pool, "_processes", {}).values()):
+        for p in workers_alive:
             p.terminate()
         raise
     else:

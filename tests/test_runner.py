@@ -59,3 +59,22 @@ def test_cost_log_tolerates_garbage(tmp_path):
 def test_single_claim_runs(workers, tmp_path):
     c = _cheap_claims()[:1]
     assert [r.claim.id for r in run_parallel(c, workers, log=CostLog(tmp_path / "s.json"))] == [c[0].id]
+
+
+def test_ctrl_c_stops_the_workers_and_exits_130():
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) ends a parallel verify with exit 130,
+    one line on stderr and no worker left behind."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "crawlmath", "verify", "--only", "buijsrogge.table-8", "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(8)  # imports, fork, first runs: the group takes about 100 s, so it is still running
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
+    time.sleep(0.5)
+    left = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    assert left == []
