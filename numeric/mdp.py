@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 import scipy.sparse as sps
@@ -55,7 +55,7 @@ from .average_cost import bordered_lu as _bordered_lu, closed_classes
 from .ctmc import fixed_point, integer_ratio
 from .errors import InvalidInput, SolverError, TooLarge
 from .generated import static_mm1k as static_gen
-from .tolerance import MDP_TIE_REL as TIE_REL, STRUCTURE_ABS
+from .tolerance import CURVES_FLOAT_GAIN, MDP_TIE_REL as TIE_REL, STRUCTURE_ABS
 from .validate import require_int, require_open_unit, require_positive
 
 MAX_STATES = 2_000_000  # 3(K+1)(N+1) above this is refused up front
@@ -425,34 +425,88 @@ def rvi_stop_counts(mdp: CrawlerMDP, references, *, tau: float = 0.99999, h0: st
     (states (q, r, s) or indices), the stop k of :func:`relative_value_iteration`
     and its gain T(h_k)(x̂), all runs advanced together as the columns of one
     n × m array (memory 8·n·m bytes, checked against :data:`MAX_STATES`).
-    A run that has not stopped after ``max_iter`` updates gets k = −1."""
+    A run that has not stopped after ``max_iter`` updates gets k = −1.
+
+    Each column follows h_{k+1} = (1−τ) h_k + τ (T(h_k) − T(h_k)(x̂)) with the
+    stop max_x |Δh/h| < ``tol`` of :func:`relative_value_iteration`; one
+    compiled pass per update (:func:`_rvi_block_kernel`) forms P(a) h_k from
+    the rows of the CSR matrices P(0), P(1) in their stored order, i.e. with
+    the same floating-point operations, in the same order, as scipy's sparse
+    product, so k and T(h_k)(x̂) are those of the sparse float64 recursion.
+    """
     refs = np.array([_reference_index(mdp, x) for x in references], dtype=np.int64)
     if refs.size == 0 or mdp.n * refs.size > 50 * MAX_STATES:
         raise TooLarge("references", f"n·m must lie in 1..{50 * MAX_STATES}", value=mdp.n * refs.size)
     tau = require_open_unit(tau, "tau")
+    tol = require_positive(tol, "tol")
+    max_iter = require_int(max_iter, "max_iter", minimum=1)
     H = np.repeat(_initial_h(mdp, h0, np.float64)[0][:, None], refs.size, axis=1)
-    cols = np.arange(refs.size)
-    H[refs, cols] = 0.0
+    H[refs, np.arange(refs.size)] = 0.0
     P0, P1 = mdp.P
-    bar0 = np.where(mdp.allowed[:, 0], 0.0, np.inf)[:, None]
-    bar1 = np.where(mdp.allowed[:, 1], 0.0, np.inf)[:, None]
-    cost = mdp.cost.astype(float)[:, None]
-    stop, gain = np.full(refs.size, -1), np.full(refs.size, np.nan)
-    for k in range(1, max_iter + 1):
-        TH = cost + np.minimum(P0 @ H + bar0, P1 @ H + bar1)
-        new = (1 - tau) * H + tau * (TH - TH[refs, cols])
-        diff = np.abs(new - H)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            rel = np.where(H != 0, diff / np.abs(H), np.where(diff == 0, 0.0, np.inf))
-        now = (rel.max(axis=0) < tol) & (stop < 0)
-        H = new
-        if now.any():
-            stop[now] = k
-            T_new = cost + np.minimum(P0 @ H[:, now] + bar0, P1 @ H[:, now] + bar1)
-            gain[now] = T_new[refs[now], np.arange(now.sum())]
-        if (stop > 0).all():
-            break
+    bar0 = np.where(mdp.allowed[:, 0], 0.0, np.inf)  # +inf masks a ∉ A_x
+    bar1 = np.where(mdp.allowed[:, 1], 0.0, np.inf)
+    stop, gain = np.full(refs.size, -1, dtype=np.int64), np.full(refs.size, np.nan)
+    _rvi_block_kernel()(P0.indptr, P0.indices, P0.data, P1.indptr, P1.indices, P1.data, bar0, bar1,
+                        mdp.cost.astype(float), refs, H, float(tau), float(tol), max_iter, stop, gain)
     return stop, gain
+
+
+@lru_cache(maxsize=None)
+def _rvi_block_kernel():
+    """The compiled update loop of :func:`rvi_stop_counts` (numba is imported
+    on first use only, so importing this module stays cheap)."""
+    from numba import njit
+
+    @njit(cache=True, error_model="numpy")  # x/0 gives inf or nan, as in numpy
+    def kernel(ptr0, col0, val0, ptr1, col1, val1, bar0, bar1, cost, refs, H, tau, tol, max_iter, stop, gain):
+        n, m = H.shape
+        keep = 1.0 - tau
+        TH = np.empty((n, m))
+        acc0, acc1 = np.empty(m), np.empty(m)
+        ref_T, worst = np.empty(m), np.empty(m)
+        left = m
+        for k in range(1, max_iter + 1):
+            for i in range(n):
+                # y = P h row by row, summed in CSR order from 0.0 as scipy's csr_matvecs does
+                acc0[:] = 0.0
+                acc1[:] = 0.0
+                for p in range(ptr0[i], ptr0[i + 1]):
+                    a, c = val0[p], col0[p]
+                    for j in range(m):
+                        acc0[j] += a * H[c, j]
+                for p in range(ptr1[i], ptr1[i + 1]):
+                    a, c = val1[p], col1[p]
+                    for j in range(m):
+                        acc1[j] += a * H[c, j]
+                for j in range(m):
+                    TH[i, j] = cost[i] + min(acc0[j] + bar0[i], acc1[j] + bar1[i])
+            for j in range(m):
+                ref_T[j] = TH[refs[j], j]
+                worst[j] = 0.0
+            for i in range(n):
+                for j in range(m):
+                    h = H[i, j]
+                    new = keep * h + tau * (TH[i, j] - ref_T[j])
+                    # |Δh/h|: inf where h = 0 < |Δh|, nan where h = Δh = 0, which the comparison skips (rel 0)
+                    rel = abs(new - h) / abs(h)
+                    if rel > worst[j]:
+                        worst[j] = rel
+                    H[i, j] = new
+            for j in range(m):
+                if stop[j] < 0 and worst[j] < tol:
+                    stop[j] = k
+                    left -= 1
+                    x = refs[j]  # T(h_k)(x̂) from the row of x̂ alone
+                    y0, y1 = 0.0, 0.0
+                    for p in range(ptr0[x], ptr0[x + 1]):
+                        y0 += val0[p] * H[col0[p], j]
+                    for p in range(ptr1[x], ptr1[x + 1]):
+                        y1 += val1[p] * H[col1[p], j]
+                    gain[j] = cost[x] + min(y0 + bar0[x], y1 + bar1[x])
+            if left == 0:
+                return
+
+    return kernel
 
 
 def _reference_index(mdp: CrawlerMDP, reference) -> int:
@@ -485,11 +539,23 @@ def _operator(mdp: CrawlerMDP, precision: str):
     """h -> T(h): sparse products in float64, explicit gathers in long double."""
     if precision == "extended":
         cost = mdp.cost.astype(np.longdouble)
-        (i0, p0), (i1, p1) = mdp.successors
-        p0, p1 = p0.astype(np.longdouble), p1.astype(np.longdouble)
-        bar0 = np.where(mdp.allowed[:, 0], 0.0, np.inf).astype(np.longdouble)
-        bar1 = np.where(mdp.allowed[:, 1], 0.0, np.inf).astype(np.longdouble)
-        return lambda h: cost + np.minimum((p0 * h[i0]).sum(axis=1) + bar0, (p1 * h[i1]).sum(axis=1) + bar1)
+        bars = [np.where(mdp.allowed[:, a], 0.0, np.inf).astype(np.longdouble) for a in (0, 1)]
+        # the three successors as contiguous columns, summed left to right (as numpy sums each row of 3)
+        cols = [[(np.ascontiguousarray(idx[:, j]), prob[:, j].astype(np.longdouble)) for j in range(3)]
+                for idx, prob in mdp.successors]
+
+        def step(h):
+            y = []
+            for a in (0, 1):
+                (i0, p0), (i1, p1), (i2, p2) = cols[a]
+                t = p0 * h[i0]
+                t += p1 * h[i1]
+                t += p2 * h[i2]
+                t += bars[a]
+                y.append(t)
+            return cost + np.minimum(y[0], y[1], out=y[0])
+
+        return step
     P0, P1 = mdp.P
     bar0 = np.where(mdp.allowed[:, 0], 0.0, np.inf)  # +inf masks a ∉ A_x
     bar1 = np.where(mdp.allowed[:, 1], 0.0, np.inf)
@@ -1398,14 +1464,16 @@ class InstanceReport:
         }
 
 
-def auto_N(lam: float, mu: float, K: int, gamma: float) -> tuple[int, MDPSolution]:
+def auto_N(lam: float, mu: float, K: int, gamma: float, *, solver=None) -> tuple[int, MDPSolution]:
     """An N that does not bind: start at 2N_s + 10 and double until the
-    optimal policy activates no crawler at r ≥ N − 1."""
+    optimal policy activates no crawler at r ≥ N − 1.  ``solver(mdp, initial=...)``
+    replaces :func:`policy_iteration` (e.g. :func:`optimal_for_curves`)."""
+    solver = policy_iteration if solver is None else solver
     Ns = static_count(lam, mu, K, gamma)[0]
     N = 2 * Ns + 10
     while True:
         m = CrawlerMDP(lam, mu, K, N, gamma)
-        sol = policy_iteration(m, initial=m.cap_policy(Ns))
+        sol = solver(m, initial=m.cap_policy(Ns))
         if activation_max(m, sol.h) + 2 <= N:
             return N, sol
         N *= 2
@@ -1445,6 +1513,28 @@ def analyse(lam: float, mu: float, K: int, gamma: float, N="auto", *, method: st
 # ------------------------------------------------------------ the conjecture
 
 
+
+def optimal_for_curves(mdp: CrawlerMDP, *, initial: np.ndarray | None = None) -> MDPSolution:
+    """An optimal policy and its bias for :func:`switching_curves`, certified only where the float route can be blind.
+
+    :func:`switching_curves` reads only Q(x, 1) − Q(x, 0) of the bias h, with ties within
+    TIE_REL · max|Q| (≥ 1e-9 absolute) resolved either way.  The float route
+    (``policy_iteration(certify=False)``) ends with a policy σ and the bias h of σ; when σ is greedy
+    for h up to rounding, i.e. max_x (Q(x, σ(x)) − min_a Q(x, a)) ≤ 64 ε max|Q|, no improvement
+    beyond rounding exists (Howard's test), so σ is optimal and h is its bias to rounding, ~1e-16,
+    far below the tie tolerance.  The exact-Q improvement of :func:`certified_gain` matters where
+    the float route stopped on a tie that hides a better action (σ not greedy beyond rounding) or
+    where θ is so small that rounding of h is comparable to θ-relative improvements
+    (θ < :data:`CURVES_FLOAT_GAIN`): there the certified :func:`policy_iteration` is used."""
+    sol = policy_iteration(mdp, initial=initial, certify=False)
+    Q = mdp.q_values(sol.h)
+    scale = max(1.0, float(np.abs(Q[np.isfinite(Q)]).max()))
+    slack = Q[np.arange(mdp.n), sol.policy] - Q.min(axis=1)
+    if sol.gain < CURVES_FLOAT_GAIN or float(slack.max()) > 64 * np.finfo(float).eps * scale:
+        return policy_iteration(mdp, initial=initial)
+    return sol
+
+
 @dataclass(frozen=True)
 class ConjectureResult:
     """Outcome of :func:`check_switching_curve_conjecture`: instances solved, counterexamples (lam, K, gamma, N, where), wall time in s."""
@@ -1454,9 +1544,10 @@ class ConjectureResult:
 
 
 def check_switching_curve_conjecture(lams, Ks, gammas, Ns=("Ns", "auto"), mu: float = 1.0) -> ConjectureResult:
-    """Solve every instance of the grid exactly and test whether some optimal
-    policy is a monotone switching curve (§1.2.2, after Fig. 1.7).  ``Ns``
-    holds integers, "Ns" (the static optimum) or "auto" (unrestricted)."""
+    """Solve every instance of the grid exactly (:func:`optimal_for_curves`)
+    and test whether some optimal policy is a monotone switching curve
+    (§1.2.2, after Fig. 1.7).  ``Ns`` holds integers, "Ns" (the static
+    optimum) or "auto" (unrestricted)."""
     import time
 
     t0 = time.perf_counter()
@@ -1466,10 +1557,10 @@ def check_switching_curve_conjecture(lams, Ks, gammas, Ns=("Ns", "auto"), mu: fl
             for gamma in gammas:
                 for spec in Ns:
                     if spec == "auto":
-                        N, sol = auto_N(lam, mu, K, gamma)
+                        N, sol = auto_N(lam, mu, K, gamma, solver=optimal_for_curves)
                     else:
                         N = static_count(lam, mu, K, gamma)[0] if spec == "Ns" else int(spec)
-                        sol = policy_iteration(CrawlerMDP(lam, mu, K, N, gamma))
+                        sol = optimal_for_curves(CrawlerMDP(lam, mu, K, N, gamma))
                     count += 1
                     c = sol.curves
                     if not c.monotone:

@@ -20,6 +20,9 @@ relative unless the name says ``ABS``.
   normal model of single runs, is below this; ``SINGLE_RUN_MAX_REPLICATES``
   caps the replicated runs spent trying (``proofs.claims.buijsrogge_offline``).
 - ``MDP_TIE_REL``: actions whose Q-values agree to this relative tolerance tie.
+- ``CURVES_FLOAT_GAIN``: the float route is trusted for the switching curves
+  only above this gain (below it, rounding of h, ~1e-16 absolute, is no longer
+  far below the θ-relative improvements the exact-Q step of certified_gain acts on).
 - ``GENERATED_REL``: generated float64 code against its mpmath twin;
   ``EXPORT_REL``: the exported C against the Python generated code.
 - ``printed_tolerance(text)``: a value printed in a paper with d decimals is
@@ -46,6 +49,7 @@ SINGLE_RUN_MAX_REPLICATES = 64
 # Two MDP actions whose Q-values agree to this (relative to max|h|) are a tie;
 # policy iteration then keeps the current action, so it terminates.
 MDP_TIE_REL = 1e-9
+CURVES_FLOAT_GAIN = 1e-6
 # Generated float64 code (numeric/generated) against its mpmath twin, on the
 # whole domain of each formula (tests/test_generated_accuracy.py), and the C
 # export against the Python generated code (tests/test_export.py).

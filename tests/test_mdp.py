@@ -197,6 +197,64 @@ def test_rvi_stop_counts_agree_with_single_runs():
             assert k == r.iterations and g == pytest.approx(r.gain, rel=1e-13)
 
 
+def _stop_counts_sparse_blocks(m, refs, h0, tau=0.99999, tol=M.RVI_STOP):
+    """The same recursion with scipy's sparse products on dense blocks (the route the compiled kernel replaced)."""
+    refs = np.array([M._reference_index(m, x) for x in refs])
+    cols = np.arange(refs.size)
+    H = np.repeat(M._initial_h(m, h0, np.float64)[0][:, None], refs.size, axis=1)
+    H[refs, cols] = 0.0
+    P0, P1 = m.P
+    bar0 = np.where(m.allowed[:, 0], 0.0, np.inf)[:, None]
+    bar1 = np.where(m.allowed[:, 1], 0.0, np.inf)[:, None]
+    cost = m.cost[:, None]
+    stop, gain = np.full(refs.size, -1), np.full(refs.size, np.nan)
+    for k in itertools.count(1):
+        TH = cost + np.minimum(P0 @ H + bar0, P1 @ H + bar1)
+        new = (1 - tau) * H + tau * (TH - TH[refs, cols])
+        diff = np.abs(new - H)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = np.where(H != 0, diff / np.abs(H), np.where(diff == 0, 0.0, np.inf))
+        now = (rel.max(axis=0) < tol) & (stop < 0)
+        H = new
+        TH = cost + np.minimum(P0 @ H + bar0, P1 @ H + bar1)
+        stop[now], gain[now] = k, TH[refs[now], cols[now]]
+        if (stop > 0).all():
+            return stop, gain
+
+
+@pytest.mark.parametrize("args", [(0.1, 1, 5, 16, 1.0), (0.05, 1, 10, 17, 0.4), (0.3, 1, 4, 2, 2.4)])
+def test_rvi_stop_counts_bitwise_equal_to_sparse_products(args):
+    m = M.CrawlerMDP(*args)
+    refs = [(1, 1, 1), (0, m.N, 2), (m.K, m.N, 1), (1, 0, 0), (m.K, 1, 1)]
+    for h0 in ("zero", "cost"):
+        stop, gain = M.rvi_stop_counts(m, refs, h0=h0)
+        want_stop, want_gain = _stop_counts_sparse_blocks(m, refs, h0)
+        assert stop.tolist() == want_stop.tolist()
+        assert gain.tobytes() == want_gain.tobytes()  # same operations in the same order: identical bits
+
+
+def test_rvi_stop_counts_reports_unfinished_runs():
+    m = M.CrawlerMDP(0.1, 1, 5, 16, 1.0)
+    stop, gain = M.rvi_stop_counts(m, [(1, 1, 1)], max_iter=10)
+    assert stop.tolist() == [-1] and np.isnan(gain).all()
+
+
+@pytest.mark.parametrize("args", [(0.1, 1, 5, 16, 1.0), (0.02, 1, 20, 3, 20.0), (2.0, 1, 3, 1, 0.05), (0.5, 1, 10, 12, 5.0)])
+def test_optimal_for_curves_matches_certified_curves(args):
+    m = M.CrawlerMDP(*args)
+    a, b = M.optimal_for_curves(m), M.policy_iteration(m)
+    assert (a.curves.f0, a.curves.f1, a.curves.monotone) == (b.curves.f0, b.curves.f1, b.curves.monotone)
+    assert a.gain == pytest.approx(b.gain, rel=1e-9)
+
+
+def test_optimal_for_curves_escalates_on_tiny_gain(monkeypatch):
+    m = M.CrawlerMDP(0.1, 1, 5, 16, 1.0)
+    monkeypatch.setattr(M, "CURVES_FLOAT_GAIN", 1.0)  # θ ≈ 0.209 is now "tiny": the certified route must be taken
+    assert M.optimal_for_curves(m).certificate is not None
+    monkeypatch.setattr(M, "CURVES_FLOAT_GAIN", 1e-6)
+    assert M.optimal_for_curves(m).certificate is None
+
+
 def test_rvi_extended_route_and_fixed_sweeps():
     m = M.CrawlerMDP(0.1, 1, 5, 7, 0.4)
     r = M.relative_value_iteration(m)
