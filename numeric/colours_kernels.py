@@ -396,3 +396,27 @@ def advance_plain(p, table, K, total, every, t_end, st, iv, fv, cnt, present, po
         iv[DRAWS] += 1
         _account(t, K, total, every, iv, fv, rec, batches)
         iv[T] = t + 1
+
+
+@njit(cache=True)
+def absent_mass_bins(p, cnt, off):
+    """Exact sums, per binary exponent, of ``p[c]`` over the colours absent
+    both online and offline (``p >= 0`` finite): ``p[c] = m 2^(k - 1074)``
+    with the integer significand ``m < 2^53`` split as ``m = hi 2^26 + lo``,
+    so ``sum hi[k]`` and ``sum lo[k]`` stay below 2^63 for any C < 2^36.
+    The caller adds the bins as Python integers (no rounding anywhere)."""
+    hi = np.zeros(2047, np.int64)
+    lo = np.zeros(2047, np.int64)
+    bits = p.view(np.uint64)
+    for c in range(p.size):
+        if cnt[c] == 0 and off[c] == 0:
+            b = bits[c]
+            ef = np.int64((b >> np.uint64(52)) & np.uint64(0x7FF))
+            m = np.int64(b & np.uint64(0xFFFFFFFFFFFFF))
+            k = 0
+            if ef > 0:
+                m += np.int64(1) << 52
+                k = ef - 1
+            hi[k] += m >> 26
+            lo[k] += m & 0x3FFFFFF
+    return hi, lo

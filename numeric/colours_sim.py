@@ -306,7 +306,20 @@ class _State:
                          rec[:, 1].astype(np.int64), rec[:, 2], rec[:, 3], rec[:, 4].astype(np.int64), rec[:, 5],
                          rec[:, 6].astype(np.int64), int(iv[kern.NELEPH]), float(fv[kern.ELMASS]),
                          int(iv[kern.DRAWS]), int(iv[kern.STOPPED]),
-                         math.fsum(self.p[(self.cnt == 0) & (self.off == 0)]))
+                         absent_mass(self.p, self.cnt, self.off))
+
+
+def absent_mass(p: np.ndarray, cnt: np.ndarray, off: np.ndarray) -> float:
+    r"""The mass :math:`\sum_{c:\ cnt_c = off_c = 0} p_c` (p >= 0) correctly
+    rounded, hence equal to ``math.fsum`` of those entries, without a Python
+    float per colour: the kernel sums the integer significands exactly per
+    binary exponent, the sum is an integer times :math:`2^{-1074}`, and
+    Python's int / int rounds correctly."""
+    from . import colours_kernels as kern
+
+    hi, lo = kern.absent_mass_bins(np.ascontiguousarray(p), cnt, off)
+    exact = sum(((int(hi[k]) << 26) + int(lo[k])) << k for k in np.flatnonzero(hi | lo).tolist())
+    return exact / (1 << 1074)
 
 
 _TABLES: dict = {}

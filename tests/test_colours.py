@@ -332,3 +332,138 @@ def test_single_run_certainty_is_calibrated(n):
         wrong_out += _certified(0.98 * z, x, False)
         wrong_in += _certified(1.02 * z, x, True)
     assert wrong_out <= 8 and wrong_in <= 8, (wrong_out, wrong_in)
+
+
+_M64 = (1 << 64) - 1
+
+
+def _reference_delta_run(p, K, total, seed, strategy, rule, every):
+    """Plain-Python transcription of the δ-rule game (``mice-delta``: a queue
+    per elephant; ``recommended``: one FIFO), with its own splitmix64 /
+    xoshiro256** stream and alias draws from ``packed_table``: returns the
+    records (t, S, P_new, P_offline, c, 1-q, m) and the source draws."""
+    from collections import deque
+
+    from crawlmath.numeric.colours_sim import alias_table, packed_table
+
+    table = [int(e) for e in packed_table(*alias_table(p))]
+    z, st = (seed + 0x9E3779B97F4A7C15) & _M64, []
+    for _ in range(4):
+        z = (z + 0x9E3779B97F4A7C15) & _M64
+        x = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+        st.append(x ^ (x >> 31))
+
+    def rotl(x, k):
+        return ((x << k) | (x >> (64 - k))) & _M64
+
+    def nxt():
+        out = (rotl((st[1] * 5) & _M64, 7) * 9) & _M64
+        t = (st[1] << 17) & _M64
+        st[2] ^= st[0]
+        st[3] ^= st[1]
+        st[1] ^= st[2]
+        st[0] ^= st[3]
+        st[2] ^= t
+        st[3] = rotl(st[3], 45)
+        return out
+
+    def colour():
+        x = nxt()
+        k = ((x >> 32) * len(p)) >> 32
+        return k if (x & 0xFFFFFFFF) < (table[k] & 0x1FFFFFFFF) else table[k] >> 33
+
+    C = len(p)
+    cnt, off, eleph = [0] * C, [0] * C, [False] * C
+    present, avail, fifo = [], [], deque()
+    mass = offmass = elmass = 0.0
+    neleph = moves = draws = 0
+    lastq = -1
+    records = []
+    for t in range(total):
+        if t >= K:  # rule 1
+            c = present[((nxt() & 0xFFFFFFFF) * len(present)) >> 32]
+            cnt[c] -= 1
+            if cnt[c] == 0:
+                last = present.pop()
+                if last != c:
+                    present[present.index(c)] = last
+                mass -= p[c]
+                if strategy == "mice-delta" and off[c] > 0 and c not in avail:
+                    avail.append(c)
+        if strategy == "mice-delta" and avail:  # a queue of an elephant absent online
+            c = avail[0]
+            off[c] -= 1
+            if off[c] == 0:
+                offmass -= p[c]
+            if c != lastq:
+                moves, lastq = moves + 1, c
+        elif strategy == "recommended" and fifo and cnt[fifo[0]] == 0:
+            c = fifo.popleft()
+            off[c] -= 1
+            if off[c] == 0:
+                offmass -= p[c]
+        else:  # draw until a mouse; elephant balls go offline
+            while True:
+                c = colour()
+                draws += 1
+                if not eleph[c]:
+                    break
+                if off[c] == 0:
+                    offmass += p[c]
+                off[c] += 1
+                if strategy == "recommended":
+                    fifo.append(c)
+                    continue
+                if c != lastq:
+                    moves, lastq = moves + 1, c
+                if cnt[c] == 0 and c not in avail:
+                    avail.append(c)
+        if cnt[c] == 0:
+            present.append(c)
+            mass += p[c]
+            if c in avail:  # the kernel's swap-removal keeps this order
+                k = avail.index(c)
+                last = avail.pop()
+                if last != c:
+                    avail[k] = last
+        cnt[c] += 1
+        if cnt[c] >= rule and not eleph[c]:
+            eleph[c] = True
+            neleph += 1
+            elmass += p[c]
+        if (t + 1) % every == 0:
+            records.append((t + 1, len(present), 1.0 - mass, offmass, neleph, elmass, moves))
+    return np.array(records), draws
+
+
+@pytest.mark.parametrize("strategy,gamma,delta,strict,seed", [
+    ("recommended", 0.9, 2, True, 5), ("recommended", 1.3, 1, False, 6),
+    ("mice-delta", 0.9, 2, False, 7), ("mice-delta", 1.5, 1, True, 8)])
+def test_delta_rule_kernel_equals_plain_python_transcription(strategy, gamma, delta, strict, seed):
+    # Same seed, same stream: the numba kernel and the transcription must agree bit for bit.
+    p = nc.colour_distribution("powerlaw", 20_000, gamma)  # mice remain: the run cannot exhaust them
+    K, steps, every = 15, 2000, 100
+    sim = simulate(p, K, steps, seed=seed, strategy=strategy, delta=delta, strict=strict, every=every)
+    rec, draws = _reference_delta_run(p, K, K + steps, seed, strategy, delta + int(strict), every)
+    got = np.column_stack([sim.times, sim.colours, sim.p_new, sim.p_offline, sim.elephant_counts,
+                           sim.elephant_masses, sim.head_moves])
+    assert sim.source_draws == draws
+    assert rec[-1, 4] > 0 and rec[-1, 3] > 0  # elephants and offline balls occurred: the rules were exercised
+    np.testing.assert_array_equal(got, rec)
+
+
+def test_absent_mass_is_fsum():
+    # free_mass is summed exactly by binary exponent; it must equal math.fsum (correctly rounded) exactly.
+    from crawlmath.numeric.colours_sim import absent_mass
+
+    rng = np.random.default_rng(3)
+    p = rng.random(5000) ** 8
+    p[:3] = (5e-324, 2.2250738585072014e-308, 0.0)  # subnormal, smallest normal, zero
+    p /= p.sum()
+    zero = np.zeros(p.size, np.int64)
+    for absent in (np.ones(p.size, bool), rng.random(p.size) < 0.5, p > 1e-3):
+        cnt = np.where(absent, 0, 1 + rng.integers(0, 3, p.size))
+        off = np.where(absent | (rng.random(p.size) < 0.5), zero, 1)
+        assert absent_mass(p, cnt, off) == math.fsum(p[(cnt == 0) & (off == 0)])
+    assert absent_mass(p, np.ones(p.size, np.int64), zero) == 0.0
