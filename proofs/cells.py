@@ -16,11 +16,16 @@ searched before the printed value was called unreproduced.
 Certainty (issue 17): when the caller gives ``error_bound`` (an absolute
 bound on the computed value's error), the outcome records whether the verdict
 could flip within it: ``certain`` is True when the distance from the value to
-the nearest boundary at which the printed digits would change exceeds the bound.
+the nearest boundary at which the printed digits would change exceeds the bound
+(`stable_within`).  A value given exactly (a ``Fraction`` with error bound 0)
+is certain even on a boundary: no error can move it, the rule decides.
 
 >>> convention("Example Table", Printing.ROUND, "all 12 cells round; none needs truncation")
 >>> judge_cell("Example Table", "0.17541", 0.175414, error_bound=1e-12).status.value
 'PASS'
+>>> from fractions import Fraction
+>>> judge_cell("Example Table", "0.13313", Fraction(213, 1600), error_bound=0).certain  # 0.133125: on the midpoint, exact
+True
 >>> o = judge_cell("Example Table", "0.17541", 0.17552,
 ...                hypotheses=[Hypothesis("gamma = 17/15", 0.175409, True)])
 >>> o.status.value, o.certain
@@ -33,6 +38,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable, Iterable
 
 from ..numeric.tolerance import matches_printed, matches_truncated, printed_tolerance
@@ -90,7 +96,7 @@ def matches(printing: Printing, value, printed: str) -> bool:
     """Does ``value`` print as ``printed`` under ``printing``?"""
     if printing is Printing.EXACT:
         return _exact_text(value) == printed.strip()
-    if not isinstance(value, (int, float)) or not math.isfinite(float(value)):
+    if not isinstance(value, (int, float, Fraction)) or not math.isfinite(float(value)):
         return False
     if printing is Printing.ROUND:
         return matches_printed(float(value), printed)
@@ -108,6 +114,11 @@ def margin(printing: Printing, value: float, printed: str) -> float:
         unit = 2 * half
         lo, hi = (p, p + unit) if p >= 0 else (p - unit, p)
     return min(abs(value - lo), abs(value - hi))
+
+
+def stable_within(printing: Printing, value: float, printed: str, bound: float) -> bool:
+    """The verdict on ``value`` vs ``printed`` cannot flip within an absolute error ``bound``."""
+    return margin(printing, float(value), printed) > bound
 
 
 def judge_cell(table: str, printed: str, value, *, fmt: Callable[[object], str] | None = None,
@@ -128,8 +139,8 @@ def judge_cell(table: str, printed: str, value, *, fmt: Callable[[object], str] 
     if note:
         detail += f"; {note}"
     certain = None
-    if error_bound is not None and printing is not Printing.EXACT and isinstance(value, (int, float)):
-        certain = bool(margin(printing, float(value), printed) > error_bound)
+    if error_bound is not None and printing is not Printing.EXACT and isinstance(value, (int, float, Fraction)):
+        certain = (isinstance(value, Fraction) and error_bound == 0) or stable_within(printing, value, printed, error_bound)
     elif printing is Printing.EXACT and error_bound == 0:
         certain = True
     return Outcome.judge(ok, detail, computed=shown, error_bound=error_bound, certain=certain)
@@ -151,8 +162,8 @@ def _like(printed: str) -> Callable[[object], str]:
 
     def fmt(v) -> str:
         """The computed value shown with as many decimals as printed."""
-        if isinstance(v, float):
-            return f"{v:.{d}f}" + ("%" if printed.strip().endswith("%") else "")
+        if isinstance(v, (float, Fraction)):
+            return f"{float(v):.{d}f}" + ("%" if printed.strip().endswith("%") else "")
         return _exact_text(v)
 
     return fmt

@@ -805,8 +805,8 @@ def _figure1():
 
 
 def margin_ok(group: str, value: float, printed: str, bound: float) -> bool:
-    """The printed digits of ``value`` cannot change within ``bound`` (the cell engine's certainty test, for text claims)."""
-    return cells.margin(cells.printing_of(group), value, printed) > bound
+    """The printed digits of ``value`` cannot change within ``bound`` under ``group``'s convention (for text claims)."""
+    return cells.stable_within(cells.printing_of(group), value, printed, bound)
 
 
 def certified_best(get, model: bm.BmapModel) -> bm.CertifiedArgmin:

@@ -881,7 +881,7 @@ def _cd_optimality() -> Outcome:
 
 def margin_ok(value: float, err: float, printed: str) -> bool:
     """The verdict on ``value`` vs ``printed`` cannot flip within ``err``."""
-    return cells.margin(Printing.ROUND, value, printed) > err
+    return cells.stable_within(Printing.ROUND, value, printed, err)
 
 
 @claim(f"{P}.gamma-K-rows", source=src("§1.2.3", "Tables 1.2 and 1.3, rows printed γ = 1.13"), method=Method.FLOAT,

@@ -7,7 +7,6 @@ Seed: ``003_dde4fe79a247e1b3.txt``.  Derivations come from
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import random
 from fractions import Fraction
@@ -455,17 +454,12 @@ def _static_cell(table_name: str, lam: str, k: str, g: str, column: str, printed
         if gap > mpmath.mpf(10) ** -HP_DIGITS:
             return Outcome.failed(f"30-digit C_s {mpmath.nstr(hp.cost_opt, 35)} and the exact rational {exact} differ by "
                                   f"{mpmath.nstr(gap, 3)}")
-        value = float(exact)
-        # the error of the float64 value itself, exactly: |float(C_s) − C_s|
-        err = float(abs(Fraction(value) - exact))
         tie = on_midpoint(exact, len(printed.split(".", 1)[1]) if "." in printed else 0)
-        out = cells.judge_cell(table, printed, value, what=f"C_s = C({hp.N_opt} lambda/mu) = {exact} = {mpmath.nstr(hp.cost_opt, 10)} "
+        # exact rational, error bound 0: certain even on the rounding midpoint (the table prints such ties half-up)
+        out = cells.judge_cell(table, printed, exact, what=f"C_s = C({hp.N_opt} lambda/mu) = {exact} = {mpmath.nstr(hp.cost_opt, 10)} "
                                                           "(exact rational; 30-digit and float64 routes agree)",
-                               error_bound=err, note="exact tie at the rounding midpoint, printed half-up" if tie else "",
-                               fmt=(lambda v: f"{v:.6f}") if tie else None)
-        if tie:
-            # The value is exact and sits on the midpoint: the table's half-up rounding decides the digit, no error can.
-            return dataclasses.replace(out, certain=out.status.value == "PASS" and float(printed) > value)
+                               error_bound=0, note="exact tie at the rounding midpoint, printed half-up" if tie else "",
+                               fmt=(lambda v: f"{float(v):.6f}") if tie else None)
         return out
 
     return check
