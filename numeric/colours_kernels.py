@@ -11,6 +11,21 @@ Randomness: xoshiro256** seeded by splitmix64 from a 64-bit seed; colours are
 drawn from Walker's alias table packed one word per colour
 (``alias << 33 | round(prob * 2^32)``), one generator output per draw.
 
+Why a step is cheap (C = 10^5 colours, K = 1000): (1) inside a call the
+scalar state (the ``iv``/``fv`` slots, the generator, the batch sums, the
+next record time) lives in local variables, which LLVM keeps in registers
+(it cannot when they sit in arrays that may alias the per-colour ones), and
+is written back before every return; no integer division per step, and the
+FIFO push is inline (its rare growth is not).  (2) Everything the game keeps
+per colour -- the alias word of column c, p_c, the balls of c online and
+offline, c's place in the list of present colours and in the list of
+available queues, the elephant flag -- sits in one 64-byte record
+(:data:`COLOUR`) aligned to a cache line (:func:`colour_records`), and each
+generator output prefetches the record that the output AHEAD places later
+would read if it drew a colour, so a draw rarely waits for memory.  The
+random stream and the order of the floating-point operations on the masses
+are those of the straightforward kernel, so runs are bit-identical to it.
+
 Strategy codes are ``colours_sim.STRATEGIES``' positions:
 0 none, 1 neutral, 2 greedy (Alg. 5),
 3 randomized-b (Alg. 9), 4 mice (Alg. 11, a queue per elephant colour),
@@ -21,7 +36,10 @@ Strategy codes are ``colours_sim.STRATEGIES``' positions:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 MAX_DRAWS_PER_STEP = 10_000_000  # a step needing more source draws stops the run (Prop. 7.2.3)
 
@@ -32,6 +50,67 @@ MASS, OFFMASS, ELMASS, SUMS, SUMP = range(5)
 N_FV = 5
 NB = 20  # batches of the batch-means standard error
 M32 = np.uint64(0xFFFFFFFF)
+LINE = 64  # bytes of a cache line
+AHEAD = 8  # generator outputs between a prefetch and the draw that may read it
+
+# Per-colour record: alias word of column c, p_c, balls online (cnt) and offline (off), index in the list
+# of present colours (pos, -1 when absent online) and of available queues (apos, -1 when not listed).
+COLOUR = np.dtype({"names": ["table", "p", "cnt", "off", "pos", "apos", "eleph"],
+                   "formats": [np.uint64, np.float64, np.int64, np.int64, np.int64, np.int64, np.bool_],
+                   "offsets": [0, 8, 16, 24, 32, 40, 48], "itemsize": LINE})
+
+
+def colour_records(p: np.ndarray, table: np.ndarray, eleph: np.ndarray) -> np.ndarray:
+    """The per-colour records of a fresh game (nothing online or offline),
+    starting on a cache-line boundary so that each record is one line."""
+    C = p.size
+    raw = np.zeros(C * LINE + LINE, np.uint8)
+    start = -raw.ctypes.data % LINE
+    col = raw[start:start + C * LINE].view(COLOUR)
+    col["table"] = table
+    col["p"] = p
+    col["pos"] = -1
+    col["apos"] = -1
+    col["eleph"] = eleph
+    return col
+
+
+@njit(cache=True)
+def alias_columns(p):
+    """Walker's alias table of ``p``: (prob, alias), built with two stacks of
+    columns (scaled mass below 1 / at least 1), each column filled from the
+    top of the large stack; the leftovers get probability 1."""
+    n = p.size
+    prob = np.zeros(n)
+    alias = np.zeros(n, np.int64)
+    scaled = p * n
+    small = np.empty(n, np.int64)
+    large = np.empty(n, np.int64)
+    ns = nl = 0
+    for i in range(n):
+        if scaled[i] < 1.0:
+            small[ns] = i
+            ns += 1
+        else:
+            large[nl] = i
+            nl += 1
+    while ns > 0 and nl > 0:
+        ns -= 1
+        nl -= 1
+        s, g = small[ns], large[nl]
+        prob[s], alias[s] = scaled[s], g
+        scaled[g] = scaled[g] + scaled[s] - 1.0
+        if scaled[g] < 1.0:
+            small[ns] = g
+            ns += 1
+        else:
+            large[nl] = g
+            nl += 1
+    for k in range(nl):
+        prob[large[k]], alias[large[k]] = 1.0, large[k]
+    for k in range(ns):
+        prob[small[k]], alias[small[k]] = 1.0, small[k]
+    return prob, alias
 
 
 @njit(cache=True, inline="always")
@@ -40,17 +119,18 @@ def _rotl(x, k):
 
 
 @njit(cache=True, inline="always")
-def _next(st):
-    """xoshiro256** (Blackman–Vigna), state in a uint64[4] array."""
-    result = _rotl(st[1] * np.uint64(5), 7) * np.uint64(9)
-    t = st[1] << np.uint64(17)
-    st[2] ^= st[0]
-    st[3] ^= st[1]
-    st[1] ^= st[2]
-    st[0] ^= st[3]
-    st[2] ^= t
-    st[3] = _rotl(st[3], 45)
-    return result
+def _next(s):
+    """xoshiro256** (Blackman–Vigna): (output, next state), the state a 4-tuple."""
+    s0, s1, s2, s3 = s
+    result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, 45)
+    return result, (s0, s1, s2, s3)
 
 
 @njit(cache=True)
@@ -67,10 +147,54 @@ def seed_state(seed):
     return st
 
 
+@intrinsic
+def _prefetch(typingctx, arr, idx):
+    """Hint the CPU to bring ``arr[idx]``'s cache line in (LLVM's prefetch: read, keep in all levels)."""
+    def codegen(context, builder, sig, args):
+        aryty = sig.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        # declare_intrinsic mangles the pointer type as this llvmlite's LLVM expects (p0i8 or p0)
+        fn = builder.module.declare_intrinsic("llvm.prefetch", [i8p], ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]))
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+    return types.void(arr, idx), codegen
+
+
 @njit(cache=True, inline="always")
-def _uniform(st):
-    """A double in [0, 1) from the top 53 bits."""
-    return np.float64(_next(st) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+def _column(x, uC):
+    """The alias column of a draw: high 32 bits of ``x`` scaled to [0, C)."""
+    return np.int64(((x >> np.uint64(32)) * uC) >> np.uint64(32))
+
+
+@njit(cache=True, inline="always")
+def _output(s, a, col, uC):
+    """The next generator output (state ``s``), and the prefetch of the
+    record that the output AHEAD places further (state ``a``) would read if
+    it drew a colour: the stream itself is untouched, and a draw then rarely
+    waits for memory.  Returns (x, s, a)."""
+    x, s = _next(s)
+    y, a = _next(a)
+    _prefetch(col, _column(y, uC))
+    return x, s, a
+
+
+@njit(cache=True, inline="always")
+def _lookahead(s, col, uC):
+    """The state AHEAD outputs after ``s``, prefetching the records on the way."""
+    a = s
+    for _ in range(AHEAD):
+        y, a = _next(a)
+        _prefetch(col, _column(y, uC))
+    return a
+
+
+@njit(cache=True, inline="always")
+def _uniform(s, a, col, uC):
+    """A double in [0, 1) from the top 53 bits; (u, s, a)."""
+    x, s, a = _output(s, a, col, uC)
+    return np.float64(x >> np.uint64(11)) * (1.0 / 9007199254740992.0), s, a
 
 
 @njit(cache=True, inline="always")
@@ -80,322 +204,388 @@ def _below(x, n):
 
 
 @njit(cache=True, inline="always")
-def _colour(st, table, C):
-    x = _next(st)
-    k = np.int64(((x >> np.uint64(32)) * np.uint64(C)) >> np.uint64(32))
-    e = table[k]
+def _colour(s, a, col, uC):
+    """A colour drawn from p (alias column from the high 32 bits, coin from the low ones); (c, s, a)."""
+    x, s, a = _output(s, a, col, uC)
+    k = _column(x, uC)
+    e = col[k].table
     if (x & M32) < (e & np.uint64(0x1FFFFFFFF)):
-        return k
-    return np.int64(e >> np.uint64(33))
-
+        return k, s, a
+    return np.int64(e >> np.uint64(33)), s, a
 
 
 @njit(cache=True)
-def _push(fifo, iv, c):
-    """Append colour c to the FIFO ring buffer (doubled when full); returns the buffer."""
-    cap, head, size = iv[CAP], iv[HEAD], iv[SIZE]
-    if size == cap:
-        grown = np.zeros(2 * cap, np.int64)
-        for k in range(size):
-            grown[k] = fifo[(head + k) % cap]
-        fifo = grown
-        head = 0
-        cap *= 2
-        iv[HEAD] = 0
-        iv[CAP] = cap
-    fifo[(head + size) % cap] = c
-    iv[SIZE] = size + 1
-    return fifo
+def _grow(fifo, head, size):
+    """The full FIFO ring buffer copied in order into one twice as large (head at 0)."""
+    cap = fifo.size
+    grown = np.zeros(2 * cap, np.int64)
+    for k in range(size):
+        j = head + k
+        grown[k] = fifo[j - cap if j >= cap else j]
+    return grown
 
 
 @njit(cache=True, inline="always")
-def _pop(fifo, iv):
-    c = fifo[iv[HEAD]]
-    iv[HEAD] = (iv[HEAD] + 1) % iv[CAP]
-    iv[SIZE] -= 1
-    return c
+def _slot(head, k, cap):
+    """Ring-buffer index of the k-th ball after the head (k <= cap)."""
+    j = head + k
+    return j - cap if j >= cap else j
 
 
 @njit(cache=True, inline="always")
-def _offline_in(c, p, off, fv):
-    if off[c] == 0:
-        fv[OFFMASS] += p[c]
-    off[c] += 1
+def _offline_in(c, col, offmass):
+    if col[c].off == 0:
+        offmass += col[c].p
+    col[c].off += 1
+    return offmass
 
 
 @njit(cache=True, inline="always")
-def _offline_out(c, p, off, fv):
-    off[c] -= 1
-    if off[c] == 0:
-        fv[OFFMASS] -= p[c]
+def _offline_out(c, col, offmass):
+    col[c].off -= 1
+    if col[c].off == 0:
+        offmass -= col[c].p
+    return offmass
 
 
 @njit(cache=True, inline="always")
-def _mark_available(c, avail, apos, iv):
-    if apos[c] < 0:
-        avail[iv[NAVAIL]] = c
-        apos[c] = iv[NAVAIL]
-        iv[NAVAIL] += 1
+def _mark_available(c, col, avail, navail):
+    if col[c].apos < 0:
+        avail[navail] = c
+        col[c].apos = navail
+        navail += 1
+    return navail
 
 
 @njit(cache=True, inline="always")
-def _unmark_available(c, avail, apos, iv):
-    k = apos[c]
+def _unmark_available(c, col, avail, navail):
+    k = col[c].apos
     if k >= 0:
-        iv[NAVAIL] -= 1
-        last = avail[iv[NAVAIL]]
+        navail -= 1
+        last = avail[navail]
         avail[k] = last
-        apos[last] = k
-        apos[c] = -1
+        col[last].apos = k
+        col[c].apos = -1
+    return navail
 
 
 @njit(cache=True)
-def _resum(p, present, off, iv, fv):
-    """Recompute the running masses from scratch (bounds float drift)."""
+def _masses(col, present, S):
+    """The running masses recomputed from scratch (bounds float drift): (online, offline)."""
     m = 0.0
-    for k in range(iv[S]):
-        m += p[present[k]]
-    fv[MASS] = m
+    for k in range(S):
+        m += col[present[k]].p
     o = 0.0
-    for c in range(p.size):
-        if off[c] > 0:
-            o += p[c]
-    fv[OFFMASS] = o
+    for c in range(col.size):
+        if col[c].off > 0:
+            o += col[c].p
+    return m, o
 
 
 @njit(cache=True, inline="always")
-def _account(t, K, total, every, iv, fv, rec, batches):
-    """Batch sums over the second half and the trajectory record after step t."""
-    half = max(total // 2, K)
-    pn = 1.0 - fv[MASS]
-    if t >= half:
-        blen = max(1, (total - half) // NB)
-        b = iv[BATCH]
-        batches[b, 0] += iv[S]
-        batches[b, 1] += pn
-        batches[b, 2] += 1
-        iv[BCOUNT] += 1
-        if iv[BCOUNT] == blen and b < NB - 1:
-            iv[BATCH] = b + 1
-            iv[BCOUNT] = 0
-    done = t + 1
-    if done % every == 0 and iv[REC] < rec.shape[0]:
-        k = iv[REC]
-        rec[k, 0] = done
-        rec[k, 1] = iv[S]
-        rec[k, 2] = pn
-        rec[k, 3] = fv[OFFMASS]
-        rec[k, 4] = iv[NELEPH]
-        rec[k, 5] = fv[ELMASS]
-        rec[k, 6] = iv[MOVES]
-        iv[REC] = k + 1
+def _next_record(t, every):
+    """The first record time (a multiple of ``every``) after step t, i.e. >= t + 1."""
+    return (t // every + 1) * every
 
 
 @njit(cache=True)
-def advance(p, table, K, total, code, fill_rule, eleph, delta, t_star, r, stop_at, every, t_end, draw_budget,
-            st, iv, fv, cnt, off, present, pos, avail, apos, fifo, rec, batches):
+def advance(col, K, total, code, fill_rule, delta, t_star, r, stop_at, every, t_end, draw_budget,
+            st, iv, fv, present, avail, fifo, rec, batches):
     """Advance the game with an offline strategy from ``iv[T]`` to ``t_end``
     (or until ``draw_budget`` source draws); returns the FIFO buffer (it may
     have grown).  ``fill_rule`` for t < K: 0 plain draws, 1 the strategy,
     2 Fig 7.9 (an elephant ball enters only when its colour is absent online).
     ``delta`` > 0: a colour becomes an elephant when it has ``delta`` balls
-    online, while t < ``t_star`` (always when ``t_star`` is 0)."""
-    C = p.size
-    draws0 = iv[DRAWS]
-    while iv[T] < t_end and iv[DRAWS] - draws0 < draw_budget:
-        t = iv[T]
+    online, while t < ``t_star`` (always when ``t_star`` is 0).
+
+    Batch sums over the second half (t >= max(total // 2, K)), NB batches of
+    max(1, (total - half) // NB) steps (the last takes the rest), and the
+    record (t, S, P_new, P_offline, c, 1-q, m) every ``every`` steps."""
+    uC = np.uint64(col.size)
+    half = max(total // 2, K)
+    blen = max(1, (total - half) // NB)
+    nrec = rec.shape[0]
+    t = iv[T]
+    n_on, head, size, navail, draws = iv[S], iv[HEAD], iv[SIZE], iv[NAVAIL], iv[DRAWS]
+    rec_k, b, bcount, lastq, moves, neleph, cap = iv[REC], iv[BATCH], iv[BCOUNT], iv[LASTQ], iv[MOVES], iv[NELEPH], iv[CAP]
+    mass, offmass, elmass = fv[MASS], fv[OFFMASS], fv[ELMASS]
+    bsum_s, bsum_p, bsum_n = batches[b, 0], batches[b, 1], batches[b, 2]
+    s = (st[0], st[1], st[2], st[3])
+    a = _lookahead(s, col, uC)
+    draws_end = draws + draw_budget
+    rec_at = _next_record(t, every)
+    stopped = iv[STOPPED]
+    while t < t_end and draws < draws_end:
         if (t & 1048575) == 0:
-            _resum(p, present, off, iv, fv)
+            mass, offmass = _masses(col, present, n_on)
         if t >= K:  # rule 1: a uniformly chosen colour online loses its first ball
-            c = present[_below(_next(st), iv[S])]
-            cnt[c] -= 1
-            if cnt[c] == 0:
-                iv[S] -= 1
-                last = present[iv[S]]
-                k = pos[c]
+            x, s, a = _output(s, a, col, uC)
+            c = present[_below(x, n_on)]
+            col[c].cnt -= 1
+            if col[c].cnt == 0:
+                n_on -= 1
+                last = present[n_on]
+                k = col[c].pos
                 present[k] = last
-                pos[last] = k
-                pos[c] = -1
-                fv[MASS] -= p[c]
-                if code == 4 and off[c] > 0:
-                    _mark_available(c, avail, apos, iv)
+                col[last].pos = k
+                col[c].pos = -1
+                mass -= col[c].p
+                if code == 4 and col[c].off > 0:
+                    navail = _mark_available(c, col, avail, navail)
         # rule 2: the ball c that enters the online structure
         c = -1
         took = False
         search = False
         fill = t < K
         if code == 1 or (fill and fill_rule == 0):
-            c = _colour(st, table, C)
-            iv[DRAWS] += 1
+            c, s, a = _colour(s, a, col, uC)
+            draws += 1
         elif fill and fill_rule == 2:
             while True:
-                c = _colour(st, table, C)
-                iv[DRAWS] += 1
-                if not eleph[c] or cnt[c] == 0:
+                c, s, a = _colour(s, a, col, uC)
+                draws += 1
+                if not col[c].eleph or col[c].cnt == 0:
                     break
-                _offline_in(c, p, off, fv)
+                offmass = _offline_in(c, col, offmass)
         elif code == 6:  # Alg. 1
-            c = _colour(st, table, C)
-            iv[DRAWS] += 1
-            if cnt[c] > 0 or off[c] > 0:
-                fifo = _push(fifo, iv, c)
-                _offline_in(c, p, off, fv)
+            c, s, a = _colour(s, a, col, uC)
+            draws += 1
+            if col[c].cnt > 0 or col[c].off > 0:
+                fifo[_slot(head, size, cap)] = c
+                size += 1
+                if size == cap:
+                    fifo = _grow(fifo, head, size)
+                    head, cap = 0, fifo.size
+                offmass = _offline_in(c, col, offmass)
                 took = True
         elif code == 9:  # Alg. 7
-            if _uniform(st) >= r and iv[SIZE] > 0:
+            u, s, a = _uniform(s, a, col, uC)
+            if u >= r and size > 0:
                 took = True
             else:
-                c = _colour(st, table, C)
-                iv[DRAWS] += 1
+                c, s, a = _colour(s, a, col, uC)
+                draws += 1
         elif code == 10:  # Alg. 8
             while True:
-                c = _colour(st, table, C)
-                iv[DRAWS] += 1
-                if fv[OFFMASS] > 0.99:
-                    fifo = _push(fifo, iv, c)
-                    _offline_in(c, p, off, fv)
+                c, s, a = _colour(s, a, col, uC)
+                draws += 1
+                if offmass > 0.99:
                     took = True
-                    break
-                if _uniform(st) < r:
-                    if off[c] == 0:
-                        break
-                    fifo = _push(fifo, iv, c)
-                    _offline_in(c, p, off, fv)
                 else:
-                    fifo = _push(fifo, iv, c)
-                    _offline_in(c, p, off, fv)
-                    took = True
+                    u, s, a = _uniform(s, a, col, uC)
+                    if u < r:
+                        if col[c].off == 0:
+                            break
+                    else:
+                        took = True
+                fifo[_slot(head, size, cap)] = c
+                size += 1
+                if size == cap:
+                    fifo = _grow(fifo, head, size)
+                    head, cap = 0, fifo.size
+                offmass = _offline_in(c, col, offmass)
+                if took:
                     break
         elif code == 4:  # Alg. 11
-            if iv[NAVAIL] > 0:
+            if navail > 0:
                 c = avail[0]
-                _offline_out(c, p, off, fv)
-                if c != iv[LASTQ]:  # reading from another queue moves the head too (§8.2)
-                    iv[MOVES] += 1
-                    iv[LASTQ] = c
+                offmass = _offline_out(c, col, offmass)
+                if c != lastq:  # reading from another queue moves the head too (§8.2)
+                    moves += 1
+                    lastq = c
             else:
                 search = True
         elif code == 3:  # Alg. 9
-            if _uniform(st) < r:
-                if fv[OFFMASS] > 0.99 and iv[SIZE] > 0:
+            u, s, a = _uniform(s, a, col, uC)
+            if u < r:
+                if offmass > 0.99 and size > 0:
                     took = True
                 else:
                     search = True
-            elif iv[SIZE] > 0:
+            elif size > 0:
                 took = True
             else:
-                c = _colour(st, table, C)
-                iv[DRAWS] += 1
+                c, s, a = _colour(s, a, col, uC)
+                draws += 1
         elif code == 7:  # Alg. 2
-            if iv[SIZE] > 0:
+            if size > 0:
                 took = True
             else:
                 search = True
         elif code == 11:  # Alg. 10
-            if fv[OFFMASS] > 0.99:
-                c = _colour(st, table, C)
-                iv[DRAWS] += 1
-                if cnt[c] > 0 and not (_uniform(st) < r and off[c] == 0):
-                    fifo = _push(fifo, iv, c)
-                    _offline_in(c, p, off, fv)
-                    took = True
+            if offmass > 0.99:
+                c, s, a = _colour(s, a, col, uC)
+                draws += 1
+                if col[c].cnt > 0:
+                    u, s, a = _uniform(s, a, col, uC)
+                    if not (u < r and col[c].off == 0):
+                        fifo[_slot(head, size, cap)] = c
+                        size += 1
+                        if size == cap:
+                            fifo = _grow(fifo, head, size)
+                            head, cap = 0, fifo.size
+                        offmass = _offline_in(c, col, offmass)
+                        took = True
             else:
                 search = True
         else:  # 2 (Alg. 5), 5 (Alg. 12), 8 (Alg. 6), 12 (Alg. 4): look at the head of the FIFO first
-            if iv[SIZE] > 0 and cnt[fifo[iv[HEAD]]] == 0:
+            if size > 0 and col[fifo[head]].cnt == 0:
                 took = True
-            elif code == 8 and iv[SIZE] > 1 and cnt[fifo[(iv[HEAD] + 1) % iv[CAP]]] == 0:
+            elif code == 8 and size > 1 and col[fifo[_slot(head, 1, cap)]].cnt == 0:
                 took = True
-            elif (code == 2 or code == 8 or code == 12) and fv[OFFMASS] > stop_at:
-                iv[STOPPED] = t
-                return fifo
+            elif (code == 2 or code == 8 or code == 12) and offmass > stop_at:
+                stopped = t
+                break
             else:
                 search = True
         if search:  # Alg. 3, or the mice loop of Alg. 11/12
             n = 0
             while True:
-                if code == 2 and fv[OFFMASS] > 0.99 and iv[SIZE] > 0:  # Alg. 5 line 5
+                if code == 2 and offmass > 0.99 and size > 0:  # Alg. 5 line 5
                     took = True
                     break
                 if n >= MAX_DRAWS_PER_STEP:
-                    iv[STOPPED] = t
-                    return fifo
-                c = _colour(st, table, C)
-                iv[DRAWS] += 1
+                    stopped = t
+                    break
+                c, s, a = _colour(s, a, col, uC)
+                draws += 1
                 n += 1
                 if code == 4 or code == 5:
-                    if not eleph[c]:
+                    if not col[c].eleph:
                         break
-                elif cnt[c] == 0 and off[c] == 0:
+                elif col[c].cnt == 0 and col[c].off == 0:
                     break
-                _offline_in(c, p, off, fv)
+                offmass = _offline_in(c, col, offmass)
                 if code == 4:
-                    if c != iv[LASTQ]:  # the disk head moves to another queue (§8.2)
-                        iv[MOVES] += 1
-                        iv[LASTQ] = c
-                    if cnt[c] == 0:
-                        _mark_available(c, avail, apos, iv)
+                    if c != lastq:  # the disk head moves to another queue (§8.2)
+                        moves += 1
+                        lastq = c
+                    if col[c].cnt == 0:
+                        navail = _mark_available(c, col, avail, navail)
                 else:
-                    fifo = _push(fifo, iv, c)
+                    fifo[_slot(head, size, cap)] = c
+                    size += 1
+                    if size == cap:
+                        fifo = _grow(fifo, head, size)
+                        head, cap = 0, fifo.size
+            if stopped >= 0:
+                break
         if took:
-            c = _pop(fifo, iv)
-            _offline_out(c, p, off, fv)
+            c = fifo[head]
+            head = _slot(head, 1, cap)
+            size -= 1
+            offmass = _offline_out(c, col, offmass)
         # the ball enters the online structure
-        if cnt[c] == 0:
-            present[iv[S]] = c
-            pos[c] = iv[S]
-            iv[S] += 1
-            fv[MASS] += p[c]
+        if col[c].cnt == 0:
+            present[n_on] = c
+            col[c].pos = n_on
+            n_on += 1
+            mass += col[c].p
             if code == 4:
-                _unmark_available(c, avail, apos, iv)
-        cnt[c] += 1
-        if delta > 0 and cnt[c] >= delta and not eleph[c] and (t_star == 0 or t < t_star):
-            eleph[c] = True
-            iv[NELEPH] += 1
-            fv[ELMASS] += p[c]
-        _account(t, K, total, every, iv, fv, rec, batches)
-        iv[T] = t + 1
+                navail = _unmark_available(c, col, avail, navail)
+        col[c].cnt += 1
+        if delta > 0 and col[c].cnt >= delta and not col[c].eleph and (t_star == 0 or t < t_star):
+            col[c].eleph = True
+            neleph += 1
+            elmass += col[c].p
+        # accounting after step t
+        pn = 1.0 - mass
+        if t >= half:
+            bsum_s += n_on
+            bsum_p += pn
+            bsum_n += 1
+            bcount += 1
+            if bcount == blen and b < NB - 1:
+                batches[b, 0], batches[b, 1], batches[b, 2] = bsum_s, bsum_p, bsum_n
+                b += 1
+                bcount = 0
+                bsum_s, bsum_p, bsum_n = batches[b, 0], batches[b, 1], batches[b, 2]
+        t += 1
+        if t == rec_at:
+            rec_at += every
+            if rec_k < nrec:
+                rec[rec_k, 0] = t
+                rec[rec_k, 1] = n_on
+                rec[rec_k, 2] = pn
+                rec[rec_k, 3] = offmass
+                rec[rec_k, 4] = neleph
+                rec[rec_k, 5] = elmass
+                rec[rec_k, 6] = moves
+                rec_k += 1
+    batches[b, 0], batches[b, 1], batches[b, 2] = bsum_s, bsum_p, bsum_n
+    iv[T], iv[S], iv[HEAD], iv[SIZE], iv[NAVAIL], iv[DRAWS], iv[STOPPED] = t, n_on, head, size, navail, draws, stopped
+    iv[REC], iv[BATCH], iv[BCOUNT], iv[LASTQ], iv[MOVES], iv[NELEPH], iv[CAP] = rec_k, b, bcount, lastq, moves, neleph, cap
+    fv[MASS], fv[OFFMASS], fv[ELMASS] = mass, offmass, elmass
+    st[0], st[1], st[2], st[3] = s
     return fifo
 
 
 @njit(cache=True)
-def advance_plain(p, table, K, total, every, t_end, st, iv, fv, cnt, present, pos, rec, batches):
+def advance_plain(col, K, total, every, t_end, st, iv, fv, present, rec, batches):
     """The game without offline structure (strategy ``none``) from ``iv[T]``
-    to ``t_end``: a tight loop, one generator output per removal and per draw."""
-    C = p.size
-    uC = np.uint64(C)
-    s32 = np.uint64(32)
-    while iv[T] < t_end:
-        t = iv[T]
+    to ``t_end``: a tight loop, one generator output per removal and per draw
+    (batches and records as in :func:`advance`)."""
+    uC = np.uint64(col.size)
+    half = max(total // 2, K)
+    blen = max(1, (total - half) // NB)
+    nrec = rec.shape[0]
+    t, n_on, draws, rec_k, b, bcount, neleph, moves = iv[T], iv[S], iv[DRAWS], iv[REC], iv[BATCH], iv[BCOUNT], iv[NELEPH], iv[MOVES]
+    mass, offmass, elmass = fv[MASS], fv[OFFMASS], fv[ELMASS]
+    bsum_s, bsum_p, bsum_n = batches[b, 0], batches[b, 1], batches[b, 2]
+    s = (st[0], st[1], st[2], st[3])
+    a = _lookahead(s, col, uC)
+    rec_at = _next_record(t, every)
+    while t < t_end:
         if (t & 1048575) == 0:
-            m = 0.0
-            for j in range(iv[S]):
-                m += p[present[j]]
-            fv[MASS] = m
-        x = _next(st)
+            mass = 0.0
+            for j in range(n_on):
+                mass += col[present[j]].p
         if t >= K:
-            c = present[np.int64(((x & M32) * np.uint64(iv[S])) >> s32)]
-            cnt[c] -= 1
-            if cnt[c] == 0:
-                iv[S] -= 1
-                last = present[iv[S]]
-                k = pos[c]
+            x, s, a = _output(s, a, col, uC)
+            c = present[_below(x, n_on)]
+            col[c].cnt -= 1
+            if col[c].cnt == 0:
+                n_on -= 1
+                last = present[n_on]
+                k = col[c].pos
                 present[k] = last
-                pos[last] = k
-                fv[MASS] -= p[c]
-            x = _next(st)
-        k = np.int64(((x >> s32) * uC) >> s32)
-        e = table[k]
-        c = k if (x & M32) < (e & np.uint64(0x1FFFFFFFF)) else np.int64(e >> np.uint64(33))
-        if cnt[c] == 0:
-            present[iv[S]] = c
-            pos[c] = iv[S]
-            iv[S] += 1
-            fv[MASS] += p[c]
-        cnt[c] += 1
-        iv[DRAWS] += 1
-        _account(t, K, total, every, iv, fv, rec, batches)
-        iv[T] = t + 1
+                col[last].pos = k
+                mass -= col[c].p
+        c, s, a = _colour(s, a, col, uC)
+        if col[c].cnt == 0:
+            present[n_on] = c
+            col[c].pos = n_on
+            n_on += 1
+            mass += col[c].p
+        col[c].cnt += 1
+        draws += 1
+        pn = 1.0 - mass
+        if t >= half:
+            bsum_s += n_on
+            bsum_p += pn
+            bsum_n += 1
+            bcount += 1
+            if bcount == blen and b < NB - 1:
+                batches[b, 0], batches[b, 1], batches[b, 2] = bsum_s, bsum_p, bsum_n
+                b += 1
+                bcount = 0
+                bsum_s, bsum_p, bsum_n = batches[b, 0], batches[b, 1], batches[b, 2]
+        t += 1
+        if t == rec_at:
+            rec_at += every
+            if rec_k < nrec:
+                rec[rec_k, 0] = t
+                rec[rec_k, 1] = n_on
+                rec[rec_k, 2] = pn
+                rec[rec_k, 3] = offmass
+                rec[rec_k, 4] = neleph
+                rec[rec_k, 5] = elmass
+                rec[rec_k, 6] = moves
+                rec_k += 1
+    batches[b, 0], batches[b, 1], batches[b, 2] = bsum_s, bsum_p, bsum_n
+    iv[T], iv[S], iv[DRAWS], iv[REC], iv[BATCH], iv[BCOUNT] = t, n_on, draws, rec_k, b, bcount
+    fv[MASS] = mass
+    st[0], st[1], st[2], st[3] = s
 
 
 @njit(cache=True)

@@ -84,7 +84,7 @@ READINGS = {
 NB = 20  # batch means over the second half of the run
 MIN_STEPS = 2 * NB  # every batch then holds at least one step
 MAX_SEED = 2**64 - 1
-BYTES_PER_COLOUR = 200  # p, alias table (+ Python lists while building it), counts, positions, queues
+BYTES_PER_COLOUR = 200  # p, alias table (+ its construction), the 64-byte record per colour, lists, queues
 # Throughput used for the time estimate (2 shared cores, numba): steps and source draws per second.
 PLAIN_STEPS_PER_S = 1.0e7
 STRATEGY_DRAWS_PER_S = 1.0e7
@@ -232,16 +232,15 @@ def _interrupt_between_chunks():
 
 def _chunk(state, code, fill_rule, rule, t_star, r, stop_at) -> None:
     """Advance ``state`` by at most CHUNK_STEPS steps (and CHUNK_DRAWS draws)."""
-    kern, p, K, total, every = state.kern, state.p, state.K, state.total, state.every
+    kern, K, total, every = state.kern, state.K, state.total, state.every
     t_end = min(total, state.iv[kern.T] + CHUNK_STEPS)
     if code == 0:
-        kern.advance_plain(p, state.table, K, total, every, t_end, state.st, state.iv, state.fv, state.cnt,
-                           state.present, state.pos, state.rec, state.batches)
+        kern.advance_plain(state.col, K, total, every, t_end, state.st, state.iv, state.fv, state.present, state.rec,
+                           state.batches)
     else:
-        state.fifo = kern.advance(p, state.table, K, total, code, fill_rule, state.eleph, rule, t_star, float(r),
-                                  float(stop_at), every, t_end, CHUNK_DRAWS, state.st, state.iv, state.fv, state.cnt,
-                                  state.off, state.present, state.pos, state.avail, state.apos, state.fifo, state.rec,
-                                  state.batches)
+        state.fifo = kern.advance(state.col, K, total, code, fill_rule, rule, t_star, float(r), float(stop_at), every,
+                                  t_end, CHUNK_DRAWS, state.st, state.iv, state.fv, state.present, state.avail,
+                                  state.fifo, state.rec, state.batches)
         state.check_queue()
 
 
@@ -253,7 +252,6 @@ class _State:
 
         self.kern = kern
         self.p, self.K, self.total, self.every = p, K, total, every
-        self.table = _cached_table(p)
         self.st = kern.seed_state(np.uint64(seed))
         self.iv = np.zeros(kern.N_IV, np.int64)
         self.iv[kern.STOPPED] = -1
@@ -261,13 +259,9 @@ class _State:
         self.iv[kern.CAP] = 1024
         self.fv = np.zeros(kern.N_FV)
         C = p.size
-        self.cnt = np.zeros(C, np.int64)
-        self.off = np.zeros(C, np.int64)
+        self.col = kern.colour_records(p, _cached_table(p), elephant)  # one cache line per colour
         self.present = np.zeros(C, np.int64)
-        self.pos = np.full(C, -1, np.int64)
         self.avail = np.zeros(C, np.int64)
-        self.apos = np.full(C, -1, np.int64)
-        self.eleph = elephant.copy()
         self.iv[kern.NELEPH] = int(elephant.sum())
         self.fv[kern.ELMASS] = math.fsum(p[elephant])
         self.fifo = np.zeros(1024, np.int64)
@@ -275,13 +269,23 @@ class _State:
         self.batches = np.zeros((kern.NB, 3))
 
     def prefill(self, n: int) -> None:
-        """``n`` balls drawn from the source into the FIFO before the game."""
+        """``n`` balls drawn from the source into the FIFO before the game
+        (the buffer keeps a free slot: the kernel grows it when it fills)."""
+        kern = self.kern
         rng = np.random.default_rng(int(self.st[0]))
-        for c in rng.choice(self.p.size, size=n, p=self.p):
-            self.fifo = self.kern._push(self.fifo, self.iv, c)
-            if self.off[c] == 0:
-                self.fv[self.kern.OFFMASS] += self.p[c]
-            self.off[c] += 1
+        balls = rng.choice(self.p.size, size=n, p=self.p)
+        cap = int(self.iv[kern.CAP])
+        while cap <= n:
+            cap *= 2
+        self.fifo = np.zeros(cap, np.int64)
+        self.fifo[:n] = balls
+        self.iv[kern.CAP], self.iv[kern.HEAD], self.iv[kern.SIZE] = cap, 0, n
+        off = np.zeros(self.p.size, np.int64)
+        for c in balls.tolist():
+            if off[c] == 0:
+                self.fv[kern.OFFMASS] += self.p[c]
+            off[c] += 1
+        self.col["off"] = off
 
     def check_queue(self) -> None:
         """Refuse to let the offline FIFO outgrow the memory limit."""
@@ -306,7 +310,7 @@ class _State:
                          rec[:, 1].astype(np.int64), rec[:, 2], rec[:, 3], rec[:, 4].astype(np.int64), rec[:, 5],
                          rec[:, 6].astype(np.int64), int(iv[kern.NELEPH]), float(fv[kern.ELMASS]),
                          int(iv[kern.DRAWS]), int(iv[kern.STOPPED]),
-                         absent_mass(self.p, self.cnt, self.off))
+                         absent_mass(self.p, self.col["cnt"], self.col["off"]))
 
 
 def absent_mass(p: np.ndarray, cnt: np.ndarray, off: np.ndarray) -> float:
@@ -356,21 +360,11 @@ def _cached_table(p: np.ndarray) -> np.ndarray:
 
 
 def alias_table(p: np.ndarray):
-    """Walker's alias table: (prob, alias) for O(1) sampling of ``p``."""
-    n = p.size
-    prob = np.zeros(n)
-    alias = np.zeros(n, dtype=np.int64)
-    scaled = p * n
-    small = [i for i in range(n) if scaled[i] < 1.0]
-    large = [i for i in range(n) if scaled[i] >= 1.0]
-    while small and large:
-        s, g = small.pop(), large.pop()
-        prob[s], alias[s] = scaled[s], g
-        scaled[g] = scaled[g] + scaled[s] - 1.0
-        (small if scaled[g] < 1.0 else large).append(g)
-    for i in large + small:
-        prob[i], alias[i] = 1.0, i
-    return prob, alias
+    """Walker's alias table: (prob, alias) for O(1) sampling of ``p`` (numba:
+    the construction is O(C) and runs once per distribution)."""
+    from . import colours_kernels as kern
+
+    return kern.alias_columns(np.ascontiguousarray(p, dtype=np.float64))
 
 
 def packed_table(prob: np.ndarray, alias: np.ndarray) -> np.ndarray:

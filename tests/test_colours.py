@@ -113,9 +113,13 @@ def test_strategies_run_and_greedy_neutral_is_pathwise_neutral():
 
 
 @pytest.mark.parametrize("strategy,kw", [("none", {}), ("greedy", {}), ("mice", {"beta": 5}),
-                                         ("recommended", {}), ("randomized-b", {"r": 0.7}), ("greedy-a", {"stop_at": 0.99})])
+                                         ("recommended", {}), ("randomized-b", {"r": 0.7}), ("greedy-a", {"stop_at": 0.99}),
+                                         ("mice-delta", {"delta": 2}), ("greedy-neutral", {"prefill": 1024}),
+                                         ("randomized-a", {"r": 0.6})])
 def test_chunked_run_equals_one_call(monkeypatch, strategy, kw):
-    """The kernels are resumable: many small chunks give the very same run."""
+    """The kernels are resumable: many small chunks give the very same run
+    (the kernels hold the state in locals and prefetch from a generator
+    state running ahead; both are rebuilt from the arrays at every call)."""
     import crawlmath.numeric.colours_sim as cs
 
     p = nc.colour_distribution("powerlaw", 400, 1.0)
@@ -337,6 +341,37 @@ def test_single_run_certainty_is_calibrated(n):
 _M64 = (1 << 64) - 1
 
 
+def _python_alias(p):
+    """Walker's alias table in plain Python (lists as stacks), the
+    construction the numba ``alias_columns`` must reproduce bit for bit."""
+    n = len(p)
+    prob, alias = [0.0] * n, [0] * n
+    scaled = [float(x) * n for x in p]
+    small = [i for i in range(n) if scaled[i] < 1.0]
+    large = [i for i in range(n) if scaled[i] >= 1.0]
+    while small and large:
+        s, g = small.pop(), large.pop()
+        prob[s], alias[s] = scaled[s], g
+        scaled[g] = scaled[g] + scaled[s] - 1.0
+        (small if scaled[g] < 1.0 else large).append(g)
+    for i in large + small:
+        prob[i], alias[i] = 1.0, i
+    return np.array(prob), np.array(alias, dtype=np.int64)
+
+
+@pytest.mark.parametrize("p", [nc.colour_distribution("powerlaw", 5000, 0.9), nc.colour_distribution("uniform", 7),
+                               np.array([0.5, 0.5, 0.0]), np.random.default_rng(2).dirichlet(np.full(300, 0.1))])
+def test_alias_table_equals_plain_python_construction(p):
+    from crawlmath.numeric.colours_sim import alias_table
+
+    prob, alias = alias_table(p)
+    want_prob, want_alias = _python_alias(p)
+    assert prob.tobytes() == want_prob.tobytes() and np.array_equal(alias, want_alias)
+    # Walker's invariant: column k keeps prob[k] / C of colour k and gives the rest to alias[k]
+    mass = np.bincount(alias, weights=1.0 - prob, minlength=p.size) + prob
+    np.testing.assert_allclose(mass / p.size, p, atol=1e-12)
+
+
 def _reference_delta_run(p, K, total, seed, strategy, rule, every):
     """Plain-Python transcription of the δ-rule game (``mice-delta``: a queue
     per elephant; ``recommended``: one FIFO), with its own splitmix64 /
@@ -344,9 +379,9 @@ def _reference_delta_run(p, K, total, seed, strategy, rule, every):
     records (t, S, P_new, P_offline, c, 1-q, m) and the source draws."""
     from collections import deque
 
-    from crawlmath.numeric.colours_sim import alias_table, packed_table
+    from crawlmath.numeric.colours_sim import packed_table
 
-    table = [int(e) for e in packed_table(*alias_table(p))]
+    table = [int(e) for e in packed_table(*_python_alias(p))]
     z, st = (seed + 0x9E3779B97F4A7C15) & _M64, []
     for _ in range(4):
         z = (z + 0x9E3779B97F4A7C15) & _M64
