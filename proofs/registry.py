@@ -159,6 +159,7 @@ class Claim:
     check: Callable[[], Outcome] = field(repr=False, compare=False)
     cell: TableCell | None = None
     slow: bool = False  # takes more than a few seconds; skipped by `verify --quick`
+    group: str | None = None  # the work-sharing group when it is not the id's `paper.part` (see proofs/runner.py)
 
     @property
     def paper(self) -> str:
@@ -210,12 +211,14 @@ def register(c: Claim) -> Claim:
     return c
 
 
-def claim(id: str, *, source: Source, statement: str, method: Method | str, cell: TableCell | None = None, slow: bool = False):
-    """Decorator: register the decorated zero-argument function as a claim's check."""
+def claim(id: str, *, source: Source, statement: str, method: Method | str, cell: TableCell | None = None, slow: bool = False,
+          group: str | None = None):
+    """Decorator: register the decorated zero-argument function as a claim's check.  ``group``: the claims
+    that share a module cache with this one, when they are not those of its ``paper.part`` prefix."""
 
     def deco(fn: Callable[[], Outcome]) -> Callable[[], Outcome]:
         """Register ``fn`` as the check and return it unchanged."""
-        register(Claim(id, source, statement, Method(method), fn, cell, slow))
+        register(Claim(id, source, statement, Method(method), fn, cell, slow, group))
         return fn
 
     return deco

@@ -4,7 +4,9 @@ default on a machine with more than one core).
 Claims share work through their modules' caches (Table 5's optimisation is
 computed once and read by 26 cells), so claims are not scattered one by one:
 they travel in *groups* of claims that share an id prefix (``paper.part``,
-e.g. ``avrachenkov.table-5``), and a group runs whole in one worker.  Groups
+e.g. ``avrachenkov.table-5``), or the finer group a claim names when its
+prefix is too coarse (Buijsrogge's Tables 8.x share seeded runs per series,
+not per table), and a group runs whole in one worker.  Groups
 are handed out longest first, by the seconds the group took in the last run
 on this machine (`CostLog`, a small JSON file in the user's cache directory;
 without it, groups with slow claims go first), to worker processes forked
@@ -40,7 +42,10 @@ _PROGRESS: "multiprocessing.queues.SimpleQueue | None" = None  # set in each wor
 
 
 def group_of(claim_id: str) -> str:
-    """The work-sharing group of a claim: the first two parts of its id."""
+    """The work-sharing group of a claim: the group it names, else the first two parts of its id."""
+    c = lookup(claim_id)
+    if c is not None and c.group:
+        return c.group
     return ".".join(claim_id.split(".")[:2])
 
 

@@ -78,3 +78,23 @@ def test_ctrl_c_stops_the_workers_and_exits_130():
     time.sleep(0.5)
     left = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True, text=True).stdout.split()
     assert left == []
+
+
+def test_named_group_overrides_the_prefix():
+    c = R.Claim("coffman.test.grouped", R.Source("coffman", "§0", "none"), "a claim naming its group",
+                R.Method.FLOAT, lambda: R.Outcome.judge(True, "ok"), group="coffman.test:shared")
+    R.register(c)
+    try:
+        assert group_of(c.id) == "coffman.test:shared"
+    finally:
+        del R._REGISTRY[c.id]
+    assert group_of(c.id) == "coffman.test"  # unregistered: the id's prefix
+
+
+def test_table_8_cells_of_one_series_share_a_group():
+    """Tables 8.1 and 8.4 read the same (queue per elephant, γ = 0.9, δ) runs: one group, so one worker runs them."""
+    cells = [c for c in R.select(["buijsrogge.table-8.1.d5.g0.9", "buijsrogge.table-8.4.d5."])]
+    assert len(cells) >= 2
+    assert len({group_of(c.id) for c in cells}) == 1
+    other = R.select(["buijsrogge.table-8.1.d6.g0.9"])
+    assert group_of(other[0].id) != group_of(cells[0].id)

@@ -638,7 +638,8 @@ def _cell(table, row, column, printed, strategy, gamma, delta, T_at, mass=False,
     claim(f"buijsrogge.table-{tid}.d{row}.{column.replace('/', 's')}", source=src("Ch. 8", f"Table {tid}{ref}"),
           statement=f"single-run {'elephant mass 1-q' if mass else 'number of elephant colours c'}, δ={delta}, "
                     f"γ={gamma}, T={T_at}, {queue}", method=Method.SIMULATION, slow=True,
-          cell=TableCell(table, f"δ={row}", column, printed))(check)
+          cell=TableCell(table, f"δ={row}", column, printed),
+          group=f"buijsrogge.table-8:{strategy}:{gamma}:{delta}")(check)  # the cells reading one series run together
 
 
 for _row in T.parse(T.TABLE_8_1):
@@ -691,7 +692,7 @@ def _run_length() -> Outcome:
 
 @claim("buijsrogge.offline.alg-12-threshold", source=src("§8.4", "Algorithm 12 line 13; §8.1; Tables 8.1, 8.5"),
        statement="Alg. 12 makes a colour an elephant when it has 5 balls online (count >= δ), the rule of the tables",
-       method=Method.SIMULATION, slow=True)
+       method=Method.SIMULATION, slow=True, group="buijsrogge.offline:alg-12")  # its series are its own
 def _alg12() -> Outcome:
     inside = {True: 0, False: 0}
     rows = []
