@@ -219,87 +219,34 @@ def simulate_sojourn(model: BmapModel, levels: Sequence[int], us: Sequence[float
     ``levels`` and record each page's fate and sojourn time."""
     if events < batches * 100:
         raise InvalidInput("events", f"must be >= {batches * 100}", value=events)
+    from .bmap_lst_kernels import sojourn_events  # numba: compiled on first use
+
     us = [float(u) for u in us]
     rng = np.random.default_rng(seed)
     K, W, N = model.K, model.W, model.N
     S, S0, beta = model.service.S, model.service.exit, model.service.beta
     G, G0, gam = model.obsolescence.S, model.obsolescence.exit, model.obsolescence.beta
-    cb, cg = np.cumsum(beta), np.cumsum(gam)
-    arr = {}
+    L = (model.kmax + 1) * W
+    arate, acum = np.zeros((N + 1, W)), np.ones((N + 1, W, L))
     for r in set(levels):
         for nu in range(W):
             rates = np.array([model.D(r, k)[nu] for k in range(model.kmax + 1)])  # (k, nu')
             rates[0, nu] = 0.0
-            arr[(r, nu)] = (float(rates.sum()), np.cumsum(rates.ravel()) / rates.sum())
-    jumpS = [np.cumsum(np.append(np.where(np.arange(S.shape[0]) == m, 0.0, S[m]), S0[m])) / -S[m, m] for m in range(S.shape[0])]
-    jumpG = [np.cumsum(np.append(np.where(np.arange(G.shape[0]) == r, 0.0, G[r]), G0[r])) / -G[r, r] for r in range(G.shape[0])]
-    nb = len(us)
+            arate[r, nu], acum[r, nu] = float(rates.sum()), np.cumsum(rates.ravel()) / rates.sum()
+    jump_s = np.array([np.cumsum(np.append(np.where(np.arange(S.shape[0]) == m, 0.0, S[m]), S0[m])) / -S[m, m]
+                       for m in range(S.shape[0])])
+    jump_g = np.array([np.cumsum(np.append(np.where(np.arange(G.shape[0]) == r, 0.0, G[r]), G0[r])) / -G[r, r]
+                       for r in range(G.shape[0])])
     # per batch: time, idle time, robot-time by n, pages arrived/lost, served: count, sum V, sum e^{-uV}; obsolete: same
     time_b = np.zeros(batches)
     idle_b = np.zeros(batches)
     robots_b = np.zeros((batches, N))
     lost_b = np.zeros(batches)
-    done_b = np.zeros((batches, 2, 2 + nb))  # fate (served, obsolete) x (count, sum V, sum e^{-u V})
-    nu, m, t = 0, -1, 0.0
-    since = 0.0  # arrival time of the page in service
-    buf: list[list] = []  # [obsolescence phase, arrival time]
+    done_b = np.zeros((batches, 2, 2 + len(us)))  # fate (served, obsolete) x (count, sum V, sum e^{-u V})
     per = events // batches
-
-    def pick(cum):
-        return min(int(np.searchsorted(cum, rng.random() * cum[-1], side="right")), cum.size - 1)
-
-    def finish(b, fate, v):
-        row = done_b[b, fate]
-        row[0] += 1
-        row[1] += v
-        row[2:] += np.exp(-np.array(us) * v)
-
-    for n in range(batches * per):
-        b = n // per
-        i = len(buf) + (m >= 0)
-        r = levels[i]
-        a_rate, a_cum = arr[(r, nu)]
-        s_rate = -S[m, m] if m >= 0 else 0.0
-        g_rates = [-G[q[0], q[0]] for q in buf]
-        total = a_rate + s_rate + sum(g_rates)
-        dt = rng.exponential(1 / total)
-        time_b[b] += dt
-        robots_b[b, r - 1] += dt
-        if i == 0:
-            idle_b[b] += dt
-        t += dt
-        x = rng.random() * total
-        if x < a_rate:
-            k, nu = divmod(pick(a_cum), W)
-            if k:
-                accepted = min(k, K - i)
-                lost_b[b] += k - accepted
-                for _ in range(accepted):
-                    if m < 0:
-                        m, since = pick(cb), t
-                    else:
-                        buf.append([pick(cg), t])
-            continue
-        x -= a_rate
-        if x < s_rate:
-            j = pick(jumpS[m])
-            if j < S.shape[0]:
-                m = j
-                continue
-            finish(b, 0, t - since)
-            if buf:
-                _, since = buf.pop(0)
-                m = pick(cb)
-            else:
-                m = -1
-            continue
-        x -= s_rate
-        q = min(int(np.searchsorted(np.cumsum(g_rates), x, side="right")), len(buf) - 1)
-        j = pick(jumpG[buf[q][0]])
-        if j < G.shape[0]:
-            buf[q][0] = j
-        else:
-            finish(b, 1, t - buf.pop(q)[1])
+    sojourn_events(rng, np.asarray(levels, dtype=np.int64), arate, acum, W, K, np.ascontiguousarray(np.diag(S)),
+                   np.ascontiguousarray(np.diag(G)), jump_s, jump_g, np.cumsum(beta), np.cumsum(gam),
+                   np.array(us), batches, per, time_b, idle_b, robots_b, lost_b, done_b)
     return _summarise(us, time_b, idle_b, robots_b, lost_b, done_b, batches * per, seed)
 
 

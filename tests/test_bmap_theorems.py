@@ -81,6 +81,103 @@ def test_simulation_is_seeded_and_close(small):
     assert abs(a.means[0] - r.v1) <= 5 * a.se["V1"]
 
 
+def _reference_sojourn_path(model, levels, us, events, seed, batches=20):
+    """The event loop of `simulate_sojourn` in plain Python (lists, NumPy's searchsorted), as it was before the numba
+    kernel: returns the per-batch sums the kernel accumulates."""
+    rng = np.random.default_rng(seed)
+    K, W, N = model.K, model.W, model.N
+    S, S0, beta = model.service.S, model.service.exit, model.service.beta
+    G, G0, gam = model.obsolescence.S, model.obsolescence.exit, model.obsolescence.beta
+    cb, cg = np.cumsum(beta), np.cumsum(gam)
+    arr = {}
+    for r in set(levels):
+        for nu in range(W):
+            rates = np.array([model.D(r, k)[nu] for k in range(model.kmax + 1)])
+            rates[0, nu] = 0.0
+            arr[(r, nu)] = (float(rates.sum()), np.cumsum(rates.ravel()) / rates.sum())
+    jumpS = [np.cumsum(np.append(np.where(np.arange(S.shape[0]) == m, 0.0, S[m]), S0[m])) / -S[m, m] for m in range(S.shape[0])]
+    jumpG = [np.cumsum(np.append(np.where(np.arange(G.shape[0]) == r, 0.0, G[r]), G0[r])) / -G[r, r] for r in range(G.shape[0])]
+    time_b, idle_b, robots_b, lost_b = np.zeros(batches), np.zeros(batches), np.zeros((batches, N)), np.zeros(batches)
+    done_b = np.zeros((batches, 2, 2 + len(us)))
+    nu, m, t, since, buf, per = 0, -1, 0.0, 0.0, [], events // batches
+
+    def pick(cum):
+        return min(int(np.searchsorted(cum, rng.random() * cum[-1], side="right")), cum.size - 1)
+
+    def finish(b, fate, v):
+        done_b[b, fate, 0] += 1
+        done_b[b, fate, 1] += v
+        done_b[b, fate, 2:] += [np.exp(-u * v) for u in us]
+
+    for n in range(batches * per):
+        b = n // per
+        i = len(buf) + (m >= 0)
+        r = levels[i]
+        a_rate, a_cum = arr[(r, nu)]
+        s_rate = -S[m, m] if m >= 0 else 0.0
+        g_rates = [-G[q[0], q[0]] for q in buf]
+        total = a_rate + s_rate + sum(g_rates)
+        dt = rng.exponential(1 / total)
+        time_b[b] += dt
+        robots_b[b, r - 1] += dt
+        idle_b[b] += dt if i == 0 else 0.0
+        t += dt
+        x = rng.random() * total
+        if x < a_rate:
+            k, nu = divmod(pick(a_cum), W)
+            accepted = min(k, K - i)
+            lost_b[b] += k - accepted
+            for _ in range(accepted):
+                if m < 0:
+                    m, since = pick(cb), t
+                else:
+                    buf.append([pick(cg), t])
+            continue
+        x -= a_rate
+        if x < s_rate:
+            j = pick(jumpS[m])
+            if j < S.shape[0]:
+                m = j
+                continue
+            finish(b, 0, t - since)
+            if buf:
+                _, since = buf.pop(0)
+                m = pick(cb)
+            else:
+                m = -1
+            continue
+        x -= s_rate
+        q = min(int(np.searchsorted(np.cumsum(g_rates), x, side="right")), len(buf) - 1)
+        j = pick(jumpG[buf[q][0]])
+        if j < G.shape[0]:
+            buf[q][0] = j
+        else:
+            finish(b, 1, t - buf.pop(q)[1])
+    return time_b, idle_b, robots_b, lost_b, done_b
+
+
+def test_simulation_kernel_follows_the_plain_event_loop(small, monkeypatch):
+    """The numba event loop draws NumPy's stream in the same order: the same path, the same sums (the transforms'
+    e^{-uV} may differ by an ulp of exp)."""
+    m, lv, _, _ = small
+    from crawlmath.numeric import bmap_lst_kernels as kern
+
+    seen = {}
+    real = kern.sojourn_events
+
+    def spy(*args):
+        real(*args)
+        seen["sums"] = [a.copy() for a in args[-5:]]
+
+    monkeypatch.setattr(kern, "sojourn_events", spy)
+    L.simulate_sojourn(m, lv, [0.5, 2.0], events=4_000, seed=11)
+    want = _reference_sojourn_path(m, lv, [0.5, 2.0], 4_000, 11)
+    for got, ref in zip(seen["sums"][:4], want[:4]):
+        assert np.array_equal(got, ref)
+    assert np.array_equal(seen["sums"][4][:, :, :2], want[4][:, :, :2])
+    np.testing.assert_allclose(seen["sums"][4], want[4], rtol=1e-13)
+
+
 def test_bad_input(small):
     m, lv, st, _ = small
     with pytest.raises(InvalidInput):
