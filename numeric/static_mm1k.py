@@ -8,14 +8,16 @@ allowed).  :math:`\rho = N\lambda/\mu`.
 The minimiser :math:`\rho(\gamma,K)` of the cost (1.4) is the unique
 positive root of the deflated stationarity polynomial
 :math:`Q = (1.7)/(\rho-1)^2` (see :mod:`crawlmath.derive.static_mm1k`);
-:math:`Q(0) = -\gamma < 0` and the sign of :math:`Q(1)` says on which side of
-1 the root lies, so it is always bracketed.
+:math:`Q(0) = -\gamma < 0` and the sign of
+:math:`Q(1) = \frac{K+1}{2}(\mu(K+2) - \gamma K)` says on which side of 1 the
+root lies, so it is always bracketed.
 
 The float64 route runs in plain Python floats (the generated ``_scalar``
-functions and a Brent root finder of its own): a solve is a few dozen scalar
-evaluations, where NumPy and SciPy would cost more in call overhead than the
-arithmetic, and the module imports neither (nor mpmath or python-flint, which
-only the ``digits=`` route loads).
+functions and root finders of its own): a root of (1.7), which has few terms,
+as the estimate, then two or three evaluations of Q (2K + 1 terms) that put
+the root between neighbouring floats.  NumPy and SciPy would cost more in
+call overhead than the arithmetic, and the module imports neither (nor mpmath
+or python-flint, which only the ``digits=`` route loads).
 
 >>> import mpmath
 >>> round(optimal_rho(1.0, 5), 6)
@@ -160,63 +162,179 @@ def _brent(q, a, q_a, b, q_b, what: str = "the root", maxiter: int = 500) -> flo
 SCALAR_MAX_K = 400
 
 
-def _estimate(gamma, K, mu, q_one):
-    """A first estimate of ρ(γ, K) from (1.7) itself, or None.
+Q1_ROUNDINGS = 8  # |float Q(1) - Q(1)| <= this many eps of its terms' size: the emitted form rounds 5 times
+
+
+def _q_at_one(gamma: float, K: int, mu: float):
+    r"""Q(1) = (K+1)/2 (mu(K+2) - gamma K) (generated ``deflated_at_one``,
+    derived in `crawlmath.derive.static_mm1k.deflated_at_one`) as (its exact
+    sign, its value in float64).
+
+    The sign says on which side of 1 the root lies (Q < 0 below the root,
+    > 0 above it).  The float evaluation rounds five times, so its error is
+    below ``Q1_ROUNDINGS`` eps (K+1)/2 (K|gamma| + (K+2)|mu|); a value that
+    large decides the sign.  Nearer 0 (gamma next to gamma(K)), the generated
+    ball twin decides at 128 + 2 bitlen(K) bits, where every operation on the
+    53-bit inputs is exact (a zero-width ball).
+
+    >>> _q_at_one(1.25, 4, 1.0)  # 5/2 (6 - 5)
+    (1, 2.5)
+    >>> _q_at_one(1.5, 4, 1.0)  # gamma = gamma(4): the root is 1
+    (0, 0.0)
+    """
+    value = gen.deflated_at_one_scalar(gamma, K, mu)
+    if not math.isfinite(value):
+        raise SolverError(f"Q(1) = {value} overflows float64 at gamma = {gamma!r}, K = {K}; use digits=...")
+    slack = Q1_ROUNDINGS * math.ulp(1.0) * (K + 1) / 2 * (K * abs(gamma) + (K + 2) * abs(mu))
+    if abs(value) > slack:
+        return (value > 0) - (value < 0), value
+    import flint
+
+    saved = flint.ctx.prec
+    try:
+        flint.ctx.prec = 128 + 2 * K.bit_length()
+        ball = gen.deflated_at_one_arb(flint.arb(gamma), K, flint.arb(mu))
+    finally:
+        flint.ctx.prec = saved
+    if ball.is_zero():
+        return 0, 0.0
+    if not (ball > 0 or ball < 0):  # cannot happen: the ball is exact
+        raise SolverError(f"the sign of Q(1) is not decided at gamma = {gamma!r}, K = {K}: {ball}")
+    return (1 if ball > 0 else -1), value
+
+
+def _anderson_bjorck(p, a, p_a, b, p_b, maxiter: int = 100) -> float:
+    """A root of p in [a, b] with p(a) < 0 < p(b), to about float64 accuracy
+    of p (Anderson–Björck 1973: regula falsi whose stale end's value is
+    scaled by 1 - p(x)/p(end) when the same end is replaced twice, which
+    makes it superlinear).  A bracketing method with one evaluation of p and
+    a few operations per step: the cheap first estimate for `_near_bracket`.
+    Stops when a step moves x by at most ``FLOAT_RTOL`` relative; the
+    bracket [a, b] stays valid throughout.
+
+    >>> round(_anderson_bjorck(lambda x: x * x - 2, 0.0, -2.0, 2.0, 2.0), 15)
+    1.414213562373095
+    """
+    x, side = b, 0
+    for _ in range(maxiter):
+        x_new = a - p_a * (b - a) / (p_b - p_a)
+        if not a < x_new < b:  # rounding put it on an end: the bracket is a few ulps wide
+            return x
+        p_x = p(x_new)
+        if p_x == 0 or abs(x_new - x) <= FLOAT_RTOL * abs(x_new):
+            return x_new
+        x = x_new
+        if p_x < 0:
+            if side < 0:
+                m = 1 - p_x / p_a
+                p_b *= m if m > 0 else 0.5
+            a, p_a, side = x, p_x, -1
+        else:
+            if side > 0:
+                m = 1 - p_x / p_b
+                p_a *= m if m > 0 else 0.5
+            b, p_b, side = x, p_x, 1
+    return x
+
+
+def _bracket_below_one(p, K, q_one):
+    """A bracket (a, p(a), b, p(b)) with p(a) < 0 < p(b) inside [0, 1], given
+    p(1) = q_one > 0 and p(0) < 0: the distance below 1 doubles from 1/K, as
+    the root is within O(1/K) of 1 for large K (Proposition 4), so that the
+    interpolation starts next to the root rather than across [0, 1]."""
+    b, p_b, h = 1.0, q_one, 1.0 / K
+    while h < 1:
+        p_a = p(1 - h)
+        if p_a < 0:
+            return 1 - h, p_a, b, p_b
+        b, p_b, h = 1 - h, p_a, 2 * h
+    return 0.0, p(0.0), b, p_b
+
+
+def _estimate(gamma, K, mu, side, q_one):
+    """A first estimate (x0, slope) of ρ(γ, K) and of dQ/dρ there from (1.7)
+    itself; x0 None when P is not finite in float64, slope None when it
+    cannot be trusted.
 
     P = (1.7) has a fixed number of terms where Q has 2K + 1, and
-    P/(ρ−1)² = Q exactly, so the root of P/(ρ−1)² is ρ(γ, K); but P cancels
-    near its double root at 1, so in float64 this root is only approximate
-    (relative error median 1e-16, 99% below 3e-13, worst 1.3e-9 on 10^4
-    random inputs).  It only tells `_near_bracket` where to look: steps of
-    up to ~1e-6 x0 find the sign change of Q.
-    ``q_one`` = Q(1) stands in for P/(ρ−1)² at 1 (0/0 there)."""
+    P/(ρ−1)² = Q exactly, so the root of p = P/(ρ−1)² is ρ(γ, K); but P
+    cancels near its double root at 1, so in float64 this root is only
+    approximate (within 1 ulp for 2/3 of the inputs, up to ~1e-10 relative
+    next to 1).  p's slope, a central difference over ±1e-7 x0 (rounding in
+    p is then far below the change; less next to 1), is Q's slope to about
+    1e-6: Newton steps on Q in `_near_bracket` use it.  Both only tell `_near_bracket` where to
+    look.  ``side`` and ``q_one`` are the sign and value of Q(1)
+    (`_q_at_one`), standing in for p at 1 (0/0 there)."""
     def p(r):
         return q_one if r == 1 else gen.stationarity_scalar(r, gamma, K, mu) / (r - 1) ** 2
 
     try:
-        return _brent(p, *_bracket(p, K, 1.0, q_one))
+        x0 = _anderson_bjorck(p, *(_bracket_below_one(p, K, q_one) if side > 0 else _bracket(p, K, 1.0, q_one)))
     except SolverError:  # P not finite in float64: no estimate, the full search decides
-        return None
+        return None, None
+    h = min(1e-7 * x0, abs(x0 - 1) / 4)  # both points on x0's side of 1
+    try:
+        slope = (p(x0 + h) - p(x0 - h)) / (2 * h)
+    except (SolverError, ZeroDivisionError):
+        return x0, None
+    return x0, slope if 0 < slope < math.inf else None
 
 
-def _near_bracket(q, x0):
-    """A bracket (a, q(a), b, q(b)) of Q's root next to an estimate x0, or None.
+NEAR_EVALUATIONS = 8  # evaluations of Q before `_near_bracket` gives up
+
+
+def _near_bracket(q, x0, slope=None):
+    """Two neighbouring floats a < b = nextafter(a) with q(a) <= 0 <= q(b), near an estimate x0, or None.
 
     Q has exactly one positive root (Lemma 1, Descartes) and Q(0) = −γ < 0,
-    so Q < 0 below it and Q > 0 above it: the sign of Q(x0) says on which
-    side of x0 the root lies.  Steps of FLOAT_RTOL/2 (then 10^3, 10^6, 10^9
-    times that) times x0 that way; the first that changes the sign of Q gives
-    the bracket.  The first step already makes a bracket narrow enough for
-    `_brent` to stop at once, which it does when the estimate is within a few
-    units in the last place (most inputs).  None when no step crosses the
-    root or Q overflows (the full search from 1 then decides, as it always
-    did)."""
+    so Q < 0 below it and Q > 0 above it: the sign of Q(x) says on which
+    side of x the root lies, and Q(x), Q(nextafter(x)) of opposite signs
+    prove that the root lies between these neighbouring floats.  From each
+    evaluated x the next point is the Newton step x − Q(x)/slope (``slope``
+    from `_estimate`; without it, the secant through the last two points),
+    or x's neighbour towards the root when that step is under half an ulp,
+    points the wrong way or returns to a point already evaluated (then
+    2^n ulps on).  With the estimate within an ulp (most inputs) that is 2
+    evaluations of Q, else mostly 3.  None after `NEAR_EVALUATIONS` or when
+    Q overflows (the full search from 1 then decides)."""
     if x0 is None or not x0 > 0:
         return None
+    x, known, x_pre, q_pre = x0, {}, None, None
     try:
-        q0 = q(x0)
-        if q0 == 0:
-            return x0, q0, x0, q0
-        step = FLOAT_RTOL / 2
-        for _ in range(4):
-            x1 = x0 * (1 - step) if q0 > 0 else x0 * (1 + step)
-            q1 = q(x1)
-            if q1 == 0 or (q1 > 0) != (q0 > 0):
-                return (x0, q0, x1, q1) if x0 < x1 else (x1, q1, x0, q0)
-            x0, q0, step = x1, q1, 1000 * step
+        for n in range(NEAR_EVALUATIONS):
+            q_x = known[x] = q(x)
+            if q_x == 0:
+                return x, q_x, x, q_x
+            towards = 0.0 if q_x > 0 else math.inf
+            y = math.nextafter(x, towards)
+            q_y = known.get(y)
+            if q_y is not None and (q_y == 0 or (q_y > 0) != (q_x > 0)):
+                return (x, q_x, y, q_y) if x < y else (y, q_y, x, q_x)
+            step = slope or ((q_x - q_pre) / (x - x_pre) if x_pre is not None else 0.0)
+            target = x - q_x / step if step > 0 else math.nan
+            if not (0 < target < math.inf) or target in known or (target >= x if q_x > 0 else target <= x):
+                target = y if q_y is None else x + (y - x) * 2.0 ** (n + 1)
+            x_pre, q_pre, x = x, q_x, target
     except SolverError:
         return None
     return None
 
 
 def optimal_rho(gamma: float, K, mu: float = 1.0) -> float:
-    """ρ(γ, K) in float64 (Lemma 1): bracketed root (Brent, `_brent`) of Q = (1.7)/(ρ−1)²,
-    to a relative accuracy of ``FLOAT_RTOL``.  The bracket is proved by the
-    signs of Q itself at its ends (`_near_bracket`, `_bracket`)."""
+    """ρ(γ, K) in float64 (Lemma 1): the root of Q = (1.7)/(ρ−1)² between two
+    neighbouring floats, proved by the signs of Q itself there (`_near_bracket`),
+    the one with the smaller |Q| (nearly always the nearer).  When no such
+    pair is found near the estimate, bracketed Brent (`_brent`) from a bracket
+    at 1 (`_bracket`), to a relative accuracy of ``FLOAT_RTOL``."""
     K = _check(gamma, K, mu)
-    if K == math.inf:
-        return 1.0  # Proposition 4
-    gamma, mu = float(gamma), float(mu)
+    return 1.0 if K == math.inf else _rho_float(float(gamma), K, float(mu))  # K = inf: Proposition 4
+
+
+def _rho_float(gamma: float, K: int, mu: float) -> float:
+    """`optimal_rho` for checked arguments, K finite."""
+    side, q_one = _q_at_one(gamma, K, mu)
+    if side == 0:
+        return 1.0
 
     if K <= SCALAR_MAX_K:
         def q(r):
@@ -225,13 +343,18 @@ def optimal_rho(gamma: float, K, mu: float = 1.0) -> float:
         def q(r):
             return float(gen.stationarity_deflated(r, gamma, K, mu))
 
-    q_one = q(1.0)
-    if q_one == 0:
-        return 1.0
-    # Q costs 2K + 1 terms per evaluation: bracket the root tightly around a
-    # cheap estimate (3-5 evaluations of Q in all), else search from 1 (~10-15).
-    bracket = _near_bracket(q, _estimate(gamma, K, mu, q_one)) or _bracket(q, K, 1.0, q_one)
-    return _brent(q, *bracket, what=f"rho(gamma={gamma}, K={K})")
+    # Q costs 2K + 1 terms per evaluation: bracket the root between
+    # neighbouring floats next to a cheap estimate from (1.7) (2 or 3
+    # evaluations of Q, 2.3 on average over a grid of 1680 inputs), else
+    # search from 1 (~10-15).
+    estimate, slope = _estimate(gamma, K, mu, side, q_one)
+    bracket = _near_bracket(q, estimate, slope)
+    if bracket is None:
+        return _brent(q, *_bracket(q, K, 1.0, q_one), what=f"rho(gamma={gamma}, K={K})")
+    a, q_a, b, q_b = bracket
+    # Equal |Q| (rounding in Q is as large as its change over an ulp): the
+    # estimate from (1.7), which has other rounding errors, breaks the tie.
+    return a if (abs(q_a), abs(a - estimate)) <= (abs(q_b), abs(b - estimate)) else b
 
 
 def optimal_rho_mp(gamma, K, mu=1, digits: int = 50):
@@ -361,9 +484,9 @@ def _cost_of_n(n, lam, mu, gamma, K, mp: bool):
 
 
 def _best_n(lam, mu, gamma, K, rho_opt, kind):
+    """(N, C(N lam/mu, gamma, K)): of floor and ceil of rho_opt mu/lam (at least 1), the one of smaller cost, the smaller on a tie."""
     mp = kind is not float
-    costs = {n: _cost_of_n(n, lam, mu, gamma, K, mp) for n in _candidates(rho_opt, lam, mu)}
-    return min(costs, key=lambda n: (costs[n], n))
+    return min((_cost_of_n(n, lam, mu, gamma, K, mp), n) for n in _candidates(rho_opt, lam, mu))[::-1]
 
 
 @dataclass(frozen=True)
@@ -423,13 +546,13 @@ def static_optimum(lam, mu, gamma, K, digits: int | None = None) -> StaticOptimu
         require_positive(lam, "lam")
         K = _check(gamma, K, mu)
         lam_, mu_, gamma_ = float(lam), float(mu), float(gamma)
-        rho = optimal_rho(gamma_, K, mu_)
-        n = _best_n(lam_, mu_, gamma_, K, rho, float)
+        rho = 1.0 if K == math.inf else _rho_float(gamma_, K, mu_)  # K = inf: Proposition 4
+        n, cost = _best_n(lam_, mu_, gamma_, K, rho, float)
         return StaticOptimum(
-            lam_, mu_, gamma_, K, rho, n, _cost_of_n(n, lam_, mu_, gamma_, K, False),
+            lam_, mu_, gamma_, K, rho, n, cost,
             int(gen.large_K_rule_scalar(lam_, mu_, gamma_)),
             mu_ if K == math.inf else gen.gamma_K_scalar(K, mu_),
-            _method("float64: Brent on Q = (1.7)/(rho-1)^2", K), None,
+            _method("float64: root of Q = (1.7)/(rho-1)^2 between neighbouring floats (signs of Q), Brent as fallback", K), None,
         )
     import mpmath
 
@@ -439,8 +562,7 @@ def static_optimum(lam, mu, gamma, K, digits: int | None = None) -> StaticOptimu
         require_positive(lam_, "lam")
         K = _check(gamma_, K, mu_)
         rho = optimal_rho_mp(gamma_, K, mu_, digits)
-        n = _best_n(lam_, mu_, gamma_, K, rho, mpmath.mpf)
-        cost = _cost_of_n(n, lam_, mu_, gamma_, K, True)
+        n, cost = _best_n(lam_, mu_, gamma_, K, rho, mpmath.mpf)
         gk = mu_ if K == math.inf else gen.gamma_K_mp(K, mu_)
         approx = int(gen.large_K_rule_mp(lam_, mu_, gamma_))
         enclosure = None if K == math.inf else rho_enclosure(gamma, K, mu, digits)

@@ -1,6 +1,7 @@
 """Static M/M/1/K crawler count (Liu–Nain §1.2.1): properties and two-route agreement."""
 import math
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import mpmath
@@ -72,7 +73,55 @@ def test_brackets_hold_a_sign_change_of_Q():
 
 def test_near_bracket_without_estimate_leaves_the_search_to_bracket():
     assert s._near_bracket(lambda r: r - 1, None) is None
-    assert s._near_bracket(lambda r: r - 2, 1.0) is None  # the root is beyond 4.4e-7 of the estimate
+    assert s._near_bracket(lambda r: r + 1, 1.0) is None  # no positive root to find
+
+
+def test_near_bracket_follows_the_secant_to_a_far_root():
+    """From 1.0 the neighbouring floats do not bracket 2; the secant through them lands on it.
+    From 1e-6 away on a curved function (no float root), secant rounds reach a pair of neighbouring floats."""
+    assert s._near_bracket(lambda r: r - 2, 1.0) == (2.0, 0.0, 2.0, 0.0)
+    a, q_a, b, q_b = s._near_bracket(lambda r: r * r - 2, 1.414215)
+    assert b == math.nextafter(a, 2) and q_a < 0 < q_b and a * a < 2 < b * b
+
+
+@settings(max_examples=40, deadline=None)
+@given(gamma=st.floats(1e-3, 1e3), K=st.integers(2, 120), mu=st.floats(0.01, 100.0))
+def test_sign_of_Q_at_one_is_exact(gamma, K, mu):
+    """`_q_at_one`'s sign against Q(1) from the derivation (SymPy, exact rationals) and against the
+    generated Q at 1 in 60-digit arithmetic, for the binary values of the floats; its float value to
+    rounding of the terms' size."""
+    import sympy as sp
+    from crawlmath.derive import static_mm1k as d
+
+    side, value = s._q_at_one(gamma, K, mu)
+    exact = d.deflated_at_one().subs({d.gamma: sp.Rational(gamma), d.mu: sp.Rational(mu), d.K: K})
+    scale = (K + 1) / 2 * (K * gamma + (K + 2) * mu)
+    assert side == sp.sign(exact) and abs(value - float(exact)) <= 1e-14 * scale
+    with mpmath.workdps(60):
+        assert side == mpmath.sign(gen.stationarity_deflated_mp(1, mpmath.mpf(gamma), K, mpmath.mpf(mu)))
+
+
+def test_sign_of_Q_at_one_next_to_gamma_K():
+    """gamma one ulp either side of gamma(K): the root moves across 1, and the sign test sees it."""
+    for K in (3, 7, 10, 49, 50, 99):
+        g = float(gen.gamma_K(K, 1.0))
+        for gamma in (math.nextafter(g, 0), g, math.nextafter(g, 9)):
+            side, _ = s._q_at_one(gamma, K, 1.0)
+            exact = Fraction(1) * (K + 2) - Fraction(gamma) * K
+            assert side == (exact > 0) - (exact < 0)
+            rho = s.optimal_rho(gamma, K)
+            assert (rho - 1) * side <= 0 and (side != 0 or rho == 1.0)  # Q(1) > 0: root below 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(gamma=st.floats(0.02, 20.0), K=st.integers(2, 200), mu=st.sampled_from([0.5, 1.0, 2.0]))
+def test_float_root_is_within_an_ulp_or_two_of_the_50_digit_root(gamma, K, mu):
+    """The float route brackets the root between neighbouring floats proved by Q's signs (so within
+    one ulp, up to rounding in those signs); the fallback (Brent, FLOAT_RTOL) within a few."""
+    exact = s.optimal_rho_mp(Fraction(gamma), K, Fraction(mu), digits=50)
+    rho = s.optimal_rho(gamma, K, mu)
+    with mpmath.workdps(60):
+        assert abs(rho - exact) <= 2 * math.ulp(rho)
 
 
 def test_brent_bisects_where_interpolation_divides_by_zero():

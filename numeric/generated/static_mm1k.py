@@ -14,7 +14,7 @@ from crawlmath.numeric.codegen_runtime import flint_module as _flint
 from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
 from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
 
-__all__ = ['cost', 'cost_infinite_K', 'cost_infinite_K_mp', 'cost_infinite_K_scalar', 'cost_mp', 'cost_scalar', 'gamma_K', 'gamma_K_arb', 'gamma_K_mp', 'gamma_K_scalar', 'large_K_rule', 'large_K_rule_mp', 'large_K_rule_scalar', 'stationarity', 'stationarity_arb', 'stationarity_deflated', 'stationarity_deflated_arb', 'stationarity_deflated_mp', 'stationarity_deflated_scalar', 'stationarity_mp', 'stationarity_scalar']
+__all__ = ['cost', 'cost_infinite_K', 'cost_infinite_K_mp', 'cost_infinite_K_scalar', 'cost_mp', 'cost_scalar', 'deflated_at_one', 'deflated_at_one_arb', 'deflated_at_one_mp', 'deflated_at_one_scalar', 'gamma_K', 'gamma_K_arb', 'gamma_K_mp', 'gamma_K_scalar', 'large_K_rule', 'large_K_rule_mp', 'large_K_rule_scalar', 'stationarity', 'stationarity_arb', 'stationarity_deflated', 'stationarity_deflated_arb', 'stationarity_deflated_mp', 'stationarity_deflated_scalar', 'stationarity_mp', 'stationarity_scalar']
 
 
 def cost(rho, gamma, K, mu):
@@ -189,6 +189,51 @@ def stationarity_deflated_arb(rho, gamma, K, mu):
     K = operator.index(K)
     mu = flint.arb(mu)
     return -gamma*(builtins.sum(rho**(i)*(flint.arb(i) + 1) for i in range(0, K - 1 + 1))) + mu*rho**(K)*(builtins.sum(rho**(i)*(flint.arb(K) - flint.arb(i) + 1) for i in range(0, K + 1)))
+
+
+def deflated_at_one(gamma, K, mu):
+    """Q(1) = (K+1)/2 (mu (K+2) - gamma K): its sign says on which side of 1 the root rho(gamma, K) lies (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1).
+
+    -(K + 1)*(K*gamma - K*mu - 2*mu)/2
+    """
+    numpy = _numpy()
+    gamma = numpy.asarray(gamma, dtype=float)
+    K = _as_integers('K', K)
+    mu = numpy.asarray(mu, dtype=float)
+    _finite_arguments(gamma=gamma, K=K, mu=mu)
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        result = -1/2*(K + 1)*(K*gamma - K*mu - 2*mu)
+    return _finite_result('deflated_at_one', result)
+
+
+def deflated_at_one_scalar(gamma, K, mu):
+    """Q(1) = (K+1)/2 (mu (K+2) - gamma K): its sign says on which side of 1 the root rho(gamma, K) lies (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1) (one point in Python floats; where float arithmetic raises or the value is not finite, deflated_at_one decides)."""
+    gamma = float(gamma)
+    K = operator.index(K)
+    mu = float(mu)
+    try:
+        result = float(-1/2*(K + 1)*(K*gamma - K*mu - 2*mu))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(deflated_at_one(gamma, K, mu))
+
+
+def deflated_at_one_mp(gamma, K, mu):
+    """Q(1) = (K+1)/2 (mu (K+2) - gamma K): its sign says on which side of 1 the root rho(gamma, K) lies (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1) (derived form, mpmath, working precision)."""
+    mpmath = _mpmath()
+    gamma = mpmath.mpmathify(gamma)
+    K = operator.index(K)
+    mu = mpmath.mpmathify(mu)
+    return -mpmath.mpf(1)/mpmath.mpf(2)*(mpmath.mpf(K) + 1)*(mpmath.mpf(K)*gamma - mpmath.mpf(K)*mu - 2*mu)
+
+
+def deflated_at_one_arb(gamma, K, mu):
+    """Q(1) = (K+1)/2 (mu (K+2) - gamma K): its sign says on which side of 1 the root rho(gamma, K) lies (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1) (derived form, python-flint ball arithmetic at flint.ctx.prec: a rigorous enclosure)."""
+    flint = _flint()
+    gamma = flint.arb(gamma)
+    K = operator.index(K)
+    mu = flint.arb(mu)
+    return -(flint.arb(1) / 2)*(flint.arb(K) + 1)*(flint.arb(K)*gamma - flint.arb(K)*mu - 2*mu)
 
 
 def gamma_K(K, mu):
