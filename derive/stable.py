@@ -39,6 +39,7 @@ checked against the derived form in two ways:
 """
 from __future__ import annotations
 
+import functools
 import math
 import signal
 import threading
@@ -170,13 +171,48 @@ def _taylor_coefficients(terms, upto: int, field) -> list:
     """Exact Taylor coefficients 0..upto of sum c t^a exp(b t), in ``field``."""
     out = [field.zero] * (upto + 1)
     for c, a, b in terms:
-        cc, bb = field.from_sympy(c), field.from_sympy(b)
-        power, fact = field.one, 1
+        term, bb = _in_field(field, c), _in_field(field, b)
         for k in range(a, upto + 1):
-            out[k] += cc * power / field.from_sympy(sp.Integer(fact))
-            power *= bb
-            fact *= k - a + 1
+            out[k] += term  # c b^(k-a)/(k-a)!, by exact recurrence (a division in the field would invert)
+            term = term * bb * field.convert(sp.QQ(1, k - a + 1), sp.QQ)
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _in_field(field, c: sp.Expr):
+    """The exact element ``c`` of ``field``.
+
+    SymPy's own conversion of an algebraic number finds its minimal polynomial
+    and a field isomorphism each time; when the expanded ``c`` is a polynomial
+    with rational coefficients in the field's generators (the usual case,
+    e.g. a + b sqrt(5)), it is evaluated exactly from the generators' elements
+    instead -- the same element.  Memoised: the same few coefficients recur in
+    every Taylor expansion and claim.
+
+    >>> K = sp.QQ.algebraic_field(sp.sqrt(5))
+    >>> _in_field(K, (1 + sp.sqrt(5))**2 / 4) == K.from_sympy((3 + sp.sqrt(5)) / 2)
+    True
+    """
+    if not field.is_Algebraic:
+        return field.from_sympy(c)
+    try:
+        poly = sp.Poly(sp.expand(c), *field.orig_ext, domain=sp.QQ)
+    except (sp.PolynomialError, sp.CoercionFailed):
+        return field.from_sympy(c)
+    gens = _generators(field)
+    out = field.zero
+    for exponents, coeff in poly.terms():
+        term = field.convert(coeff)
+        for g, e in zip(gens, exponents):
+            term *= g**e
+        out += term
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _generators(field) -> list:
+    """The elements of ``field`` that its defining algebraic numbers are."""
+    return [field.from_sympy(g) for g in field.orig_ext]
 
 
 def _field_of(*exprs):
@@ -188,7 +224,8 @@ def _field_of(*exprs):
 
 
 def _acb(expr: sp.Expr, t: sp.Symbol, z):
-    """``expr`` evaluated in ball arithmetic at the acb ball ``z``."""
+    """``expr`` evaluated in ball arithmetic at the acb ball ``z`` by walking its tree (used once per constant
+    subtree by :func:`_ball_function`, which repeats these operations at many points)."""
     if expr == t:
         return z
     if expr.is_Rational:
@@ -212,6 +249,65 @@ def _acb(expr: sp.Expr, t: sp.Symbol, z):
     if isinstance(expr, expm1):
         return _acb(expr.args[0], t, z).exp() - 1
     raise DerivationError(f"no ball evaluation for {type(expr).__name__}")
+
+
+def _ball_function(expr: sp.Expr, t: sp.Symbol):
+    """``expr`` compiled once into a function z -> acb that performs, in the
+    same order, exactly the ball operations of :func:`_acb` (so the same balls
+    come out), without walking the SymPy tree at each point.  Subtrees free of
+    ``t`` are evaluated once, at the working precision current when compiling;
+    a node with no ball evaluation raises when evaluated, as in :func:`_acb`.
+
+    >>> t = sp.Symbol("t")
+    >>> e = sp.exp(-t * sp.sqrt(5) / 2) + t**2 / 3
+    >>> z = flint.acb("0.25", "-1.5")
+    >>> _ball_function(e, t)(z).mid() == _acb(e, t, z).mid()
+    True
+    """
+    if expr == t:
+        return lambda z: z
+    if t not in expr.free_symbols:
+        try:
+            value = _acb(expr, t, None)
+        except DerivationError as exc:
+            return functools.partial(_raise, exc)
+        return lambda z: value
+    if expr.is_Add or expr.is_Mul:
+        parts = [_ball_function(a, t) for a in expr.args]
+        if expr.is_Add:
+            def add(z):
+                out = flint.acb(0)
+                for part in parts:
+                    out = out + part(z)
+                return out
+            return add
+
+        def mul(z):
+            out = flint.acb(1)
+            for part in parts:
+                out *= part(z)
+            return out
+        return mul
+    if expr.is_Pow:
+        base = _ball_function(expr.base, t)
+        if expr.exp.is_Integer:
+            n = int(expr.exp)
+            return lambda z: base(z) ** n
+        if expr.exp == sp.Rational(1, 2):
+            return lambda z: base(z).sqrt()
+        power = _ball_function(expr.exp, t)
+        return lambda z: base(z) ** power(z)
+    if isinstance(expr, sp.exp):
+        arg = _ball_function(expr.args[0], t)
+        return lambda z: arg(z).exp()
+    if isinstance(expr, expm1):
+        arg = _ball_function(expr.args[0], t)
+        return lambda z: arg(z).exp() - 1
+    return functools.partial(_raise, DerivationError(f"no ball evaluation for {type(expr).__name__}"))
+
+
+def _raise(exc: Exception, *_):
+    raise exc
 
 
 def _circle_max(f, t, r: float, arcs: int = 256):
@@ -252,10 +348,12 @@ def series_bound(approx: sp.Expr, g: sp.Expr, t: sp.Symbol, hi, lo=0, pieces: in
     flint.ctx.prec = 128
     try:
         best = None
+        rouche = [_rouche(R, t, field) for R in rest]
+        poly, num, den = (_ball_function(e, t) for e in (approx, P, Q))
         for r in (float(hi) * k for k in (1.5, 2, 4, 8, 16, 32)):
-            if not all(_rouche(R, t, r, field) for R in rest):
+            if not all(test(r) for test in rouche):
                 continue
-            M, _ = _circle_max(lambda z: _acb(approx, t, z) - _acb(P, t, z) / _acb(Q, t, z), t, r)
+            M, _ = _circle_max(lambda z: poly(z) - num(z) / den(z), t, r)
             rel = _relative(A, B, M, r, order, float(lo), float(hi), pieces)
             if rel is not None and (best is None or rel < best[0]):
                 best = (rel, r)
@@ -273,17 +371,29 @@ def _zero_carrying_factor(Q: sp.Expr, t: sp.Symbol) -> sp.Expr:
     return sp.Mul(*keep)
 
 
-def _rouche(R: sp.Expr, t: sp.Symbol, r: float, field) -> bool:
-    """True when ball arithmetic shows |R(z) - R_m z^m| < |R_m| r^m on |z| = r
-    (R_m its first nonzero Taylor coefficient): R then has all its m zeros in
-    the disc at 0 (they are there by construction), so none elsewhere."""
-    coeffs = _taylor_coefficients(_exp_terms(sp.expand(R), t), 60, field)
-    m = next((k for k, c in enumerate(coeffs) if c != field.zero), None)
-    if m is None:
-        return False
-    rm = field.to_sympy(coeffs[m])
-    bound, _ = _circle_max(lambda z: _acb(R, t, z) - _acb(rm, t, z) * z**m, t, r)
-    return bool(bound < abs(_acb(rm, t, flint.acb(1))) * flint.arb(r) ** m)
+def _rouche(R: sp.Expr, t: sp.Symbol, field):
+    """A test r -> bool, True when ball arithmetic shows |R(z) - R_m z^m| <
+    |R_m| r^m on |z| = r (R_m its first nonzero Taylor coefficient): R then has
+    all its m zeros in the disc at 0 (they are there by construction), so none
+    elsewhere.  R's Taylor coefficients and ball function are built at the
+    first call and reused for the other radii."""
+
+    @functools.cache
+    def prepared():
+        coeffs = _taylor_coefficients(_exp_terms(sp.expand(R), t), 60, field)
+        m = next((k for k, c in enumerate(coeffs) if c != field.zero), None)
+        if m is None:
+            return None
+        rm = _acb(field.to_sympy(coeffs[m]), t, None)
+        return m, rm, _ball_function(R, t)
+
+    def test(r: float) -> bool:
+        if prepared() is None:
+            return False
+        m, rm, ball = prepared()
+        bound, _ = _circle_max(lambda z: ball(z) - rm * z**m, t, r)
+        return bool(bound < abs(rm) * flint.arb(r) ** m)
+    return test
 
 
 def _horner(coeffs, ball):

@@ -23,6 +23,7 @@ certificates (python-flint ``arb``):
 """
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass, field
@@ -124,6 +125,7 @@ def _slope_ball(arb, B, sb, ql, qh):
     return F
 
 
+@functools.lru_cache(maxsize=8)  # a pure function of its arguments, wanted by four claims of two papers
 def certify_profile_bound(Q: float = 4.0, prec: int = 96, q_pieces: int = 16, s_pieces: int = 16, max_boxes: int = 400000,
                           bound: str | None = None) -> ProfileCertificate:
     """Prove b - G(q, s) > 0 on (0, inf) x [1, phi] for b = phi^5/10 (or ``bound``,
