@@ -3,6 +3,9 @@ behind them (derive/stable.py) decide both ways: each check is shown to
 PASS on a true statement and to FAIL or give ERRATUM on a false one."""
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 import sympy as sp
 from sympy.codegen.cfunctions import expm1
@@ -10,6 +13,7 @@ from sympy.codegen.cfunctions import expm1
 from crawlmath.derive import DerivationError, codegen
 from crawlmath.derive.formula import Formula
 from crawlmath.derive.stable import prove_identity, series_bound
+from crawlmath.numeric.generated import manifest
 from crawlmath.proofs.claims.formulas import REGISTERED, check_printed, check_stable
 from crawlmath.proofs.registry import Status
 
@@ -88,3 +92,30 @@ def test_every_formula_with_a_printed_or_stable_form_has_its_claim():
                 if form is not None:
                     assert any(i.endswith(f".formula.{f.name}.{kind}") or i.endswith(f".formula.{module}.{f.name}.{kind}")
                                for i in ids), (module, f.name, kind)
+
+
+def test_claims_register_from_the_manifest_without_deriving():
+    """Registering the formula claims reads numeric/generated/manifest.py (kept current by `codegen --check`): no
+    derivation runs until a claim is checked, and each row is what the derivation says."""
+    from crawlmath.proofs.claims import formulas as F
+
+    rows = {(r["module"], r["name"]): r for r in manifest.FORMULAS}
+    for module in codegen.derivation_modules():
+        for f in codegen.formulas_of(module):
+            r = rows.pop((module, f.name))
+            assert (r["printed"], r["stable"], r["series"]) == (f.printed is not None, f.stable is not None,
+                                                               codegen.has_series_pieces(f))
+            assert (r["paper"], r["source"]) == (f.paper_key, f.source)
+    assert not rows
+    code = ("import sys\nfrom crawlmath.proofs import registry\nregistry.all_claims()\n"
+            "from crawlmath.proofs.claims import formulas as F\nprint(F._derived.cache_info().currsize)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "0", out.stderr
+
+
+def test_a_formula_missing_from_its_module_is_a_fail(monkeypatch):
+    from crawlmath.proofs.claims import formulas as F
+
+    monkeypatch.setattr(F, "_derived", lambda module: {})
+    out = F._check_lazily(F.check_printed, "golden", "golden_R")
+    assert out.status.value == "FAIL" and "manifest.py is stale" in out.detail

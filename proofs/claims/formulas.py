@@ -17,6 +17,11 @@ For a formula ``f`` of paper P (``Formula.paper_key``, else the module's paper):
   (at most ``tolerance.GENERATED_REL``); then the stable form with every
   piece replaced by its general branch must be identical to the derived
   form.  FAIL at the first step that cannot be established.
+
+The claims are registered from ``numeric/generated/manifest.py`` (written by
+`crawlmath codegen`, checked by ``codegen --check``), so importing the
+registry derives nothing; a check derives its module's formulas once per
+process.
 """
 from __future__ import annotations
 
@@ -28,6 +33,7 @@ import sympy as sp
 from ...derive import DerivationError, codegen
 from ...derive.formula import Formula
 from ...derive.stable import exp_log_form, prove_identity, series_bound, _time_limit, _Timeout
+from ...numeric.generated import manifest
 from ...numeric.tolerance import GENERATED_REL
 from ..registry import Claim, Method, Outcome, Source, register
 
@@ -119,10 +125,14 @@ def _univariate(piece: sp.Expr, general: sp.Expr, cond) -> tuple[sp.Expr, sp.Exp
     t = sp.Dummy("t", positive=True)
     w = cond.lhs / cond.rhs
     v = sorted(w.free_symbols, key=str)[0]
-    sol = sp.solve(sp.Eq(w, t), v)
+    k, rest = w.as_independent(v, as_Add=False)
+    # w = k v, the usual scaled variable: v = t/k is the one solution, and substituting it cancels k's factors
+    # syntactically, where sp.solve expands it and leaves them for sp.simplify
+    sol = [t / k] if rest == v else sp.solve(sp.Eq(w, t), v)
     if len(sol) != 1:
         raise DerivationError(f"cannot write {cond} as t < 1 with one variable")
-    piece_t, general_t = (sp.simplify(e.subs(v, sol[0])) if len(w.free_symbols) > 1 else e.subs(v, sol[0]) for e in (piece, general))
+    # simplify (slow even on a polynomial already in t alone) only what the substitution left depending on other symbols
+    piece_t, general_t = (e if e.free_symbols <= {t} else sp.simplify(e) for e in (x.subs(v, sol[0]) for x in (piece, general)))
     if (piece_t.free_symbols | general_t.free_symbols) - {t}:
         raise DerivationError(f"the branch under {cond} depends on more than {w}")
     return piece_t, general_t, t, sp.Integer(1)
@@ -188,40 +198,45 @@ def check_stable(f: Formula) -> Outcome:
                           f"branch; pieces: {'; '.join(steps) or 'none'}")
 
 
-def _has_series_pieces(f: Formula) -> bool:
-    return any(not isinstance(c, sp.Eq) for pw in f.stable.atoms(sp.Piecewise) for _, c in pw.args[:-1])
+@functools.lru_cache(maxsize=None)
+def _derived(module: str) -> dict[str, Formula]:
+    """The formulas of ``crawlmath.derive.<module>`` by name, derived once per process (when a claim needs them)."""
+    return {f.name: f for f in codegen.formulas_of(module)}
 
 
-def _register(module: str, f: Formula, seen: set) -> None:
-    paper = f.paper_key or MODULE_PAPER[module]
-    stem = f"{paper}.formula.{f.name}"
+def _check_lazily(check, module: str, name: str) -> Outcome:
+    """``check`` on the formula ``name`` of ``module``, derived now (a derivation that raises is this claim's FAIL)."""
+    fs = _derived(module)
+    if name not in fs:
+        return Outcome.failed(f"crawlmath.derive.{module} no longer derives {name}: numeric/generated/manifest.py is "
+                              "stale (run `crawlmath codegen`)")
+    return check(fs[name])
+
+
+def _register(row: dict, seen: set) -> None:
+    module, name = row["module"], row["name"]
+    paper = row["paper"] or MODULE_PAPER[module]
+    stem = f"{paper}.formula.{name}"
     if stem in seen:  # the same name in two modules
-        stem = f"{paper}.formula.{module}.{f.name}"
+        stem = f"{paper}.formula.{module}.{name}"
     seen.add(stem)
-    src = Source(paper, f.source, f"crawlmath.derive.{module}.{f.name}")
-    if f.printed is not None:
+    src = Source(paper, row["source"], f"crawlmath.derive.{module}.{name}")
+    if row["printed"]:
         REGISTERED.append(f"{stem}.printed")
-        register(Claim(f"{stem}.printed", src, f"{f.name}: the form derived from the model equals the printed form",
-                       Method.SYMBOLIC, functools.partial(check_printed, f)))
-    if f.stable is not None:
+        register(Claim(f"{stem}.printed", src, f"{name}: the form derived from the model equals the printed form",
+                       Method.SYMBOLIC, functools.partial(_check_lazily, check_printed, module, name)))
+    if row["stable"]:
         REGISTERED.append(f"{stem}.stable")
-        register(Claim(f"{stem}.stable", src, f"{f.name}: the float form emitted by codegen computes the derived form",
-                       Method.SYMBOLIC, functools.partial(check_stable, f), slow=_has_series_pieces(f)))
+        register(Claim(f"{stem}.stable", src, f"{name}: the float form emitted by codegen computes the derived form",
+                       Method.SYMBOLIC, functools.partial(_check_lazily, check_stable, module, name), slow=row["series"]))
 
 
 def _register_all() -> None:
+    """One claim per printed and per stable form, from the manifest that `crawlmath codegen` writes (and
+    `codegen --check` keeps current): registering derives nothing, each check derives its module's formulas."""
     seen: set = set()
-    for module in codegen.derivation_modules():
-        try:
-            fs = codegen.formulas_of(module)
-        except Exception as exc:  # noqa: BLE001 - a broken derivation is a FAIL row, not a broken registry
-            paper = MODULE_PAPER.get(module, "liu-nain")
-            register(Claim(f"{paper}.formula.{module}.derivation", Source(paper, module, "formulas()"),
-                           f"crawlmath.derive.{module}.formulas() runs", Method.SYMBOLIC,
-                           functools.partial(Outcome.failed, f"formulas() raised {type(exc).__name__}: {exc}")))
-            continue
-        for f in fs:
-            _register(module, f, seen)
+    for row in manifest.FORMULAS:
+        _register(row, seen)
 
 
 _register_all()
