@@ -19,6 +19,16 @@ of a large numpy copy and a large add, median of 5 each) and counts the bytes on
 at the least: read ``x`` and write ``x Q``, 16 bytes per state.  ``floor`` is that traffic over the bandwidth;
 ``mv/floor`` is the measured time of one application of Q (median of 3) over it, ``it/floor`` one whole GMRES
 iteration (an application of Q, one of the preconditioner, the Gram–Schmidt passes) over it.
+
+The compute floor and the roofline: ``fl/st`` is the floating-point operations of one application of Q per
+state, counted from the structure as the kernels execute them (`LevelOperators.matvec_flops`: hoisted
+diagonal, off-diagonal arrival/service moves, one term per off-diagonal rate per obsolescence axis, the merged
+inner factor, the down and up couplings).  ``GF/s`` is the best double-precision rate this core attains in the
+same run: the largest of a numba ``y += f x`` loop on a cache-resident slice (the kernels' inner loop), a
+1024^3 dgemm and a (65536 x 16)(16 x 16) dgemm (numbers printed on the line below the row).  ``flop ms`` is
+the count over that rate, ``roof ms = max(floor, flop ms)`` the roofline, ``mv/roof`` and ``it/roof`` the
+matvec and the iteration over it.  Both floors are optimistic: no kernel moves only 16 bytes per state, and
+the dgemm rate is out of reach for the axis updates (load/store bound, few flops per entry).
 """
 from __future__ import annotations
 
@@ -47,7 +57,8 @@ vec = lambda x: np.array([x.p_star, x.n_act, x.lam, x.p_loss, x.p_obs, x.p_succe
 
 STRUCTURED = SETUP + r"""
 from crawlmath.numeric import bmap_structured as bs
-bs.solve_structured(load_model("avrachenkov-example.json", K=3).with_(obsolescence=OBSOLESCENCE), lv[:4])  # compile
+m8 = load_model("avrachenkov-example.json", K=8).with_(obsolescence=OBSOLESCENCE)  # K = 8 runs every kernel: compile
+bs.solve_structured(m8, m8.check_policy(bm.Policy((3, 1), (3,))))
 t0 = time.perf_counter()
 st = bs.solve_structured(m, lv)
 secs = time.perf_counter() - t0
@@ -72,9 +83,31 @@ mv = median_seconds(lambda: ops.apply_flat(x, y), 3)
 big = np.ones(2**25); out = np.empty_like(big)  # 256 MiB each: far beyond the caches
 bw = max(2 * big.nbytes / median_seconds(lambda: np.copyto(out, big), 5),
          3 * big.nbytes / median_seconds(lambda: np.add(big, out, out=out), 5))
+del big, out
+
+from numba import njit
+
+@njit
+def fma_stream(x, y, f, reps):  # the kernels' inner loop: y += f x over contiguous, cache-resident slices
+    for _ in range(reps):
+        for j in range(x.size):
+            y[j] += x[j] * f
+
+a, b = np.random.default_rng(0).random(2048), np.zeros(2048)  # 32 KiB: in L1/L2
+fma_stream(a, b, 1e-9, 1)
+fma_rate = 2 * a.size * 2000 / median_seconds(lambda: fma_stream(a, b, 1e-9, 2000), 5)
+A, B = np.random.default_rng(1).random((1024, 1024)), np.random.default_rng(2).random((1024, 1024))
+gemm_rate = 2 * 1024**3 / median_seconds(lambda: A @ B, 3)
+X, F = np.random.default_rng(3).random((2**16, 16)), np.random.default_rng(4).random((16, 16))
+skinny_rate = 2 * X.size * 16 / median_seconds(lambda: X @ F, 5)  # the shape of the old merged 16-axis GEMM
+flops = ops.matvec_flops()
+rate = max(fma_rate, gemm_rate, skinny_rate)
+floor_bytes = 16 * m.states / bw
+floor_flops = flops / rate
 print(json.dumps({"K": K, "states": m.states, "seconds": secs, "measure_seconds": measure_secs, "peak_GiB": peak_solve,
                   "residual": st.residual, "iterations": st.iterations, "dev_vs_direct": dev, "matvec_seconds": mv,
-                  "bandwidth": bw, "floor": 16 * m.states / bw}))
+                  "bandwidth": bw, "floor": floor_bytes, "flops": flops, "fma_rate": fma_rate, "gemm_rate": gemm_rate,
+                  "skinny_gemm_rate": skinny_rate, "floor_flops": floor_flops, "roofline": max(floor_bytes, floor_flops)}))
 """
 
 BASELINE = SETUP + r"""
@@ -127,7 +160,8 @@ def main(argv: list[str]) -> None:
     args = ap.parse_args(argv)
     print(f"{'K':>3} {'states':>9} | {'ours s':>7} {'GiB':>5} {'it':>3} {'residual':>8} {'meas s':>6} {'vs LU':>7} | "
           f"{'base s':>7} {'+asm s':>6} {'GiB':>5} {'it':>4} {'residual':>8} | {'ratio':>5} | {'GB/s':>5} {'floor ms':>8} "
-          f"{'mv/floor':>8} {'it/floor':>8}")
+          f"{'mv/floor':>8} {'it/floor':>8} | {'GF/s':>5} {'fl/st':>5} {'flop ms':>7} {'roof ms':>7} {'mv/roof':>7} "
+          f"{'it/roof':>7}")
     for K in args.K:
         s = median_run(STRUCTURED, K, args.repeat)
         if "error" in s:
@@ -144,8 +178,14 @@ def main(argv: list[str]) -> None:
             base = (f"{b['seconds']:>7.2f} {b['assemble_seconds']:>6.2f} {b['peak_GiB']:>5.2f} {b['iterations']:>4} "
                     f"{b['residual']:>7.1e}{conv or ' '} | {s['seconds'] / b['seconds']:>5.2f} | ")
         per_it = s["seconds"] / max(s["iterations"], 1)
+        roof = s["roofline"]
         print(ours + base + f"{s['bandwidth'] / 1e9:>5.1f} {s['floor'] * 1e3:>8.2f} {s['matvec_seconds'] / s['floor']:>8.1f} "
-              f"{per_it / s['floor']:>8.1f}", flush=True)
+              f"{per_it / s['floor']:>8.1f} | {max(s['fma_rate'], s['gemm_rate'], s['skinny_gemm_rate']) / 1e9:>5.1f} "
+              f"{s['flops'] / s['states']:>5.1f} {s['floor_flops'] * 1e3:>7.2f} {roof * 1e3:>7.2f} "
+              f"{s['matvec_seconds'] / roof:>7.1f} {per_it / roof:>7.1f}", flush=True)
+        print(f"    matvec {s['matvec_seconds'] * 1e3:.2f} ms; Gflop/s: numba y += f x {s['fma_rate'] / 1e9:.1f}, "
+              f"dgemm 1024^3 {s['gemm_rate'] / 1e9:.1f}, dgemm (65536x16)(16x16) {s['skinny_gemm_rate'] / 1e9:.1f}",
+              flush=True)
         if b is not None and "error" in b:
             print(f"    baseline failed: {b['error']}")
 

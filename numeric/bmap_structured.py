@@ -9,6 +9,11 @@ large K (state space ``W̄ M R^K``-ish), exploiting the Lemma's structure:
   vector viewed as a tensor with axes ``(nu, m, r_1, ..., r_{i-1})``: down
   one level (service completion, obsolescence of the q-th buffered page) and
   up by a batch (``D_l ⊗ I ⊗ γ^{⊗l}``);
+- one application of Q (`LevelOperators.apply_flat`) is three compiled sweeps per
+  level, each writing its output once: `level_apply` (diagonal block, diagonal
+  hoisted, three obsolescence axes per pass at R = 2), `down_add` (service and
+  obsolescence exits, all axes in one sweep), `up_add` (each batch size);
+  `LevelOperators.matvec_flops` counts their floating-point operations;
 - the stationary equations are solved by GMRES on ``x (Q + e c) = c`` (a rank-one
   change that fixes ``x e = 1``), preconditioned by one symmetric block
   Gauss–Seidel sweep over the levels.
@@ -101,12 +106,17 @@ def mode_product(t: np.ndarray, A: np.ndarray, k: int) -> np.ndarray:
 # phases r_1 .. r_n of the n = i - 1 buffered pages, r_1 most significant).
 # Every operation on the obsolescence axes is done axis by axis inside one
 # compiled call (no Python loop over axes, no temporaries); axes whose groups
-# fit in BLOCK entries are all treated while that block is in cache, so only
-# the few outer axes cost a pass over memory each.  Inner loops run over
+# fit in a block (BLOCK, BLOCK_APPLY entries) are all treated while that block
+# is in cache.  In the solve the few outer axes cost a pass over memory each;
+# the matvec (`level_apply`, `down_add`) makes one sweep per level in which the
+# outer axes only read the block's partner segments.  Inner loops run over
 # contiguous slices (views): those vectorise, loops with computed indices do not.
 
 BLOCK = 4096  # entries (32 KiB of float64) handled in cache for the middle axes
-INNER = 16  # the innermost axes (up to INNER entries, e.g. four for R = 2) are one dense R^c x R^c matrix product (BLAS)
+BLOCK_APPLY = 16384  # entries per row of the column blocks of `level_apply` and `down_add` (P of them, 128 KiB each, in L2)
+INNER = 16  # the solve's innermost axes (up to INNER entries, e.g. four for R = 2) are one dense R^c x R^c matrix product (BLAS)
+INNER_APPLY = 8  # the matvec's merged inner axes (R = 2: `_inner8_apply`; else a dense product, zeros included)
+INNER_DOWN = 8  # `down_add`'s merged inner axes (R^c inputs -> R^(c-1) outputs)
 
 
 @njit(cache=True)
@@ -159,50 +169,173 @@ def kron_power_right(x, P, N, R, A, buf, s0):
 
 
 @njit(cache=True)
-def _axis_sum_add(x, y, lo, hi, s, R, G):
-    """``y[lo:hi] += x[lo:hi] (I ⊗ G ⊗ I_s)`` on one axis of stride ``s``."""
-    step = R * s
-    for g in range(lo, hi, step):
-        for a in range(R):
-            out = y[g + a * s : g + a * s + s]
-            for c in range(R):
-                f = G[c, a]
-                src = x[g + c * s : g + c * s + s]
-                for j in range(s):
-                    out[j] += src[j] * f
+def _span(N, R, L, block):
+    """The column block of `level_apply`: the largest power of R that is >= L, divides N and is <= max(L, block)."""
+    span = L
+    while span < N and span * R <= block:
+        span *= R
+    return span
 
 
 @njit(cache=True)
-def kron_sum_power_add(x, y, P, N, R, G, s0):
-    """``y += x (I_P ⊗ G^{⊕n})`` restricted to the axes of stride >= ``s0`` (flat P x R^n vectors): the waiting
-    pages' phase changes, diagonal included (the inner axes: one small dense product, `LevelBlock`)."""
-    span = max(_inner_span(N, R, BLOCK), s0)
-    for p in range(P):
-        row = p * N
-        for b in range(row, row + N, span):
-            s = s0
-            while s * R <= span:
-                _axis_sum_add(x, y, b, b + span, s, R, G)
+def _inner8_apply(xb, yb, span, g01, g10):
+    """R = 2: ``yb += xb (G^{⊕3} − diag)`` on each group of 8 entries (the three innermost axes), unrolled with
+    the two off-diagonal rates in registers.  Entry j (bits b2 b1 b0) receives from each partner j XOR 2^k:
+    ``G[1, 0]`` where its bit k is 0 (the partner's page is in phase 1), ``G[0, 1]`` where it is 1.  (Loops
+    over a dense 8 x 8 factor re-read the factor after every store and run several times slower.)"""
+    for g in range(0, span, 8):
+        x0, x1, x2, x3 = xb[g], xb[g + 1], xb[g + 2], xb[g + 3]
+        x4, x5, x6, x7 = xb[g + 4], xb[g + 5], xb[g + 6], xb[g + 7]
+        yb[g] += g10 * (x1 + x2 + x4)
+        yb[g + 1] += g01 * x0 + g10 * (x3 + x5)
+        yb[g + 2] += g01 * x0 + g10 * (x3 + x6)
+        yb[g + 3] += g01 * (x1 + x2) + g10 * x7
+        yb[g + 4] += g01 * x0 + g10 * (x5 + x6)
+        yb[g + 5] += g01 * (x1 + x4) + g10 * x7
+        yb[g + 6] += g01 * (x2 + x4) + g10 * x7
+        yb[g + 7] += g01 * (x3 + x5 + x6)
+
+
+@njit(cache=True)
+def _oct_apply(xb, yb, span, s, g01, g10):
+    """R = 2: the three axes of strides s, 2s, 4s at once (off-diagonal rates only), as `_inner8_apply` with
+    slices of s contiguous entries in place of single entries: one read of x and one read-modify-write of y per
+    entry for three axes instead of three of each."""
+    for g in range(0, span, 8 * s):
+        x0, x1, x2, x3 = xb[g : g + s], xb[g + s : g + 2 * s], xb[g + 2 * s : g + 3 * s], xb[g + 3 * s : g + 4 * s]
+        x4, x5, x6, x7 = xb[g + 4 * s : g + 5 * s], xb[g + 5 * s : g + 6 * s], xb[g + 6 * s : g + 7 * s], xb[g + 7 * s : g + 8 * s]
+        y0, y1, y2, y3 = yb[g : g + s], yb[g + s : g + 2 * s], yb[g + 2 * s : g + 3 * s], yb[g + 3 * s : g + 4 * s]
+        y4, y5, y6, y7 = yb[g + 4 * s : g + 5 * s], yb[g + 5 * s : g + 6 * s], yb[g + 6 * s : g + 7 * s], yb[g + 7 * s : g + 8 * s]
+        for j in range(s):
+            a0, a1, a2, a3, a4, a5, a6, a7 = x0[j], x1[j], x2[j], x3[j], x4[j], x5[j], x6[j], x7[j]
+            y0[j] += g10 * (a1 + a2 + a4)
+            y1[j] += g01 * a0 + g10 * (a3 + a5)
+            y2[j] += g01 * a0 + g10 * (a3 + a6)
+            y3[j] += g01 * (a1 + a2) + g10 * a7
+            y4[j] += g01 * a0 + g10 * (a5 + a6)
+            y5[j] += g01 * (a1 + a4) + g10 * a7
+            y6[j] += g01 * (a2 + a4) + g10 * a7
+            y7[j] += g01 * (a3 + a5 + a6)
+
+
+@njit(cache=True)
+def _inner8_down(xin, yo, B, D):
+    """``yo[4 k : 4 k + 4] += xin[8 k : 8 k + 8] D`` for every k < B / 4 (D: 8 x 4, `down_inner_matrix` at R = 2,
+    scaled), unrolled with D's 32 entries in registers (see `_inner8_apply`)."""
+    d00, d01, d02, d03 = D[0, 0], D[0, 1], D[0, 2], D[0, 3]
+    d10, d11, d12, d13 = D[1, 0], D[1, 1], D[1, 2], D[1, 3]
+    d20, d21, d22, d23 = D[2, 0], D[2, 1], D[2, 2], D[2, 3]
+    d30, d31, d32, d33 = D[3, 0], D[3, 1], D[3, 2], D[3, 3]
+    d40, d41, d42, d43 = D[4, 0], D[4, 1], D[4, 2], D[4, 3]
+    d50, d51, d52, d53 = D[5, 0], D[5, 1], D[5, 2], D[5, 3]
+    d60, d61, d62, d63 = D[6, 0], D[6, 1], D[6, 2], D[6, 3]
+    d70, d71, d72, d73 = D[7, 0], D[7, 1], D[7, 2], D[7, 3]
+    for k in range(B // 4):
+        i, o = 8 * k, 4 * k
+        x0, x1, x2, x3 = xin[i], xin[i + 1], xin[i + 2], xin[i + 3]
+        x4, x5, x6, x7 = xin[i + 4], xin[i + 5], xin[i + 6], xin[i + 7]
+        yo[o] += x0 * d00 + x1 * d10 + x2 * d20 + x3 * d30 + x4 * d40 + x5 * d50 + x6 * d60 + x7 * d70
+        yo[o + 1] += x0 * d01 + x1 * d11 + x2 * d21 + x3 * d31 + x4 * d41 + x5 * d51 + x6 * d61 + x7 * d71
+        yo[o + 2] += x0 * d02 + x1 * d12 + x2 * d22 + x3 * d32 + x4 * d42 + x5 * d52 + x6 * d62 + x7 * d72
+        yo[o + 3] += x0 * d03 + x1 * d13 + x2 * d23 + x3 * d33 + x4 * d43 + x5 * d53 + x6 * d63 + x7 * d73
+
+
+@njit(cache=True)
+def _oct_down(xin, yo, B, s, D):
+    """`_inner8_down` on slices: three axes of input strides s, 2s, 4s contracted at once, ``yo[4 s k + t s + j]
+    += Σ_b xin[8 s k + b s + j] D[b, t]``, one read of each input and one read-modify-write of each output."""
+    d00, d01, d02, d03 = D[0, 0], D[0, 1], D[0, 2], D[0, 3]
+    d10, d11, d12, d13 = D[1, 0], D[1, 1], D[1, 2], D[1, 3]
+    d20, d21, d22, d23 = D[2, 0], D[2, 1], D[2, 2], D[2, 3]
+    d30, d31, d32, d33 = D[3, 0], D[3, 1], D[3, 2], D[3, 3]
+    d40, d41, d42, d43 = D[4, 0], D[4, 1], D[4, 2], D[4, 3]
+    d50, d51, d52, d53 = D[5, 0], D[5, 1], D[5, 2], D[5, 3]
+    d60, d61, d62, d63 = D[6, 0], D[6, 1], D[6, 2], D[6, 3]
+    d70, d71, d72, d73 = D[7, 0], D[7, 1], D[7, 2], D[7, 3]
+    for k in range(B // (4 * s)):
+        i, o = 8 * s * k, 4 * s * k
+        x0, x1, x2, x3 = xin[i : i + s], xin[i + s : i + 2 * s], xin[i + 2 * s : i + 3 * s], xin[i + 3 * s : i + 4 * s]
+        x4, x5, x6, x7 = xin[i + 4 * s : i + 5 * s], xin[i + 5 * s : i + 6 * s], xin[i + 6 * s : i + 7 * s], xin[i + 7 * s : i + 8 * s]
+        y0, y1, y2, y3 = yo[o : o + s], yo[o + s : o + 2 * s], yo[o + 2 * s : o + 3 * s], yo[o + 3 * s : o + 4 * s]
+        for j in range(s):
+            a0, a1, a2, a3, a4, a5, a6, a7 = x0[j], x1[j], x2[j], x3[j], x4[j], x5[j], x6[j], x7[j]
+            y0[j] += a0 * d00 + a1 * d10 + a2 * d20 + a3 * d30 + a4 * d40 + a5 * d50 + a6 * d60 + a7 * d70
+            y1[j] += a0 * d01 + a1 * d11 + a2 * d21 + a3 * d31 + a4 * d41 + a5 * d51 + a6 * d61 + a7 * d71
+            y2[j] += a0 * d02 + a1 * d12 + a2 * d22 + a3 * d32 + a4 * d42 + a5 * d52 + a6 * d62 + a7 * d72
+            y3[j] += a0 * d03 + a1 * d13 + a2 * d23 + a3 * d33 + a4 * d43 + a5 * d53 + a6 * d63 + a7 * d73
+
+
+@njit(cache=True)
+def level_apply(x, y, P, N, R, C, G, G_off, L, d_in, block):
+    """``y = x (C ⊕ G^{⊕n})`` for flat P x R^n vectors (N = R^n) in one sweep over column blocks of ``span``
+    entries (`_span`), the diagonal hoisted: per block and row p,
+
+    - ``y[p, j] = (C[p, p] + Σ_q G[r_q, r_q]) x[p, j]`` initialises the block (no zeroing pass); the sum over
+      the axes is a per-block constant (the outer digits, from ``b0``) plus ``d_in[j]`` (the in-block digits,
+      precomputed: ``diag(G)^{⊕}`` over the block's axes);
+    - the off-diagonal arrival/service moves ``C[p', p] x[p', block]``, p' != p;
+    - per obsolescence axis only its off-diagonal entries ``G[c, a]``, c != a: the outer axes (stride >= span)
+      read R − 1 contiguous partner segments, the middle axes (L <= stride < span) work in the cached block,
+      and the c innermost axes (``L = R^c``) are one dense ``L x L`` product with ``G_off = G^{⊕c} − diag``
+      on each group of L contiguous entries.  At R = 2 the middle axes go three per pass (`_oct_apply`) and
+      the three innermost are unrolled (`_inner8_apply`, L = 8)."""
+    span = _span(N, R, L, block)
+    for b0 in range(0, N, span):
+        for p in range(P):
+            row = p * N
+            yb = y[row + b0 : row + b0 + span]
+            xb = x[row + b0 : row + b0 + span]
+            c0 = C[p, p]
+            s = span
+            while s < N:
+                d = (b0 // s) % R
+                c0 += G[d, d]
                 s *= R
-        s = span
-        while s < N:
-            _axis_sum_add(x, y, row, row + N, s, R, G)
-            s *= R
-
-
-@njit(cache=True)
-def rows_mix_add(x, y, P, N, C):
-    """``y += x (C ⊗ I_N)`` for flat P x N vectors (the arrival and service phases' moves), in cache-sized chunks."""
-    for r0 in range(0, N, 1024):
-        rl = min(1024, N - r0)
-        for a in range(P):
-            src = x[a * N + r0 : a * N + r0 + rl]
-            for b in range(P):
-                f = C[a, b]
-                if f != 0.0:
-                    dst = y[b * N + r0 : b * N + r0 + rl]
-                    for j in range(rl):
-                        dst[j] += src[j] * f
+            for j in range(span):
+                yb[j] = (c0 + d_in[j]) * xb[j]
+            for p2 in range(P):
+                f = C[p2, p]
+                if p2 != p and f != 0.0:
+                    src = x[p2 * N + b0 : p2 * N + b0 + span]
+                    for j in range(span):
+                        yb[j] += src[j] * f
+            s = span
+            while s < N:
+                d = (b0 // s) % R  # this block's digit on the axis of stride s
+                base = row + b0 - d * s
+                for c in range(R):
+                    f = G[c, d]
+                    if c != d and f != 0.0:
+                        src = x[base + c * s : base + c * s + span]
+                        for j in range(span):
+                            yb[j] += src[j] * f
+                s *= R
+            s = L
+            if R == 2:
+                while s * 8 <= span:
+                    _oct_apply(xb, yb, span, s, G[0, 1], G[1, 0])
+                    s *= 8
+            while s < span:
+                for g in range(0, span, R * s):
+                    for a in range(R):
+                        out = yb[g + a * s : g + a * s + s]
+                        for c in range(R):
+                            f = G[c, a]
+                            if c != a and f != 0.0:
+                                src = xb[g + c * s : g + c * s + s]
+                                for j in range(s):
+                                    out[j] += src[j] * f
+                s *= R
+            if R == 2 and L == 8:
+                _inner8_apply(xb, yb, span, G[0, 1], G[1, 0])
+            elif L > 1:
+                for g in range(0, span, L):
+                    out = yb[g : g + L]
+                    for c in range(L):
+                        v = xb[g + c]
+                        gr = G_off[c]
+                        for a in range(L):
+                            out[a] += v * gr[a]
 
 
 @njit(cache=True)
@@ -220,52 +353,94 @@ def class_solve(x, P, N, cls, Minv, v):
 
 
 @njit(cache=True)
-def down_add(x, y, W, M, R, n, beta, S0, G0, coef):
+def down_add(x, y, W, M, R, n, beta, S0, G0, D_in, coef, block):
     """``y += coef · x Q_{i,i-1}`` for level i = n + 1 >= 2 (x: W̄ x M x R^n, y: W̄ x M x R^(n-1)):
     service completion (the head r_1 enters service, its obsolescence phase
     forgotten, the new service phase drawn from beta) plus obsolescence of the
-    buffered page q at rate ``Γ_0[r_q]`` (the axis q removed)."""
+    buffered page q at rate ``Γ_0[r_q]`` (the axis q removed).
+
+    One sweep over output blocks of ``B = min(R^(n-1), block)`` entries.  The axis q of page q has stride
+    ``s = R^(n-1-q)``: an axis with s >= B reads R contiguous input segments of B entries (the head's axis,
+    ``s = R^(n-1)``, also feeds the service completions); the axes with s < B all read the one input block of
+    R B entries that maps onto the output block, and the c innermost of them (``D_in``: ``R^c x R^(c-1)``, the
+    sum of their contractions; 0 x 0 when none) are one dense product per group of ``R^c`` inputs."""
     Nout = R ** (n - 1)
     Nin = Nout * R
-    done = np.empty(min(Nout, 1024))
+    B = 1
+    while B < Nout and B * R <= block:
+        B *= R
+    Li, Lo = D_in.shape[0], D_in.shape[1]
+    B = max(B, Li)  # the merged axes' groups must lie inside a block
+    Dc = D_in * coef
+    done = np.empty(B)
     for nu in range(W):
-        for r0 in range(0, Nout, 1024):
-            rl = min(1024, Nout - r0)
-            done[:rl] = 0.0
+        for o in range(0, Nout, B):
+            done[:] = 0.0
             for m in range(M):
-                f = S0[m]
-                for c in range(R):
-                    start = (nu * M + m) * Nin + c * Nout + r0
-                    src = x[start : start + rl]
-                    for j in range(rl):
-                        done[j] += src[j] * f
+                a = nu * M + m
+                yo = y[a * Nout + o : a * Nout + o + B]
+                fs = S0[m]
+                s = Nout
+                while s >= B:
+                    hi = o // s
+                    lo = o - hi * s
+                    for c in range(R):
+                        start = a * Nin + (hi * R + c) * s + lo
+                        src = x[start : start + B]
+                        f = coef * G0[c]
+                        for j in range(B):
+                            yo[j] += src[j] * f
+                        if s == Nout:
+                            for j in range(B):
+                                done[j] += src[j] * fs
+                    s //= R
+                xin = x[a * Nin + o * R : a * Nin + o * R + R * B]
+                if Li == 8 and Lo == 4:
+                    while s >= 4 * Li:  # axes s, s/2, s/4 at once
+                        _oct_down(xin, yo, B, s // 4, Dc)
+                        s //= 8
+                while s >= max(Li, 1):
+                    for hi in range(B // s):
+                        out = yo[hi * s : hi * s + s]
+                        for c in range(R):
+                            f = coef * G0[c]
+                            src = xin[(hi * R + c) * s : (hi * R + c) * s + s]
+                            for j in range(s):
+                                out[j] += src[j] * f
+                    s //= R
+                if Li == 8 and Lo == 4:
+                    _inner8_down(xin, yo, B, Dc)
+                elif Li > 0:
+                    for g in range(B // Lo):
+                        out = yo[g * Lo : g * Lo + Lo]
+                        for c in range(Li):
+                            v = xin[g * Li + c]
+                            dr = Dc[c]
+                            for t in range(Lo):
+                                out[t] += v * dr[t]
             for m in range(M):
                 f = coef * beta[m]
-                dst = y[(nu * M + m) * Nout + r0 : (nu * M + m) * Nout + r0 + rl]
-                for j in range(rl):
+                dst = y[(nu * M + m) * Nout + o : (nu * M + m) * Nout + o + B]
+                for j in range(B):
                     dst[j] += done[j] * f
-    for q in range(n):
-        s = R ** (n - 1 - q)
-        for a in range(W * M):
-            for hi in range(Nout // s):
-                out = y[a * Nout + hi * s : a * Nout + hi * s + s]
-                for c in range(R):
-                    f = coef * G0[c]
-                    start = a * Nin + (hi * R + c) * s
-                    src = x[start : start + s]
-                    for j in range(s):
-                        out[j] += src[j] * f
 
 
 @njit(cache=True)
-def outer_add(y, u, g, coef):
-    """``y += coef · u ⊗ g`` (flat): a batch's fresh pages enter with phases distributed as ``g``."""
+def up_add(y, x, W, Dt, g, coef):
+    """``y += coef · x (D_l ⊗ I ⊗ g)`` (flat; ``Dt = D_l^T``, W̄ x W̄): a batch moves the arrival phase by ``D_l``
+    and its fresh pages enter with phases distributed as ``g``.  One pass: each ``u = Σ_ν' D_l[ν', ν] x[ν', t]``
+    is formed in registers and spread over its ``|g|`` targets (no temporary level vector)."""
+    rest = x.shape[0] // W
     L = g.shape[0]
-    for p in range(u.shape[0]):
-        f = coef * u[p]
-        dst = y[p * L : p * L + L]
-        for k in range(L):
-            dst[k] += f * g[k]
+    for nu in range(W):
+        for t in range(rest):
+            u = 0.0
+            for nu2 in range(W):
+                u += Dt[nu, nu2] * x[nu2 * rest + t]
+            f = coef * u
+            dst = y[(nu * rest + t) * L : (nu * rest + t) * L + L]
+            for k in range(L):
+                dst[k] += f * g[k]
 
 
 # --- the level blocks -----------------------------------------------------------
@@ -296,10 +471,12 @@ class LevelBlock:
 
     The c innermost obsolescence axes (``R^c <= INNER``) are merged into one factor: ``V^{⊗c}``, ``V^{-1⊗c}`` and
     ``Γ^{⊕c}`` are applied as one dense ``R^c x R^c`` product of the ``(P N / R^c) x R^c`` view; the other axes
-    one by one in compiled loops (`kron_power_right`, `kron_sum_power_add`)."""
+    one by one in compiled loops (`kron_power_right`).  `apply` is one sweep of its own (`level_apply`: the
+    diagonal hoisted, ``R^c <= INNER_APPLY`` merged)."""
 
-    def __init__(self, C: np.ndarray, G: np.ndarray, n: int):
-        self.C, self.G, self.n = C, G, n
+    def __init__(self, C: np.ndarray, G: np.ndarray, n: int, block: int = BLOCK_APPLY):
+        self.C, self.n = C, n
+        self.G = np.ascontiguousarray(G, dtype=float)
         self.P, self.R = C.shape[0], G.shape[0]
         self.N = self.R**n
         lam, V = _eig(G)
@@ -312,7 +489,18 @@ class LevelBlock:
         self.L = self.R**c  # the merged inner factor's size
         self.V_in = _kron_power(self.V, c)
         self.Vinv_in = _kron_power(self.Vinv, c)
-        self.G_in = kron_sum_matrix(G, c)
+        c = 0
+        while c < n and self.R ** (c + 1) <= INNER_APPLY:
+            c += 1
+        self.L_apply = self.R**c  # `apply`'s merged inner factor: small, it multiplies its zeros too
+        G_sum = kron_sum_matrix(self.G, c)
+        self.G_off = np.ascontiguousarray(G_sum - np.diag(np.diag(G_sum)))
+        self.block = block
+        span = _span(self.N, self.R, self.L_apply, block)
+        outer = 0
+        while span * self.R**outer < self.N:
+            outer += 1
+        self.d_in = diag_sum_vector(np.diag(self.G), n - outer)  # the n - outer in-block axes (all of them if R = 1)
         self.cls, counts = _classes(n, self.R)
         sigma = counts @ lam
         eye = np.eye(self.P)
@@ -329,10 +517,7 @@ class LevelBlock:
 
     def apply(self, x: np.ndarray, out: np.ndarray) -> None:
         """``out = x Q_{i,i}`` (flat vectors of length P N)."""
-        np.matmul(self._rows(x), self.G_in, out=self._rows(out))
-        rows_mix_add(x, out, self.P, self.N, self.C)
-        if self.L < self.N:
-            kron_sum_power_add(x, out, self.P, self.N, self.R, self.G, self.L)
+        level_apply(x, out, self.P, self.N, self.R, self.C, self.G, self.G_off, self.L_apply, self.d_in, self.block)
 
     def solve(self, work: np.ndarray, tmp: np.ndarray, buf: np.ndarray, v: np.ndarray) -> None:
         """In place: ``work <- work Q_{i,i}^{-1}`` (``work``, ``tmp`` of this block's dtype and size; ``buf``, ``v``
@@ -353,6 +538,30 @@ def _kron_power(A: np.ndarray, c: int) -> np.ndarray:
     return np.ascontiguousarray(out)
 
 
+def diag_sum_vector(d: np.ndarray, c: int) -> np.ndarray:
+    """``Σ_q d[r_q]`` over the ``R^c`` index tuples ``(r_1, .., r_c)``, r_1 most significant: the diagonal of
+    ``diag(d)^{⊕c}`` (``c = 0``: the one entry 0)."""
+    out = np.zeros(1)
+    for _ in range(c):
+        out = (out[:, None] + d[None, :]).ravel()
+    return np.ascontiguousarray(out, dtype=float)
+
+
+def down_inner_matrix(g0: np.ndarray, n: int) -> np.ndarray:
+    """`down_add`'s merged factor for a level with n waiting pages: ``Σ_q I_{R^q} ⊗ g0 ⊗ I_{R^(c-1-q)}``
+    (``R^c x R^(c-1)``, g0 a column) over the c innermost axes, ``c <= n - 1`` (never the head's axis, which
+    also feeds the service completions) and ``R^c <= INNER_DOWN``; 0 x 0 when c = 0."""
+    R = g0.shape[0]
+    c = 0
+    while c < n - 1 and R ** (c + 1) <= INNER_DOWN:
+        c += 1
+    if c == 0:
+        return np.zeros((0, 0))
+    col = g0.reshape(R, 1)
+    out = sum(np.kron(np.kron(np.eye(R**q), col), np.eye(R ** (c - 1 - q))) for q in range(c))
+    return np.ascontiguousarray(out, dtype=float)
+
+
 def kron_sum_matrix(G: np.ndarray, c: int) -> np.ndarray:
     """``G^{⊕c} = Σ_q I_{R^{q-1}} ⊗ G ⊗ I_{R^{c-q}}`` as a dense ``R^c x R^c`` array (``c = 0``: the 1 x 1 zero)."""
     R = G.shape[0]
@@ -364,10 +573,10 @@ def kron_sum_matrix(G: np.ndarray, c: int) -> np.ndarray:
 
 class LevelOperators:
     """The blocks of Q as tensor operations on the flat stationary vector (row convention): diagonal blocks
-    (`LevelBlock`), down one level (`down_add`) and up by a batch (`outer_add`)."""
+    (`LevelBlock`), down one level (`down_add`) and up by a batch (`up_add`)."""
 
-    def __init__(self, model: BmapModel, levels):
-        self.model, self.levels = model, tuple(levels)
+    def __init__(self, model: BmapModel, levels, block: int = BLOCK_APPLY):
+        self.model, self.levels, self.block = model, tuple(levels), block
         K, W, M, R = model.K, model.W, model.M, model.R
         self.sizes = [model.level_size(i) for i in range(K + 1)]
         self.cuts = np.cumsum([0] + self.sizes)
@@ -377,7 +586,8 @@ class LevelOperators:
         self.gam = np.ascontiguousarray(model.obsolescence.beta, dtype=float)
         self.G = np.ascontiguousarray(model.obsolescence.S, dtype=float)
         self.G0 = np.ascontiguousarray(model.obsolescence.exit, dtype=float)
-        self.blocks = [LevelBlock(self.diag_C(i), self.G, max(i - 1, 0)) for i in range(K + 1)]
+        self.blocks = [LevelBlock(self.diag_C(i), self.G, max(i - 1, 0), block) for i in range(K + 1)]
+        self.D_in = [down_inner_matrix(self.G0, i - 1) for i in range(K + 1)]
         # batch sizes l that can move level i up (D_l, or the tail for l = K - i), with the fresh-phase vector
         # (beta ⊗ gamma^{⊗(l-1)} from level 0, gamma^{⊗l} above)
         self.ups = [[(l, np.ascontiguousarray(self._D_up(i, l).T), self._fresh(i, l))
@@ -419,15 +629,12 @@ class LevelOperators:
         if i == 1:
             y += coef * (x.reshape(m.W, m.M) @ self.S0)
         else:
-            down_add(x, y, m.W, m.M, m.R, i - 1, self.beta, self.S0, self.G0, coef)
+            down_add(x, y, m.W, m.M, m.R, i - 1, self.beta, self.S0, self.G0, self.D_in[i], coef, self.block)
 
     def _up(self, i: int, x: np.ndarray, out: np.ndarray, coef: float) -> None:
         """``out_{i+l} += coef · x Q_{i,i+l}`` for every batch size l that moves level i up (``out`` flat, all levels)."""
-        W = self.model.W
-        u = self._u[: self.sizes[i]]
         for l, Dt, g in self.ups[i]:
-            np.matmul(Dt, x.reshape(W, -1), out=u.reshape(W, -1))
-            outer_add(self.level(out, i + l), u, g, coef)
+            up_add(self.level(out, i + l), x, self.model.W, Dt, g, coef)
 
     def apply_flat(self, x: np.ndarray, out: np.ndarray) -> None:
         """``out = x Q`` (flat vectors over all states)."""
@@ -437,6 +644,68 @@ class LevelOperators:
             if i >= 1:
                 self._down(i, self.level(x, i), self.level(out, i - 1), 1.0)
             self._up(i, self.level(x, i), out, 1.0)
+
+    def matvec_flops(self) -> int:
+        """Floating-point operations (a multiply-add counts 2) of one `apply_flat`, counted from the structure as
+        the kernels execute them (per-segment scalar products such as ``coef · Γ_0[c]`` not counted):
+
+        - level i >= 1 (n = i − 1 pages, P x N, N = R^n), `level_apply`: the hoisted diagonal ``(c_0 + d_in) x``
+          2 P N; the off-diagonal entries of C ``2 nnz_off(C) N``; an obsolescence axis done alone
+          ``2 P N nnz_off(Γ) / R``; three axes at once (`_oct_apply`) or the merged inner factor
+          (`_inner8_apply`) 38 per 8 entries; a dense merged factor of L entries ``2 L`` per entry;
+        - down from level i >= 2, `down_add`, per output entry: an axis done alone ``2 R`` (zero rates
+          included), three at once (`_oct_down`) or the merged inner factor ``2 R^c`` (16 at R = 2); the
+          service completions ``2 R W̄ M N_out`` (head axis) plus ``2 W̄ M N_out`` (drawn from beta); from
+          level 1: ``W̄ (2M + 1)``;
+        - up by a batch l from level i (`up_add`): ``n_i (2 W̄ + 1 + 2 |g|)``, ``n_i`` the size of level i and
+          g the fresh phases."""
+        W, M, R = self.model.W, self.model.M, self.model.R
+        nnz_off = lambda A: int(np.count_nonzero(A - np.diag(np.diag(A))))
+        total = 0
+        for i, blk in enumerate(self.blocks):
+            P, N, L = blk.P, blk.N, blk.L_apply
+            total += 2 * P * N + 2 * nnz_off(blk.C) * N
+            axis = 2 * P * N * nnz_off(blk.G) // R  # one obsolescence axis done alone
+            span = int(_span(N, R, L, blk.block))
+            s = span
+            while s < N:  # outer axes
+                total += axis
+                s *= R
+            s = L
+            while R == 2 and s * 8 <= span:
+                total += 38 * P * N // 8
+                s *= 8
+            while s < span:
+                total += axis
+                s *= R
+            if R == 2 and L == 8:
+                total += 38 * P * N // 8
+            elif L > 1:
+                total += 2 * L * P * N
+            if i == 1:
+                total += W * (2 * M + 1)
+            elif i >= 2:
+                Nout = N // R
+                Li, Lo = self.D_in[i].shape
+                B = 1
+                while B < Nout and B * R <= self.block:
+                    B *= R
+                B = max(B, Li)
+                per_out = 2 * Li  # the merged inner factor
+                s = Nout
+                while s >= B:
+                    per_out += 2 * R
+                    s //= R
+                while Li == 8 and Lo == 4 and s >= 4 * Li:
+                    per_out += 16
+                    s //= 8
+                while s >= max(Li, 1):
+                    per_out += 2 * R
+                    s //= R
+                total += per_out * P * Nout + 2 * R * W * M * Nout + 2 * W * M * Nout
+            for _, _, g in self.ups[i]:
+                total += self.sizes[i] * (2 * W + 1 + 2 * g.size)
+        return total
 
     def apply(self, xs) -> list:
         """``x Q`` level by level (lists of level vectors)."""
@@ -458,7 +727,7 @@ class LevelOperators:
         K = len(self.blocks) - 1
         inflow = self._inflow
         inflow[:] = 0
-        b = self._u  # the up-moves use _u only after a level's solve is finished
+        b = self._u
         for i in range(K + 1):
             bi = b[: self.sizes[i]]
             np.subtract(self.level(rhs, i), self.level(inflow, i), out=bi)

@@ -67,15 +67,61 @@ def test_merged_axes_equal_explicit_kronecker_sum(obsolescence, n):
     assert np.abs(work.imag).max(initial=0) < 1e-12
 
 
-def test_operator_equals_generator():
+@pytest.mark.parametrize("block", [bs.BLOCK_APPLY, 16, 2])  # small blocks: the matvec's outer-axis paths
+def test_operator_equals_generator(block):
     for m, pol in ((example(8), bm.Policy((4, 1), (2,))), (example(4, CYCLIC), bm.Policy((2, 1), (1,)))):
         lv = m.check_policy(pol)
         Q = bm.generator_enumerated(m, lv)  # state by state from the model's rules, not from the Lemma
-        ops = bs.LevelOperators(m, lv)
+        ops = bs.LevelOperators(m, lv, block=block)
         x = np.random.default_rng(1).random(Q.shape[0])
         out = np.empty_like(x)
         ops.apply_flat(x, out)
         np.testing.assert_allclose(out, Q.T @ x, rtol=0, atol=1e-13)
+
+
+def _kron(*factors):
+    out = np.ones((1, 1))
+    for f in factors:
+        out = np.kron(out, f)
+    return out
+
+
+@pytest.mark.parametrize("obsolescence, n", [(DISTINCT, 9), (DISTINCT, 7), (DISTINCT, 3), (DISTINCT, 1), (CYCLIC, 4)])
+@pytest.mark.parametrize("block", [bs.BLOCK_APPLY, 32, 8, 2])
+def test_fused_kernels_equal_plain_kronecker(obsolescence, n, block):
+    """The one-sweep kernels (`level_apply` via `LevelBlock.apply`, `down_add`, `up_add`), with blocks small
+    enough to exercise the outer axes, against the blocks written as plain numpy Kronecker products on a level
+    with n waiting pages: ``C ⊗ I + Σ_q I ⊗ Γ_q``, the service and obsolescence exits, a batch with fresh pages."""
+    G = obsolescence.S
+    R = G.shape[0]
+    g0, gam = -G.sum(axis=1), obsolescence.beta
+    W, M = 2, 2
+    rng = np.random.default_rng(10 * n + block)
+    C = np.kron(np.array([[-5.0, 1.0], [0.5, -2.0]]), np.eye(M)) + np.kron(np.eye(W), np.array([[-3.0, 1.0], [2.0, -3.0]]))
+    I = np.eye
+    diag = _kron(C, I(R**n)) + sum(_kron(I(W * M), I(R**q), G, I(R ** (n - 1 - q))) for q in range(n))
+    blk = bs.LevelBlock(C, G, n, block)
+    x = rng.random(W * M * R**n)
+    out = np.empty_like(x)
+    blk.apply(x, out)
+    np.testing.assert_allclose(out, x @ diag, rtol=0, atol=1e-13)
+
+    beta, S0 = np.array([0.3, 0.7]), np.array([1.5, 0.25])
+    if n >= 2:  # level 1 -> 0 is a plain matrix product in `LevelOperators._down`
+        service = _kron(I(W), np.outer(S0, beta), np.ones((R, 1)), I(R ** (n - 1)))
+        obsolete = sum(_kron(I(W * M), I(R**q), g0.reshape(R, 1), I(R ** (n - 1 - q))) for q in range(n))
+        y0 = rng.random(W * M * R ** (n - 1))
+        y = y0.copy()
+        bs.down_add(x, y, W, M, R, n, beta, S0, g0, bs.down_inner_matrix(g0, n), -0.5, block)
+        np.testing.assert_allclose(y, y0 - 0.5 * (x @ (service + obsolete)), rtol=0, atol=1e-13)
+
+    D = np.array([[0.4, 0.1], [0.2, 0.3]])
+    for l in (1, 2):
+        g = _kron(*[gam.reshape(1, R)] * l).ravel()
+        y0 = rng.random(x.size * R**l)
+        y = y0.copy()
+        bs.up_add(y, x, W, np.ascontiguousarray(D.T), g, 2.0)
+        np.testing.assert_allclose(y, y0 + 2.0 * (x @ _kron(D, I(M * R**n), g.reshape(1, -1))), rtol=0, atol=1e-13)
 
 
 def test_preconditioner_is_symmetric_block_gauss_seidel():
