@@ -176,12 +176,14 @@ def closed_classes(P: sps.csr_matrix) -> list[np.ndarray]:
     """The closed communicating (recurrent) classes of a stochastic matrix."""
     from scipy.sparse import csgraph
 
+    P = sps.csr_matrix(P)  # no copy for CSR input; the edges are read off indptr/indices without a COO copy
     ncomp, lab = csgraph.connected_components(P, directed=True, connection="strong")
-    C = P.tocoo()
+    row = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
     leaving = np.zeros(ncomp, dtype=bool)
-    m = (lab[C.row] != lab[C.col]) & (C.data > 0)
-    leaving[lab[C.row[m]]] = True
-    return [np.flatnonzero(lab == k) for k in range(ncomp) if not leaving[k]]
+    m = (lab[row] != lab[P.indices]) & (P.data > 0)
+    leaving[lab[row[m]]] = True
+    # only the closed components are listed: transient states are often many singleton components
+    return [np.flatnonzero(lab == k) for k in np.flatnonzero(~leaving)]
 
 
 def bordered_lu(sub: sps.spmatrix, ref: int):

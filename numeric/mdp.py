@@ -25,7 +25,7 @@ state.  The printed (1.14) and (1.15) differ from this; see
 Solvers: :func:`relative_value_iteration` (Proposition 6, with its stopping
 rule; x̂ = (1, 1, 1) and h_0 = 0 by default, the reading of the unstated
 choices that reproduces every printed count and C_d, found by
-:func:`rvi_stop_counts` over all x̂), :func:`policy_iteration` (exact policy evaluation by sparse LU,
+:func:`rvi_stop_counts` over all x̂), :func:`policy_iteration` (exact policy evaluation by LU,
 then :func:`certified_gain`: improvement on exact Q-values, θ from a relative-accurate
 stationary law and valid Odoni bounds, so tiny gains keep their digits),
 :func:`gain_hp` (≥ 30 digits by mixed-precision iterative refinement with exact residuals) and
@@ -203,13 +203,20 @@ class CrawlerMDP:
         return np.where(pick, i1, i0), np.where(pick, p1, p0)
 
     def policy_matrix(self, policy: np.ndarray) -> sps.csr_matrix:
-        """P(π) for a pure stationary policy given as an action per state."""
+        """P(π) for a pure stationary policy given as an action per state: the CSR matrix of the positive
+        successor probabilities, columns sorted within each row.
+
+        Built by index arithmetic: the three successors of a state are distinct states (they differ in s),
+        and only zero-probability placeholders can repeat a column, so keeping the positive entries
+        sorted by column is exactly what summing duplicates and eliminating zeros would give.
+        """
         idx, prob = self.policy_arrays(policy)
-        rows = np.repeat(np.arange(self.n), 3)
-        m = sps.csr_matrix((prob.ravel(), (rows, idx.ravel())), shape=(self.n, self.n))
-        m.sum_duplicates()
-        m.eliminate_zeros()
-        return m
+        order = np.argsort(idx, axis=1, kind="stable")
+        idx, prob = np.take_along_axis(idx, order, axis=1), np.take_along_axis(prob, order, axis=1)
+        keep = prob > 0
+        indptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(keep.sum(axis=1), out=indptr[1:])
+        return sps.csr_matrix((prob[keep], idx[keep], indptr), shape=(self.n, self.n))
 
     def check_policy(self, policy) -> np.ndarray:
         """Validate a pure stationary policy (one action 0/1 per state, each in A_x) and return it as int64;
@@ -394,23 +401,12 @@ def relative_value_iteration(mdp: CrawlerMDP, *, tau: float = 0.99999, reference
     dtype = np.longdouble if precision == "extended" else np.float64
     h, h0_name = _initial_h(mdp, h0, dtype)
     h[ref] = 0
-    step = _operator(mdp, precision)
-    tau_ = dtype(tau)
-    k, stat = 0, math.nan
-    while True:
-        Th = step(h)
-        new = (1 - tau_) * h + tau_ * (Th - Th[ref])
-        k += 1
-        if sweeps is None:
-            diff = np.abs(new - h)
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                rel = np.where(h != 0, diff / np.abs(h), np.where(diff == 0, 0.0, np.inf))
-            stat = float(rel.max())
-        h = new
-        if (sweeps is None and stat < tol) or k == sweeps:
-            break
-        if k >= max_iter:
+    if precision == "double":
+        k, stat, stopped = _rvi_double(mdp, h, ref, float(tau), float(tol), max_iter, -1 if sweeps is None else sweeps)
+        if not stopped:
             raise SolverError(f"relative value iteration did not meet its stopping rule in {max_iter} iterations (last {stat:.3g})")
+    else:
+        h, k, stat = _rvi_extended(mdp, h, ref, tau, tol, max_iter, sweeps)
     Q = _q_values(mdp, h, precision)
     Th = Q.min(axis=1)
     gap = Th - h
@@ -535,32 +531,115 @@ def _initial_h(mdp: CrawlerMDP, h0, dtype) -> tuple[np.ndarray, str]:
     return h, "given"
 
 
-def _operator(mdp: CrawlerMDP, precision: str):
-    """h -> T(h): sparse products in float64, explicit gathers in long double."""
-    if precision == "extended":
-        cost = mdp.cost.astype(np.longdouble)
-        bars = [np.where(mdp.allowed[:, a], 0.0, np.inf).astype(np.longdouble) for a in (0, 1)]
-        # the three successors as contiguous columns, summed left to right (as numpy sums each row of 3)
-        cols = [[(np.ascontiguousarray(idx[:, j]), prob[:, j].astype(np.longdouble)) for j in range(3)]
-                for idx, prob in mdp.successors]
+def _rvi_extended(mdp: CrawlerMDP, h: np.ndarray, ref: int, tau: float, tol: float, max_iter: int,
+                  sweeps: int | None) -> tuple[np.ndarray, int, float]:
+    """The recursion of :func:`relative_value_iteration` in long double: (h_k, k, last stopping statistic)."""
+    step = _extended_operator(mdp)
+    tau_ = np.longdouble(tau)
+    k, stat = 0, math.nan
+    while True:
+        Th = step(h)
+        new = (1 - tau_) * h + tau_ * (Th - Th[ref])
+        k += 1
+        if sweeps is None:
+            diff = np.abs(new - h)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                rel = np.where(h != 0, diff / np.abs(h), np.where(diff == 0, 0.0, np.inf))
+            stat = float(rel.max())
+        h = new
+        if (sweeps is None and stat < tol) or k == sweeps:
+            return h, k, stat
+        if k >= max_iter:
+            raise SolverError(f"relative value iteration did not meet its stopping rule in {max_iter} iterations (last {stat:.3g})")
 
-        def step(h):
-            y = []
-            for a in (0, 1):
-                (i0, p0), (i1, p1), (i2, p2) = cols[a]
-                t = p0 * h[i0]
-                t += p1 * h[i1]
-                t += p2 * h[i2]
-                t += bars[a]
-                y.append(t)
-            return cost + np.minimum(y[0], y[1], out=y[0])
 
-        return step
+def _extended_operator(mdp: CrawlerMDP):
+    """h -> T(h) in long double by explicit gathers."""
+    cost = mdp.cost.astype(np.longdouble)
+    bars = [np.where(mdp.allowed[:, a], 0.0, np.inf).astype(np.longdouble) for a in (0, 1)]
+    # the three successors as contiguous columns, summed left to right (as numpy sums each row of 3)
+    cols = [[(np.ascontiguousarray(idx[:, j]), prob[:, j].astype(np.longdouble)) for j in range(3)]
+            for idx, prob in mdp.successors]
+
+    def step(h):
+        y = []
+        for a in (0, 1):
+            (i0, p0), (i1, p1), (i2, p2) = cols[a]
+            t = p0 * h[i0]
+            t += p1 * h[i1]
+            t += p2 * h[i2]
+            t += bars[a]
+            y.append(t)
+        return cost + np.minimum(y[0], y[1], out=y[0])
+
+    return step
+
+
+def _rvi_double(mdp: CrawlerMDP, h: np.ndarray, ref: int, tau: float, tol: float, max_iter: int,
+                sweeps: int) -> tuple[int, float, bool]:
+    """The float64 recursion of :func:`relative_value_iteration`, h updated in place: (k, last stopping
+    statistic, whether the stop (or ``sweeps`` > 0 updates) was reached within ``max_iter``).
+
+    P(a) h is formed from the CSR rows of P(0), P(1) in their stored order, summed from 0.0, as scipy's
+    sparse product does, and every other operation is that of the numpy expression
+    h_{k+1} = (1 − τ) h_k + τ (T(h_k) − T(h_k)(x̂)): the iterates, k and the statistic are those of the
+    sparse float64 recursion bit for bit (tests/test_mdp.py checks it against that recursion)."""
     P0, P1 = mdp.P
     bar0 = np.where(mdp.allowed[:, 0], 0.0, np.inf)  # +inf masks a ∉ A_x
     bar1 = np.where(mdp.allowed[:, 1], 0.0, np.inf)
-    cost = mdp.cost.astype(float)
-    return lambda h: cost + np.minimum(P0 @ h + bar0, P1 @ h + bar1)
+    out = np.zeros(2)
+    k = _rvi_single_kernel()(P0.indptr, P0.indices, P0.data, P1.indptr, P1.indices, P1.data, bar0, bar1,
+                             mdp.cost.astype(float), ref, h, tau, tol, max_iter, sweeps, out)
+    return int(k), float(out[0]), bool(out[1])
+
+
+@lru_cache(maxsize=None)
+def _rvi_single_kernel():
+    """The compiled loop of :func:`_rvi_double` (numba imported on first use)."""
+    from numba import njit
+
+    @njit(cache=True, error_model="numpy")
+    def kernel(ptr0, col0, val0, ptr1, col1, val1, bar0, bar1, cost, ref, h, tau, tol, max_iter, sweeps, out):
+        n = h.shape[0]
+        keep = 1.0 - tau
+        Th = np.empty(n)
+        stat = np.nan
+        k = 0
+        while True:
+            for i in range(n):
+                y0 = 0.0
+                for p in range(ptr0[i], ptr0[i + 1]):
+                    y0 += val0[p] * h[col0[p]]
+                y1 = 0.0
+                for p in range(ptr1[i], ptr1[i + 1]):
+                    y1 += val1[p] * h[col1[p]]
+                Th[i] = cost[i] + min(y0 + bar0[i], y1 + bar1[i])
+            t_ref = Th[ref]
+            worst = 0.0
+            for i in range(n):
+                new = keep * h[i] + tau * (Th[i] - t_ref)
+                if sweeps < 0:
+                    diff = abs(new - h[i])
+                    if h[i] != 0:
+                        rel = diff / abs(h[i])
+                    elif diff == 0:
+                        rel = 0.0
+                    else:
+                        rel = np.inf
+                    if rel > worst:
+                        worst = rel
+                h[i] = new
+            k += 1
+            if sweeps < 0:
+                stat = worst
+            if (sweeps < 0 and stat < tol) or k == sweeps:
+                out[0], out[1] = stat, 1.0
+                return k
+            if k >= max_iter:
+                out[0], out[1] = stat, 0.0
+                return k
+
+    return kernel
 
 
 def _q_values(mdp: CrawlerMDP, h: np.ndarray, precision: str) -> np.ndarray:
@@ -622,8 +701,10 @@ def _evaluation_lu(mdp: CrawlerMDP, P: sps.csr_matrix, ref: int):
 def stationary_distribution(P: sps.csr_matrix, recurrent: np.ndarray) -> np.ndarray:
     """π P = π, Σπ = 1 for a unichain P (zero on transient states); solved
     on the recurrent class by sparse LU."""
-    sub = P[recurrent][:, recurrent].tocsc()
     n = len(recurrent)
+    i, j, p = _restrict(P, recurrent, recurrent)
+    # (I − P_C)^T with its first equation replaced by Σπ = 1, in the entry order scipy's sparse algebra gives
+    sub = sps.csr_matrix((p, (i, j)), shape=(n, n)).tocsc()
     A = (sps.identity(n, format="csc") - sub).T.tocoo()
     keep = A.row != 0
     A = sps.csc_matrix((np.concatenate([A.data[keep], np.ones(n)]),
@@ -639,6 +720,20 @@ def stationary_distribution(P: sps.csr_matrix, recurrent: np.ndarray) -> np.ndar
     return pi / pi.sum()
 
 
+def _restrict(P: sps.csr_matrix, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The entries of P[rows][:, cols] as triplets (i, j, p), i and j positions in ``rows`` and ``cols``,
+    in CSR order: scipy's fancy indexing without its per-call overhead (the policy matrices have
+    at most three entries per row, and this is called for every policy evaluation)."""
+    counts = np.diff(P.indptr)[rows]
+    ends = np.cumsum(counts)
+    at = np.repeat(P.indptr[rows] - (ends - counts), counts) + np.arange(int(ends[-1]) if ends.size else 0)
+    pos = np.full(P.shape[1], -1, dtype=np.int64)
+    pos[cols] = np.arange(len(cols))
+    j = pos[P.indices[at]]
+    ok = j >= 0
+    return np.repeat(np.arange(len(rows)), counts)[ok], j[ok], P.data[at][ok]
+
+
 @dataclass(frozen=True)
 class MultichainEvaluation:
     """Evaluation of a possibly multichain policy: gain g(x) per state, a bias h, and the list of closed classes."""
@@ -647,19 +742,23 @@ class MultichainEvaluation:
     classes: list = field(repr=False)
 
 
+# Policy iteration evaluates thousands of policies whose classes have a few dozen states: below this size the
+# systems are solved dense (LAPACK), where SuperLU's set-up would cost more than the factorisation.
+DENSE_MAX = 200
+
+
 def evaluate_multichain(mdp: CrawlerMDP, policy: np.ndarray) -> MultichainEvaluation:
     """Evaluation of any pure stationary policy (Puterman 1994, §9.1): per
     closed class C the gain g_C (bordered system on C), on transient states
-    g = P g and g + h = c + P h, all by sparse LU."""
+    g = P g and g + h = c + P h; sparse LU, or dense LU for systems of at
+    most :data:`DENSE_MAX` states."""
     P = mdp.policy_matrix(policy)
     classes = closed_classes(P)
     n = mdp.n
     g, h = np.zeros(n), np.zeros(n)
     rec = np.zeros(n, dtype=bool)
     for C in classes:
-        sub = P[C][:, C]
-        lu = _bordered_lu(sub, 0)
-        z = lu.solve(mdp.cost[C].astype(float))
+        z = _bordered_class_solve(P, C, mdp.cost[C].astype(float))
         g[C] = z[0]
         hc = z.copy()
         hc[0] = 0.0
@@ -667,12 +766,95 @@ def evaluate_multichain(mdp: CrawlerMDP, policy: np.ndarray) -> MultichainEvalua
         rec[C] = True
     T = np.flatnonzero(~rec)
     if T.size:
-        R = np.flatnonzero(rec)
-        PTT, PTR = P[T][:, T], P[T][:, R]
-        lu = spla.splu((sps.identity(T.size, format="csc") - PTT).tocsc())
-        g[T] = lu.solve(PTR @ g[R])
-        h[T] = lu.solve(mdp.cost[T] - g[T] + PTR @ h[R])
+        # g and h vanish on T here, so (P g)[T] = P_TR g_R and (P h)[T] = P_TR h_R, summed in the same order
+        solve = _transient_solver(P, T)
+        g[T] = solve((P @ g)[T])
+        h[T] = solve(mdp.cost[T] - g[T] + (P @ h)[T])
     return MultichainEvaluation(g, h, classes)
+
+
+def _bordered_class_solve(P: sps.csr_matrix, C: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """z with z[0] = g, z[1:] = h on C[1:]: the bordered system of :func:`bordered_lu` on the closed class C
+    (I − P_C with its first column replaced by ones)."""
+    m = C.size
+    i, j, p = _restrict(P, C, C)
+    if m > DENSE_MAX:
+        return _bordered_lu(sps.csr_matrix((p, (i, j)), shape=(m, m)), 0).solve(rhs)
+    A = np.eye(m)
+    A[i, j] -= p  # (i, j) pairs are distinct: P has no duplicate entries
+    A[:, 0] = 1.0
+    return _dense_lu(A)(rhs)
+
+
+def _transient_solver(P: sps.csr_matrix, T: np.ndarray):
+    """x -> (I − P_TT)^{-1} x, factorised once (dense LU up to :data:`DENSE_MAX` states, else SuperLU)."""
+    m = T.size
+    i, j, p = _restrict(P, T, T)
+    if m > DENSE_MAX:
+        # I − P_TT assembled from triplets: the diagonal sums 1 + (−p_ii), bit for bit the 1 − p_ii of sparse algebra
+        d = np.arange(m)
+        A = sps.csc_matrix((np.concatenate([np.ones(m), -p]), (np.concatenate([d, i]), np.concatenate([d, j]))),
+                           shape=(m, m))
+        return spla.splu(A).solve
+    A = np.eye(m)
+    A[i, j] -= p
+    return _dense_lu(A)
+
+
+def _dense_lu(A: np.ndarray):
+    """b -> A^{-1} b by Gaussian elimination with partial pivoting (A is overwritten by its factors);
+    SolverError when a pivot is exactly zero, as for SuperLU.  Compiled rather than LAPACK: on a shared
+    machine a threaded BLAS spends far longer synchronising than these small systems take to factor."""
+    factor, solve = _dense_lu_kernels()
+    piv = np.empty(A.shape[0], dtype=np.int64)
+    if not factor(A, piv):
+        raise SolverError("policy evaluation system is singular (zero pivot in dense LU)")
+    return lambda b: solve(A, piv, np.asarray(b, dtype=float))
+
+
+@lru_cache(maxsize=None)
+def _dense_lu_kernels():
+    """(factor, solve) of :func:`_dense_lu`, compiled on first use."""
+    from numba import njit
+
+    @njit(cache=True)
+    def factor(A, piv):
+        n = A.shape[0]
+        for k in range(n):
+            p, big = k, abs(A[k, k])
+            for i in range(k + 1, n):
+                if abs(A[i, k]) > big:
+                    p, big = i, abs(A[i, k])
+            piv[k] = p
+            if big == 0.0:
+                return False
+            if p != k:
+                for j in range(n):
+                    A[k, j], A[p, j] = A[p, j], A[k, j]
+            for i in range(k + 1, n):
+                f = A[i, k] / A[k, k]
+                A[i, k] = f
+                if f != 0.0:  # the systems are banded: most multipliers vanish
+                    for j in range(k + 1, n):
+                        A[i, j] -= f * A[k, j]
+        return True
+
+    @njit(cache=True)
+    def solve(A, piv, b):
+        n = A.shape[0]
+        x = b.copy()
+        for k in range(n):
+            x[k], x[piv[k]] = x[piv[k]], x[k]
+        for i in range(n):
+            for j in range(i):
+                x[i] -= A[i, j] * x[j]
+        for i in range(n - 1, -1, -1):
+            for j in range(i + 1, n):
+                x[i] -= A[i, j] * x[j]
+            x[i] /= A[i, i]
+        return x
+
+    return factor, solve
 
 
 def _improve(mdp: CrawlerMDP, ev: MultichainEvaluation, policy: np.ndarray) -> np.ndarray:
@@ -705,7 +887,8 @@ def policy_iteration(mdp: CrawlerMDP, *, initial: np.ndarray | None = None, max_
                      certify: bool = True) -> MDPSolution:
     """Policy iteration (Puterman 1994, §9.2: the multichain algorithm, as
     policies met on the way may have several recurrent classes) from the
-    best static policy (keep min(N, N_s) crawlers active), with exact evaluation by sparse LU.  Actions change
+    best static policy (keep min(N, N_s) crawlers active), with exact evaluation by LU
+    (:func:`evaluate_multichain`: dense for small systems, sparse otherwise).  Actions change
     only on a strict improvement (beyond TIE_REL), so it terminates.  The
     optimal gain is constant (weakly communicating MDP); the final policy
     must be unichain (checked), and is checked against the optimality

@@ -352,3 +352,99 @@ def test_cli_tiny_gain_digits(capsys):
     assert 0 < lo <= float(exact) <= hi and d["gain_bounds_relative_width"] < 1e-9
     with mpmath.workdps(40):
         assert digits_agreed(mpmath.mpf(d["gain_hp"]["value"]), mpmath.mpf(exact.numerator) / exact.denominator) >= 24.5
+
+
+# ------------------------------------------------ fast paths against the scipy routes they replace
+
+
+def _random_policy(m, rng):
+    pol = rng.integers(0, 2, m.n)
+    return np.where(m.allowed[:, 0], np.where(m.allowed[:, 1], pol, 0), 1)
+
+
+def _sparse_multichain(m, pol):
+    """Evaluation of §9.1 with scipy fancy indexing and SuperLU throughout (the route before the dense path)."""
+    import scipy.sparse as sps
+    import scipy.sparse.linalg as spla
+
+    idx, prob = m.policy_arrays(pol)
+    P = sps.csr_matrix((prob.ravel(), (np.repeat(np.arange(m.n), 3), idx.ravel())), shape=(m.n, m.n))
+    P.sum_duplicates()
+    P.eliminate_zeros()
+    classes = M.closed_classes(P)
+    g, h, rec = np.zeros(m.n), np.zeros(m.n), np.zeros(m.n, dtype=bool)
+    for C in classes:
+        z = M._bordered_lu(P[C][:, C], 0).solve(m.cost[C].astype(float))
+        g[C], h[C], rec[C] = z[0], np.concatenate([[0.0], z[1:]]), True
+    T, R = np.flatnonzero(~rec), np.flatnonzero(rec)
+    if T.size:
+        lu = spla.splu((sps.identity(T.size, format="csc") - P[T][:, T]).tocsc())
+        g[T] = lu.solve(P[T][:, R] @ g[R])
+        h[T] = lu.solve(m.cost[T] - g[T] + P[T][:, R] @ h[R])
+    return P, classes, g, h
+
+
+@settings(max_examples=30, deadline=None)
+@given(small, st.integers(0, 2**32 - 1))
+def test_policy_matrix_and_dense_evaluation_equal_sparse_route(m, seed):
+    pol = _random_policy(m, np.random.default_rng(seed))
+    P, classes, g, h = _sparse_multichain(m, pol)
+    A = m.policy_matrix(pol)
+    assert (A.indptr.tolist(), A.indices.tolist(), A.data.tobytes()) == (P.indptr.tolist(), P.indices.tolist(), P.data.tobytes())
+    ev = M.evaluate_multichain(m, pol)  # n <= 126 here: every system goes through the dense path
+    assert [C.tolist() for C in ev.classes] == [C.tolist() for C in classes]
+    rec = np.concatenate(classes)
+    assert np.abs(ev.g[rec] - g[rec]).max() <= 1e-12 * max(1.0, float(np.abs(g).max()))  # the class gains
+    # on transient states I − P_TT can be ill-conditioned (slow exits), so both routes are held to backward
+    # stability instead: tiny residuals of g = P g and g + h = c + P h
+    scale_g, scale_h = max(1.0, float(np.abs(ev.g).max())), max(1.0, float(np.abs(ev.h).max()))
+    assert np.abs(P @ ev.g - ev.g).max() <= 1e-13 * scale_g
+    assert np.abs(m.cost + P @ ev.h - ev.g - ev.h).max() <= 1e-13 * scale_h
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(M, "DENSE_MAX", 0)  # the sparse path: the same matrices to SuperLU, so the same bits
+        sp = M.evaluate_multichain(m, pol)
+    assert sp.g.tobytes() == g.tobytes() and sp.h.tobytes() == h.tobytes()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_policy_iteration_dense_and_sparse_paths_agree(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    m = M.CrawlerMDP(float(rng.choice([0.05, 0.1, 0.3, 1.0])), 1.0, int(rng.integers(2, 8)), int(rng.integers(1, 12)),
+                     float(rng.choice([0.2, 1.0, 4.0])))
+    dense = M.policy_iteration(m, certify=False)
+    monkeypatch.setattr(M, "DENSE_MAX", 0)  # every system through SuperLU
+    sparse = M.policy_iteration(m, certify=False)
+    assert dense.policy.tolist() == sparse.policy.tolist() and dense.iterations == sparse.iterations
+    assert dense.gain == pytest.approx(sparse.gain, rel=1e-12, abs=1e-15)
+
+
+def test_dense_lu_refuses_a_singular_system():
+    with pytest.raises(SolverError, match="singular"):
+        M._dense_lu(np.array([[1.0, 2.0], [2.0, 4.0]]))
+
+
+def _rvi_sparse_products(m, tau=0.99999, tol=M.RVI_STOP):
+    """Proposition 6 with scipy's sparse products (the numpy loop the compiled kernel replaced)."""
+    ref = M._reference_index(m, None)
+    h = np.zeros(m.n)
+    P0, P1 = m.P
+    bar0, bar1 = (np.where(m.allowed[:, a], 0.0, np.inf) for a in (0, 1))
+    for k in itertools.count(1):
+        Th = m.cost + np.minimum(P0 @ h + bar0, P1 @ h + bar1)
+        new = (1 - tau) * h + tau * (Th - Th[ref])
+        diff = np.abs(new - h)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stat = float(np.where(h != 0, diff / np.abs(h), np.where(diff == 0, 0.0, np.inf)).max())
+        h = new
+        if stat < tol:
+            return k, stat, h
+
+
+@pytest.mark.parametrize("args", [(0.1, 1, 5, 16, 1.0), (0.05, 1, 10, 17, 0.4), (0.3, 1, 4, 2, 2.4), (0.02, 1, 15, 30, 1.13)])
+def test_rvi_kernel_bitwise_equal_to_sparse_products(args):
+    m = M.CrawlerMDP(*args)
+    r = M.relative_value_iteration(m)
+    k, stat, h = _rvi_sparse_products(m)
+    assert (r.iterations, r.relative_change) == (k, stat)
+    assert r.h.tobytes() == h.tobytes()  # same operations in the same order: identical bits
+    assert r.gain == float(M.CrawlerMDP(*args).T(h)[M._reference_index(m, None)])
