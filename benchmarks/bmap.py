@@ -29,6 +29,12 @@ same run: the largest of a numba ``y += f x`` loop on a cache-resident slice (th
 the count over that rate, ``roof ms = max(floor, flop ms)`` the roofline, ``mv/roof`` and ``it/roof`` the
 matvec and the iteration over it.  Both floors are optimistic: no kernel moves only 16 bytes per state, and
 the dgemm rate is out of reach for the axis updates (load/store bound, few flops per entry).
+
+The preconditioner (one symmetric block Gauss–Seidel sweep, `LevelOperators.precondition`; median of 3) has a
+roofline of its own: its flops (`LevelOperators.precondition_flops`: ``V^{⊗n}`` and ``V^{-1⊗n}`` per level
+solve, the class solves, the couplings of both sweeps) over the same rate, or its least traffic, 16 bytes (read
+the right-hand side, write the solution) per state of every level solve (forward: all levels; backward: all
+but K), over the bandwidth.  ``pc/roof`` is the measured time over the larger of the two.
 """
 from __future__ import annotations
 
@@ -80,6 +86,7 @@ def median_seconds(f, reps):
 ops = bs.LevelOperators(m, lv)
 x = st.flat.copy(); y = np.empty_like(x)
 mv = median_seconds(lambda: ops.apply_flat(x, y), 3)
+pc = median_seconds(lambda: ops.precondition(x, y), 3)
 big = np.ones(2**25); out = np.empty_like(big)  # 256 MiB each: far beyond the caches
 bw = max(2 * big.nbytes / median_seconds(lambda: np.copyto(out, big), 5),
          3 * big.nbytes / median_seconds(lambda: np.add(big, out, out=out), 5))
@@ -104,10 +111,14 @@ flops = ops.matvec_flops()
 rate = max(fma_rate, gemm_rate, skinny_rate)
 floor_bytes = 16 * m.states / bw
 floor_flops = flops / rate
+pc_flops = ops.precondition_flops()
+below_top = m.states - ops.sizes[-1]  # the backward sweep solves every level but K
+pc_roof = max(16 * (m.states + below_top) / bw, pc_flops / rate)
 print(json.dumps({"K": K, "states": m.states, "seconds": secs, "measure_seconds": measure_secs, "peak_GiB": peak_solve,
                   "residual": st.residual, "iterations": st.iterations, "dev_vs_direct": dev, "matvec_seconds": mv,
                   "bandwidth": bw, "floor": floor_bytes, "flops": flops, "fma_rate": fma_rate, "gemm_rate": gemm_rate,
-                  "skinny_gemm_rate": skinny_rate, "floor_flops": floor_flops, "roofline": max(floor_bytes, floor_flops)}))
+                  "skinny_gemm_rate": skinny_rate, "floor_flops": floor_flops, "roofline": max(floor_bytes, floor_flops),
+                  "precond_seconds": pc, "precond_flops": pc_flops, "precond_roofline": pc_roof}))
 """
 
 BASELINE = SETUP + r"""
@@ -161,7 +172,7 @@ def main(argv: list[str]) -> None:
     print(f"{'K':>3} {'states':>9} | {'ours s':>7} {'GiB':>5} {'it':>3} {'residual':>8} {'meas s':>6} {'vs LU':>7} | "
           f"{'base s':>7} {'+asm s':>6} {'GiB':>5} {'it':>4} {'residual':>8} | {'ratio':>5} | {'GB/s':>5} {'floor ms':>8} "
           f"{'mv/floor':>8} {'it/floor':>8} | {'GF/s':>5} {'fl/st':>5} {'flop ms':>7} {'roof ms':>7} {'mv/roof':>7} "
-          f"{'it/roof':>7}")
+          f"{'it/roof':>7} {'pc/roof':>7}")
     for K in args.K:
         s = median_run(STRUCTURED, K, args.repeat)
         if "error" in s:
@@ -182,8 +193,11 @@ def main(argv: list[str]) -> None:
         print(ours + base + f"{s['bandwidth'] / 1e9:>5.1f} {s['floor'] * 1e3:>8.2f} {s['matvec_seconds'] / s['floor']:>8.1f} "
               f"{per_it / s['floor']:>8.1f} | {max(s['fma_rate'], s['gemm_rate'], s['skinny_gemm_rate']) / 1e9:>5.1f} "
               f"{s['flops'] / s['states']:>5.1f} {s['floor_flops'] * 1e3:>7.2f} {roof * 1e3:>7.2f} "
-              f"{s['matvec_seconds'] / roof:>7.1f} {per_it / roof:>7.1f}", flush=True)
-        print(f"    matvec {s['matvec_seconds'] * 1e3:.2f} ms; Gflop/s: numba y += f x {s['fma_rate'] / 1e9:.1f}, "
+              f"{s['matvec_seconds'] / roof:>7.1f} {per_it / roof:>7.1f} {s['precond_seconds'] / s['precond_roofline']:>7.1f}",
+              flush=True)
+        print(f"    matvec {s['matvec_seconds'] * 1e3:.2f} ms, preconditioner {s['precond_seconds'] * 1e3:.2f} ms "
+              f"({s['precond_flops'] / s['states']:.1f} flop/state, roof {s['precond_roofline'] * 1e3:.2f} ms); "
+              f"Gflop/s: numba y += f x {s['fma_rate'] / 1e9:.1f}, "
               f"dgemm 1024^3 {s['gemm_rate'] / 1e9:.1f}, dgemm (65536x16)(16x16) {s['skinny_gemm_rate'] / 1e9:.1f}",
               flush=True)
         if b is not None and "error" in b:

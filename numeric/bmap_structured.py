@@ -16,7 +16,11 @@ large K (state space ``W̄ M R^K``-ish), exploiting the Lemma's structure:
   `LevelOperators.matvec_flops` counts their floating-point operations;
 - the stationary equations are solved by GMRES on ``x (Q + e c) = c`` (a rank-one
   change that fixes ``x e = 1``), preconditioned by one symmetric block
-  Gauss–Seidel sweep over the levels.
+  Gauss–Seidel sweep over the levels (`LevelOperators.precondition`), whose
+  level solves are at most three compiled passes each (`level_solve`: the
+  in-block axes three per pass at R = 2, the outer axes on gathered segments
+  with the class solve, the in-block axes again), in place in the output;
+  `LevelOperators.precondition_flops` counts its floating-point operations.
 
 Nothing here forms a matrix larger than ``max(W̄, M, R)`` squared.  A factor
 that is not diagonalisable to a safe condition number raises `SolverError`
@@ -104,28 +108,28 @@ def mode_product(t: np.ndarray, A: np.ndarray, k: int) -> np.ndarray:
 # A level vector is stored flat, viewed as a P x N matrix: P = W̄ M rows (the
 # arrival and service phases (nu, m)), N = R^n columns (the obsolescence
 # phases r_1 .. r_n of the n = i - 1 buffered pages, r_1 most significant).
-# Every operation on the obsolescence axes is done axis by axis inside one
-# compiled call (no Python loop over axes, no temporaries); axes whose groups
-# fit in a block (BLOCK, BLOCK_APPLY entries) are all treated while that block
-# is in cache.  In the solve the few outer axes cost a pass over memory each;
-# the matvec (`level_apply`, `down_add`) makes one sweep per level in which the
-# outer axes only read the block's partner segments.  Inner loops run over
-# contiguous slices (views): those vectorise, loops with computed indices do not.
+# Every operation on the obsolescence axes is done inside one compiled call (no
+# Python loop over axes, no temporaries); axes whose groups fit in a block
+# (BLOCK_SOLVE, BLOCK_APPLY entries) are all treated while that block is in
+# cache, three per pass at R = 2.  The solve (`level_solve`) treats the outer
+# axes in one more pass, on gathered segments; the matvec (`level_apply`,
+# `down_add`) makes one sweep per level in which the outer axes only read the
+# block's partner segments.  Inner loops run over contiguous slices (views):
+# those vectorise, loops with computed indices do not.
 
-BLOCK = 4096  # entries (32 KiB of float64) handled in cache for the middle axes
+BLOCK_SOLVE = 4096  # entries per row of the solve's column blocks (32 KiB; P of them, in L2, when a row is one block)
+GATHER = 32768  # entries (256 KiB, in L2) of the solve's outer-axis gather: P x R^outer segments of w entries
 BLOCK_APPLY = 16384  # entries per row of the column blocks of `level_apply` and `down_add` (P of them, 128 KiB each, in L2)
-INNER = 16  # the solve's innermost axes (up to INNER entries, e.g. four for R = 2) are one dense R^c x R^c matrix product (BLAS)
 INNER_APPLY = 8  # the matvec's merged inner axes (R = 2: `_inner8_apply`; else a dense product, zeros included)
 INNER_DOWN = 8  # `down_add`'s merged inner axes (R^c inputs -> R^(c-1) outputs)
 
 
-@njit(cache=True)
-def _inner_span(N, R, block):
-    """Largest power of R that divides into N and is <= block: the block of the cache-resident axes."""
-    span = 1
-    while span * R <= min(N, block):
-        span *= R
-    return span
+def _power_at_most(R: int, limit: int) -> int:
+    """The largest power of R that is <= limit (1 when R = 1: a single phase has no axis to block)."""
+    p = 1
+    while R > 1 and p * R <= limit:
+        p *= R
+    return p
 
 
 @njit(cache=True)
@@ -151,21 +155,128 @@ def _axis_right(x, lo, hi, s, R, A, buf):
 
 
 @njit(cache=True)
-def kron_power_right(x, P, N, R, A, buf, s0):
-    """In place ``x <- x (I_P ⊗ A^{⊗n})`` on the axes of stride >= ``s0`` of ``x`` flat P x R^n (N = R^n)
-    (the inner axes, stride < s0, are done by one small dense product: `LevelBlock`)."""
-    span = max(_inner_span(N, R, BLOCK), s0)
-    for p in range(P):
-        row = p * N
-        for b in range(row, row + N, span):
-            s = s0
-            while s * R <= span:
-                _axis_right(x, b, b + span, s, R, A, buf)
-                s *= R
-        s = span
-        while s < N:
-            _axis_right(x, row, row + N, s, R, A, buf)
-            s *= R
+def _pairs3(v0, v1, v2, v3, v4, v5, v6, v7, a00, a01, a10, a11):
+    """R = 2: ``(v0, .., v7) (A ⊗ A ⊗ A)`` (row convention; entry k has bits b2 b1 b0, b2 most significant) as
+    three butterflies per entry pair, one per axis, all in registers: ``(u, w) <- (u a00 + w a10, u a01 + w a11)``."""
+    v0, v4 = v0 * a00 + v4 * a10, v0 * a01 + v4 * a11
+    v1, v5 = v1 * a00 + v5 * a10, v1 * a01 + v5 * a11
+    v2, v6 = v2 * a00 + v6 * a10, v2 * a01 + v6 * a11
+    v3, v7 = v3 * a00 + v7 * a10, v3 * a01 + v7 * a11
+    v0, v2 = v0 * a00 + v2 * a10, v0 * a01 + v2 * a11
+    v1, v3 = v1 * a00 + v3 * a10, v1 * a01 + v3 * a11
+    v4, v6 = v4 * a00 + v6 * a10, v4 * a01 + v6 * a11
+    v5, v7 = v5 * a00 + v7 * a10, v5 * a01 + v7 * a11
+    v0, v1 = v0 * a00 + v1 * a10, v0 * a01 + v1 * a11
+    v2, v3 = v2 * a00 + v3 * a10, v2 * a01 + v3 * a11
+    v4, v5 = v4 * a00 + v5 * a10, v4 * a01 + v5 * a11
+    v6, v7 = v6 * a00 + v7 * a10, v6 * a01 + v7 * a11
+    return v0, v1, v2, v3, v4, v5, v6, v7
+
+
+@njit(cache=True)
+def _inner8_right(xb, span, A):
+    """R = 2: ``xb <- xb (I ⊗ A^{⊗3})``, the three innermost axes, on each group of 8 contiguous entries."""
+    a00, a01, a10, a11 = A[0, 0], A[0, 1], A[1, 0], A[1, 1]
+    for g in range(0, span, 8):
+        (xb[g], xb[g + 1], xb[g + 2], xb[g + 3], xb[g + 4], xb[g + 5], xb[g + 6], xb[g + 7]) = _pairs3(
+            xb[g], xb[g + 1], xb[g + 2], xb[g + 3], xb[g + 4], xb[g + 5], xb[g + 6], xb[g + 7], a00, a01, a10, a11)
+
+
+@njit(cache=True)
+def _oct_right(xb, span, s, A):
+    """R = 2: ``xb <- xb (I ⊗ A^{⊗3} ⊗ I_s)``, the axes of strides 4s, 2s, s in one read and one write of each
+    entry (`_pairs3` on slices of s contiguous entries)."""
+    a00, a01, a10, a11 = A[0, 0], A[0, 1], A[1, 0], A[1, 1]
+    for g in range(0, span, 8 * s):
+        x0, x1, x2, x3 = xb[g : g + s], xb[g + s : g + 2 * s], xb[g + 2 * s : g + 3 * s], xb[g + 3 * s : g + 4 * s]
+        x4, x5, x6, x7 = xb[g + 4 * s : g + 5 * s], xb[g + 5 * s : g + 6 * s], xb[g + 6 * s : g + 7 * s], xb[g + 7 * s : g + 8 * s]
+        for j in range(s):
+            x0[j], x1[j], x2[j], x3[j], x4[j], x5[j], x6[j], x7[j] = _pairs3(
+                x0[j], x1[j], x2[j], x3[j], x4[j], x5[j], x6[j], x7[j], a00, a01, a10, a11)
+
+
+@njit(cache=True)
+def _chunk_right(xb, span, s, R, A, buf):
+    """In place ``xb <- xb (A^{⊗k} ⊗ I_s)`` on a cache-resident chunk of ``span = R^k s`` entries: every axis of
+    stride s .. span / R, three per pass at R = 2 (`_inner8_right`, `_oct_right`), else one by one."""
+    if R == 2:
+        if s == 1 and span >= 8:
+            _inner8_right(xb, span, A)
+            s = 8
+        while s * 8 <= span:
+            _oct_right(xb, span, s, A)
+            s *= 8
+    while s < span:
+        _axis_right(xb, 0, span, s, R, A, buf)
+        s *= R
+
+
+CLASS_CHUNK = 256  # columns per step of `_class_columns` (P x 256 outputs in L1)
+
+
+@njit(cache=True)
+def _class_columns(x, stride, off, count, cls, col, P, Mt, ob):
+    """In place ``x[:, j] <- x[:, j] (C + σ I)^{-1}`` for the ``count`` columns j = off .. of the P rows
+    ``x[a stride : (a + 1) stride]``, with the inverse of column j's eigenvalue class ``k = cls[col + j − off]``
+    (row convention; ``Mt[a, b, k] = (C + σ_k I)^{-1}[a, b]``).  Loops run over the columns, contiguous, with the
+    coefficient looked up per column (the class changes from column to column), P^2 of them per chunk of
+    `CLASS_CHUNK` columns; ``ob`` (P x CLASS_CHUNK scratch) holds the outputs until every input is read."""
+    for c0 in range(off, off + count, CLASS_CHUNK):
+        cnt = min(CLASS_CHUNK, off + count - c0)
+        cl = cls[col + c0 - off : col + c0 - off + cnt]
+        for b in range(P):
+            o = ob[b * CLASS_CHUNK : b * CLASS_CHUNK + cnt]
+            xa = x[c0 : c0 + cnt]
+            mt = Mt[0, b]
+            for j in range(cnt):
+                o[j] = xa[j] * mt[cl[j]]
+            for a in range(1, P):
+                xa = x[a * stride + c0 : a * stride + c0 + cnt]
+                mt = Mt[a, b]
+                for j in range(cnt):
+                    o[j] += xa[j] * mt[cl[j]]
+        for b in range(P):
+            x[b * stride + c0 : b * stride + c0 + cnt] = ob[b * CLASS_CHUNK : b * CLASS_CHUNK + cnt]
+
+
+@njit(cache=True)
+def level_solve(x, P, N, R, V, Vinv, cls, Mt, span, w, buf, gb, ob):
+    """In place ``x <- x (I_P ⊗ V^{⊗n}) diag_r((C + σ_r I)^{-1}) (I_P ⊗ V^{-1⊗n})`` on the flat P x N ``x``
+    (N = R^n; see `LevelBlock`), in at most three passes over memory:
+
+    1. per column block of ``span`` entries and row: V on the in-block axes (`_chunk_right`); when the block is
+       the whole row (``span = N``) the class solve and ``V^{-1}`` follow on the same blocks (one pass in all);
+    2. otherwise, the outer axes (stride >= span, ``No = N / span`` segments per row): for each offset j0 the
+       P No segments of w entries at j0 are gathered into ``gb`` (P x No w, in cache), V on the outer axes,
+       the class solve, ``V^{-1}`` on the outer axes, scattered back;
+    3. ``V^{-1}`` on the in-block axes."""
+    No = N // span
+    for b in range(0, N, span):
+        for p in range(P):
+            _chunk_right(x[p * N + b : p * N + b + span], span, 1, R, V, buf)
+        if No == 1:
+            _class_columns(x, N, 0, N, cls, 0, P, Mt, ob)
+            for p in range(P):
+                _chunk_right(x[p * N : p * N + N], N, 1, R, Vinv, buf)
+    if No == 1:
+        return
+    Mg = No * w
+    for j0 in range(0, span, w):
+        for p in range(P):
+            row = gb[p * Mg : p * Mg + Mg]
+            for t in range(No):
+                row[t * w : t * w + w] = x[p * N + t * span + j0 : p * N + t * span + j0 + w]
+            _chunk_right(row, Mg, w, R, V, buf)
+        for t in range(No):
+            _class_columns(gb, Mg, t * w, w, cls, t * span + j0, P, Mt, ob)
+        for p in range(P):
+            row = gb[p * Mg : p * Mg + Mg]
+            _chunk_right(row, Mg, w, R, Vinv, buf)
+            for t in range(No):
+                x[p * N + t * span + j0 : p * N + t * span + j0 + w] = row[t * w : t * w + w]
+    for b in range(0, N, span):
+        for p in range(P):
+            _chunk_right(x[p * N + b : p * N + b + span], span, 1, R, Vinv, buf)
 
 
 @njit(cache=True)
@@ -339,20 +450,6 @@ def level_apply(x, y, P, N, R, C, G, G_off, L, d_in, block):
 
 
 @njit(cache=True)
-def class_solve(x, P, N, cls, Minv, v):
-    """In place ``x[:, r] <- x[:, r] Minv[cls[r]]`` (row convention) for every column r of the flat P x N ``x``."""
-    for r in range(N):
-        k = cls[r]
-        for a in range(P):
-            v[a] = x[a * N + r]
-        for b in range(P):
-            acc = v[0] * Minv[k, 0, b]
-            for a in range(1, P):
-                acc += v[a] * Minv[k, a, b]
-            x[b * N + r] = acc
-
-
-@njit(cache=True)
 def down_add(x, y, W, M, R, n, beta, S0, G0, D_in, coef, block):
     """``y += coef · x Q_{i,i-1}`` for level i = n + 1 >= 2 (x: W̄ x M x R^n, y: W̄ x M x R^(n-1)):
     service completion (the head r_1 enters service, its obsolescence phase
@@ -393,7 +490,8 @@ def down_add(x, y, W, M, R, n, beta, S0, G0, D_in, coef, block):
                         if s == Nout:
                             for j in range(B):
                                 done[j] += src[j] * fs
-                    s //= R
+                    # one phase (R = 1): every axis has stride 1, so stop after the head's; D_in holds the other n - 1
+                    s = s // R if R > 1 else 0
                 xin = x[a * Nin + o * R : a * Nin + o * R + R * B]
                 if Li == 8 and Lo == 4:
                     while s >= 4 * Li:  # axes s, s/2, s/4 at once
@@ -469,10 +567,9 @@ class LevelBlock:
     ``σ_r = Σ_q λ_{r_q}``; ``C + σ I`` is inverted once per eigenvalue multiset
     (n + 1 of them for R = 2).  V's condition number is checked (`_eig`).
 
-    The c innermost obsolescence axes (``R^c <= INNER``) are merged into one factor: ``V^{⊗c}``, ``V^{-1⊗c}`` and
-    ``Γ^{⊕c}`` are applied as one dense ``R^c x R^c`` product of the ``(P N / R^c) x R^c`` view; the other axes
-    one by one in compiled loops (`kron_power_right`).  `apply` is one sweep of its own (`level_apply`: the
-    diagonal hoisted, ``R^c <= INNER_APPLY`` merged)."""
+    ``solve`` is `level_solve`: at most three passes over the level (the in-block axes, the outer axes with the
+    class solve, the in-block axes again), its block sizes and scratch fixed here once.  `apply` is one sweep of
+    its own (`level_apply`: the diagonal hoisted, ``R^c <= INNER_APPLY`` inner axes merged)."""
 
     def __init__(self, C: np.ndarray, G: np.ndarray, n: int, block: int = BLOCK_APPLY):
         self.C, self.n = C, n
@@ -483,12 +580,12 @@ class LevelBlock:
         self.dtype = np.result_type(lam, V, float)
         self.V = np.ascontiguousarray(V, dtype=self.dtype)
         self.Vinv = np.ascontiguousarray(np.linalg.inv(V), dtype=self.dtype)
-        c = 0
-        while c < n and self.R ** (c + 1) <= INNER:
-            c += 1
-        self.L = self.R**c  # the merged inner factor's size
-        self.V_in = _kron_power(self.V, c)
-        self.Vinv_in = _kron_power(self.Vinv, c)
+        self.span = _power_at_most(self.R, min(self.N, BLOCK_SOLVE))  # `level_solve`'s column block
+        outer_segments = self.N // self.span
+        self.w = _power_at_most(self.R, min(self.span, max(1, GATHER // (self.P * outer_segments))))
+        self._buf = np.empty((self.R, 256), dtype=self.dtype)
+        self._gather = np.empty(self.P * outer_segments * self.w if outer_segments > 1 else 0, dtype=self.dtype)
+        self._ob = np.empty(self.P * CLASS_CHUNK, dtype=self.dtype)
         c = 0
         while c < n and self.R ** (c + 1) <= INNER_APPLY:
             c += 1
@@ -509,33 +606,26 @@ class LevelBlock:
         if not np.all(np.isfinite(cond)) or cond.max() > 1 / (COND_LIMIT * np.finfo(float).eps):
             raise SolverError(f"diagonal block of a level with {n} waiting pages is (nearly) singular: "
                               f"condition {cond.max():.3g}")
-        self.Minv = np.ascontiguousarray(np.linalg.inv(mats))
+        self.Minv = np.linalg.inv(mats)
+        self.Mt = np.ascontiguousarray(self.Minv.transpose(1, 2, 0))  # Mt[a, b, k]: `_class_columns` reads by class
         self.C = np.ascontiguousarray(C, dtype=float)
-
-    def _rows(self, v: np.ndarray) -> np.ndarray:
-        return v.reshape(-1, self.L)
 
     def apply(self, x: np.ndarray, out: np.ndarray) -> None:
         """``out = x Q_{i,i}`` (flat vectors of length P N)."""
         level_apply(x, out, self.P, self.N, self.R, self.C, self.G, self.G_off, self.L_apply, self.d_in, self.block)
 
-    def solve(self, work: np.ndarray, tmp: np.ndarray, buf: np.ndarray, v: np.ndarray) -> None:
-        """In place: ``work <- work Q_{i,i}^{-1}`` (``work``, ``tmp`` of this block's dtype and size; ``buf``, ``v``
-        scratch)."""
-        np.matmul(self._rows(work), self.V_in, out=self._rows(tmp))
-        if self.L < self.N:
-            kron_power_right(tmp, self.P, self.N, self.R, self.V, buf, self.L)
-        class_solve(tmp, self.P, self.N, self.cls, self.Minv, v)
-        if self.L < self.N:
-            kron_power_right(tmp, self.P, self.N, self.R, self.Vinv, buf, self.L)
-        np.matmul(self._rows(tmp), self.Vinv_in, out=self._rows(work))
+    def solve(self, work: np.ndarray) -> None:
+        """In place: ``work <- work Q_{i,i}^{-1}`` (``work`` flat, of this block's dtype and size P N)."""
+        level_solve(work, self.P, self.N, self.R, self.V, self.Vinv, self.cls, self.Mt, self.span, self.w,
+                    self._buf, self._gather, self._ob)
 
-
-def _kron_power(A: np.ndarray, c: int) -> np.ndarray:
-    out = np.ones((1, 1), dtype=A.dtype)
-    for _ in range(c):
-        out = np.kron(out, A)
-    return np.ascontiguousarray(out)
+    def solve_flops(self) -> int:
+        """Floating-point operations of one `solve` (a multiply-add counts 2, as `LevelOperators.matvec_flops`):
+        per entry ``2 R`` for each of the n axes of ``V^{⊗n}`` and again of ``V^{-1⊗n}`` (dense R x R factors;
+        the butterflies of `_pairs3` execute 2R − 1), ``2 P`` for the class solve.  At R = 1 (N = 1) the scalar
+        factors ``V^n`` and ``V^{-n}`` cancel and are not applied."""
+        axes = self.n if self.R > 1 else 0
+        return self.P * self.N * (2 * 2 * self.R * axes + 2 * self.P)
 
 
 def diag_sum_vector(d: np.ndarray, c: int) -> np.ndarray:
@@ -577,7 +667,7 @@ class LevelOperators:
 
     def __init__(self, model: BmapModel, levels, block: int = BLOCK_APPLY):
         self.model, self.levels, self.block = model, tuple(levels), block
-        K, W, M, R = model.K, model.W, model.M, model.R
+        K = model.K
         self.sizes = [model.level_size(i) for i in range(K + 1)]
         self.cuts = np.cumsum([0] + self.sizes)
         self.n = int(self.cuts[-1])
@@ -593,12 +683,8 @@ class LevelOperators:
         self.ups = [[(l, np.ascontiguousarray(self._D_up(i, l).T), self._fresh(i, l))
                      for l in range(1, K - i + 1) if self._D_up(i, l).any()] for i in range(K + 1)]
         self.dtype = np.result_type(*(b.dtype for b in self.blocks))
-        big = max(self.sizes)
-        self._u = np.empty(big)
-        self._work = np.empty(big, dtype=self.dtype)
-        self._tmp = np.empty(big, dtype=self.dtype)
-        self._buf = np.empty((R, 256), dtype=self.dtype)
-        self._v = np.empty(W * M, dtype=self.dtype)
+        # complex level solves (Γ with complex eigenvalues) run in a complex copy; real ones in place
+        self._work = np.empty(max(self.sizes) if self.dtype != float else 0, dtype=self.dtype)
         self._inflow = np.empty(self.n)
 
     def level(self, x: np.ndarray, i: int) -> np.ndarray:
@@ -659,7 +745,7 @@ class LevelOperators:
           level 1: ``W̄ (2M + 1)``;
         - up by a batch l from level i (`up_add`): ``n_i (2 W̄ + 1 + 2 |g|)``, ``n_i`` the size of level i and
           g the fresh phases."""
-        W, M, R = self.model.W, self.model.M, self.model.R
+        W, R = self.model.W, self.model.R
         nnz_off = lambda A: int(np.count_nonzero(A - np.diag(np.diag(A))))
         total = 0
         for i, blk in enumerate(self.blocks):
@@ -682,30 +768,37 @@ class LevelOperators:
                 total += 38 * P * N // 8
             elif L > 1:
                 total += 2 * L * P * N
-            if i == 1:
-                total += W * (2 * M + 1)
-            elif i >= 2:
-                Nout = N // R
-                Li, Lo = self.D_in[i].shape
-                B = 1
-                while B < Nout and B * R <= self.block:
-                    B *= R
-                B = max(B, Li)
-                per_out = 2 * Li  # the merged inner factor
-                s = Nout
-                while s >= B:
-                    per_out += 2 * R
-                    s //= R
-                while Li == 8 and Lo == 4 and s >= 4 * Li:
-                    per_out += 16
-                    s //= 8
-                while s >= max(Li, 1):
-                    per_out += 2 * R
-                    s //= R
-                total += per_out * P * Nout + 2 * R * W * M * Nout + 2 * W * M * Nout
+            total += self._down_flops(i)
             for _, _, g in self.ups[i]:
                 total += self.sizes[i] * (2 * W + 1 + 2 * g.size)
         return total
+
+    def _down_flops(self, i: int) -> int:
+        """Floating-point operations of ``Q_{i,i-1}`` (`_down`), as the kernels execute them (see `matvec_flops`)."""
+        W, M, R = self.model.W, self.model.M, self.model.R
+        if i == 0:
+            return 0
+        if i == 1:
+            return W * (2 * M + 1)
+        P, N = self.blocks[i].P, self.blocks[i].N
+        Nout = N // R
+        Li, Lo = self.D_in[i].shape
+        B = 1
+        while B < Nout and B * R <= self.block:
+            B *= R
+        B = max(B, Li)
+        per_out = 2 * Li  # the merged inner factor
+        s = Nout
+        while s >= B:
+            per_out += 2 * R
+            s = s // R if R > 1 else 0  # as in down_add
+        while Li == 8 and Lo == 4 and s >= 4 * Li:
+            per_out += 16
+            s //= 8
+        while s >= max(Li, 1):
+            per_out += 2 * R
+            s //= R
+        return per_out * P * Nout + 2 * R * W * M * Nout + 2 * W * M * Nout
 
     def apply(self, xs) -> list:
         """``x Q`` level by level (lists of level vectors)."""
@@ -713,32 +806,49 @@ class LevelOperators:
         self.apply_flat(np.concatenate(xs), out)
         return [self.level(out, i).copy() for i in range(len(self.blocks))]
 
-    def _solve_level(self, i: int, b: np.ndarray, x: np.ndarray) -> None:
-        work = self._work[: self.sizes[i]]
-        work[:] = b
-        self.blocks[i].solve(work, self._tmp[: self.sizes[i]], self._buf, self._v)
-        x[:] = work.real if np.iscomplexobj(work) else work
+    def _solve_level(self, i: int, x: np.ndarray) -> None:
+        """In place ``x <- x Q_{i,i}^{-1}`` (x: level i of a flat real vector)."""
+        if self.dtype == float:
+            self.blocks[i].solve(x)
+        else:
+            work = self._work[: self.sizes[i]]
+            work[:] = x
+            self.blocks[i].solve(work)
+            x[:] = work.real
 
     def precondition(self, rhs: np.ndarray, x: np.ndarray) -> None:
         """One symmetric block Gauss–Seidel sweep for ``x Q = rhs`` from ``x = 0`` (``x`` overwritten): forward,
         level i solves ``x_i Q_ii = rhs_i − (batches in from the levels below, already new)``; backward,
         ``x_i Q_ii = rhs_i − (batches in) − x_{i+1} Q_{i+1,i}``.  Level K's backward solve equals its forward one
-        (nothing above it), so it is skipped."""
+        (nothing above it), so it is skipped.  Each right-hand side is formed in ``x_i`` itself and solved in
+        place (the forward ``x_i`` is no longer needed once its batches are in ``inflow``)."""
         K = len(self.blocks) - 1
         inflow = self._inflow
         inflow[:] = 0
-        b = self._u
         for i in range(K + 1):
-            bi = b[: self.sizes[i]]
-            np.subtract(self.level(rhs, i), self.level(inflow, i), out=bi)
-            self._solve_level(i, bi, self.level(x, i))
-            self._up(i, self.level(x, i), inflow, 1.0)
+            xi = self.level(x, i)
+            np.subtract(self.level(rhs, i), self.level(inflow, i), out=xi)
+            self._solve_level(i, xi)
+            self._up(i, xi, inflow, 1.0)
         for i in range(K - 1, -1, -1):
-            bi = b[: self.sizes[i]]
-            np.subtract(self.level(rhs, i), self.level(inflow, i), out=bi)
-            self._down(i + 1, self.level(x, i + 1), bi, -1.0)
-            self._solve_level(i, bi, self.level(x, i))
+            xi = self.level(x, i)
+            np.subtract(self.level(rhs, i), self.level(inflow, i), out=xi)
+            self._down(i + 1, self.level(x, i + 1), xi, -1.0)
+            self._solve_level(i, xi)
 
+    def precondition_flops(self) -> int:
+        """Floating-point operations of one `precondition` (counted as in `matvec_flops`): the level solves
+        (`LevelBlock.solve_flops`), forward for every level and backward below K; one subtraction per entry
+        of each solved level; the up couplings of the forward sweep (as in the matvec) and the down couplings
+        of the backward sweep (the matvec's, except level 1 -> 0 counted the same)."""
+        K = len(self.blocks) - 1
+        total = sum(b.solve_flops() + b.P * b.N for b in self.blocks)
+        total += sum(b.solve_flops() + b.P * b.N for b in self.blocks[:K])
+        W = self.model.W
+        for i in range(K + 1):
+            for _, _, g in self.ups[i]:
+                total += self.sizes[i] * (2 * W + 1 + 2 * g.size)
+        return total + sum(self._down_flops(i) for i in range(1, K + 1))
 
 def memory_estimate(model: BmapModel, restart: int) -> float:
     """Bytes `solve_structured` needs: the ``restart + 1`` Krylov vectors, 6 more vectors (iterate, residual,

@@ -14,6 +14,8 @@ from crawlmath.numeric.validate import MEMORY_ENV
 DISTINCT = PhaseType(np.array([0.6, 0.4]), np.array([[-0.3, 0.1], [0.05, -0.15]]))  # exit rates 0.2 and 0.1
 # a cycle through three phases: Γ has a pair of complex eigenvalues, so the level solves run in complex arithmetic
 CYCLIC = PhaseType(np.array([0.5, 0.3, 0.2]), np.array([[-1.0, 0.8, 0.0], [0.0, -1.0, 0.9], [0.7, 0.0, -1.0]]))
+# one phase (exponential obsolescence): every axis has stride 1, the kernels must still visit each page once
+EXPONENTIAL = PhaseType(np.array([1.0]), np.array([[-0.2]]))
 
 
 def example(K, obsolescence=DISTINCT):
@@ -53,7 +55,6 @@ def test_merged_axes_equal_explicit_kronecker_sum(obsolescence, n):
     C = np.kron(np.array([[-5.0, 1.0], [0.5, -2.0]]), np.eye(2)) + np.kron(np.eye(2), np.array([[-3.0, 1.0], [2.0, -3.0]]))
     blk = bs.LevelBlock(C, G, n)
     R = G.shape[0]
-    assert blk.L < blk.N or n < 5  # n = 6, R = 2: the 4 inner axes merged (INNER = 16), 2 outer axes looped
     dense = np.kron(C, np.eye(R**n)) + np.kron(np.eye(4), bm.kron_sum_power(G, n).toarray() if n else np.zeros((1, 1)))
     np.testing.assert_allclose(bs.kron_sum_matrix(G, min(n, 2)), (bm.kron_sum_power(G, min(n, 2)).toarray()
                                                                   if n else np.zeros((1, 1))), atol=1e-15)
@@ -61,8 +62,8 @@ def test_merged_axes_equal_explicit_kronecker_sum(obsolescence, n):
     out = np.empty_like(x)
     blk.apply(x, out)
     np.testing.assert_allclose(out, x @ dense, rtol=0, atol=1e-13)
-    work, tmp = x.astype(blk.dtype), np.empty(x.size, dtype=blk.dtype)
-    blk.solve(work, tmp, np.empty((R, 256), dtype=blk.dtype), np.empty(4, dtype=blk.dtype))
+    work = x.astype(blk.dtype)
+    blk.solve(work)
     np.testing.assert_allclose(work.real, np.linalg.solve(dense.T, x), rtol=1e-11, atol=1e-13)
     assert np.abs(work.imag).max(initial=0) < 1e-12
 
@@ -86,7 +87,8 @@ def _kron(*factors):
     return out
 
 
-@pytest.mark.parametrize("obsolescence, n", [(DISTINCT, 9), (DISTINCT, 7), (DISTINCT, 3), (DISTINCT, 1), (CYCLIC, 4)])
+@pytest.mark.parametrize("obsolescence, n", [(DISTINCT, 9), (DISTINCT, 7), (DISTINCT, 3), (DISTINCT, 1), (CYCLIC, 4),
+                                              (EXPONENTIAL, 1), (EXPONENTIAL, 2), (EXPONENTIAL, 5)])
 @pytest.mark.parametrize("block", [bs.BLOCK_APPLY, 32, 8, 2])
 def test_fused_kernels_equal_plain_kronecker(obsolescence, n, block):
     """The one-sweep kernels (`level_apply` via `LevelBlock.apply`, `down_add`, `up_add`), with blocks small
@@ -124,9 +126,40 @@ def test_fused_kernels_equal_plain_kronecker(obsolescence, n, block):
         np.testing.assert_allclose(y, y0 + 2.0 * (x @ _kron(D, I(M * R**n), g.reshape(1, -1))), rtol=0, atol=1e-13)
 
 
-def test_preconditioner_is_symmetric_block_gauss_seidel():
+@pytest.mark.parametrize("obsolescence, n", [(DISTINCT, 10), (DISTINCT, 7), (DISTINCT, 4), (CYCLIC, 5), (DISTINCT, 0),
+                                              (EXPONENTIAL, 4)])
+@pytest.mark.parametrize("block, gather", [(bs.BLOCK_SOLVE, bs.GATHER), (64, 2048), (16, 64), (8, 8), (2, 1)])
+def test_fused_level_solve_equals_plain_eigendecomposition(obsolescence, n, block, gather, monkeypatch):
+    """`LevelBlock.solve` (`level_solve`: in-block axes three per pass, outer axes on gathered segments, the class
+    solve in between), with blocks small enough to take every path, against the plain formula in numpy:
+    ``Γ = V Λ V^{-1}``, ``x Q_ii^{-1} = x (I ⊗ V^{⊗n}) diag_r((C + σ_r I)^{-1}) (I ⊗ V^{-1⊗n})``, ``σ_r = Σ_q λ_{r_q}``
+    (r_1 the most significant digit), V from its own `np.linalg.eig` call and each column's block inverted."""
+    monkeypatch.setattr(bs, "BLOCK_SOLVE", block)
+    monkeypatch.setattr(bs, "GATHER", gather)
+    G = obsolescence.S
+    R, P = G.shape[0], 4
+    C = np.kron(np.array([[-5.0, 1.0], [0.5, -2.0]]), np.eye(2)) + np.kron(np.eye(2), np.array([[-3.0, 1.0], [2.0, -3.0]]))
+    lam, V = np.linalg.eig(G)
+    Vn, Vinv_n = _kron(*[V] * n), _kron(*[np.linalg.inv(V)] * n)
+    # digits[q, r] = r_{q+1} of column r, r_1 most significant
+    sigma = lam[np.indices([R] * n).reshape(n, -1)].sum(axis=0) if n else np.zeros(1)
+    x = np.random.default_rng(n + block).random(P * R**n)
+    y = x.reshape(P, -1) @ Vn
+    z = np.stack([y[:, r] @ np.linalg.inv(C + sigma[r] * np.eye(P)) for r in range(R**n)], axis=1)
+    plain = (z @ Vinv_n).ravel()
+    blk = bs.LevelBlock(C, G, n)
+    assert blk.span == min(R**n, bs._power_at_most(R, block))
+    work = x.astype(blk.dtype)
+    blk.solve(work)
+    np.testing.assert_allclose(work, plain, rtol=0, atol=1e-13 * np.abs(plain).max())
+
+
+@pytest.mark.parametrize("block, gather", [(bs.BLOCK_SOLVE, bs.GATHER), (4, 8)])
+def test_preconditioner_is_symmetric_block_gauss_seidel(block, gather, monkeypatch):
     """`precondition` against the textbook sweep on the assembled matrix: forward x = (L + D)^{-1} b, then
-    backward x = (D + U)^{-1} (b − L x), on A = Q^T split by levels."""
+    backward x = (D + U)^{-1} (b − L x), on A = Q^T split by levels; small blocks take the outer-axis path."""
+    monkeypatch.setattr(bs, "BLOCK_SOLVE", block)
+    monkeypatch.setattr(bs, "GATHER", gather)
     m = example(5)
     lv = m.check_policy(bm.Policy((3, 1), (2,)))
     A = bm.generator_kronecker(m, lv).T.tocsr()
