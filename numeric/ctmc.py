@@ -341,10 +341,8 @@ def gth_levels(rates, level) -> np.ndarray:
     for t in range(len(levels) - 1, -1, -1):
         below = members[t - 1] if t > 0 else np.empty(0, dtype=np.int64)
         mb, mt = below.size, members[t].size
-        A = np.zeros((mb + mt, mb + mt))
-        A[:mb, :mb] = R[below][:, below].toarray()
-        A[:mb, mb:] = R[below][:, members[t]].toarray()
-        A[mb:, :mb] = R[members[t]][:, below].toarray()
+        both = np.concatenate([below, members[t]])
+        A = R[both][:, both].toarray()  # one extraction; the level's own block is the reduced one
         A[mb:, mb:] = block
         np.fill_diagonal(A, 0.0)
         for k in range(mb + mt - 1, mb - 1, -1) if t > 0 else range(mt - 1, 0, -1):

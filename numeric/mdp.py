@@ -207,12 +207,12 @@ class CrawlerMDP:
         successor probabilities, columns sorted within each row.
 
         Built by index arithmetic: the three successors of a state are distinct states (they differ in s),
-        and only zero-probability placeholders can repeat a column, so keeping the positive entries
-        sorted by column is exactly what summing duplicates and eliminating zeros would give.
+        and only zero-probability placeholders can repeat a column, so keeping the positive entries is
+        exactly what summing duplicates and eliminating zeros would give.  They are already sorted by
+        column: the successors (q', r', 0), (q', r', 1), (q', r', 2) share (q', r') and X is in
+        lexicographic order, and a disallowed action's row keeps only its first (self-loop) entry.
         """
         idx, prob = self.policy_arrays(policy)
-        order = np.argsort(idx, axis=1, kind="stable")
-        idx, prob = np.take_along_axis(idx, order, axis=1), np.take_along_axis(prob, order, axis=1)
         keep = prob > 0
         indptr = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(keep.sum(axis=1), out=indptr[1:])
@@ -1647,19 +1647,44 @@ class InstanceReport:
         }
 
 
-def auto_N(lam: float, mu: float, K: int, gamma: float, *, solver=None) -> tuple[int, MDPSolution]:
+def extend_policy(policy: np.ndarray, small: CrawlerMDP, big: CrawlerMDP, cap: int) -> np.ndarray:
+    """A policy of ``big`` (same λ, μ, K, γ, more crawlers) that takes ``policy``'s action in every state
+    (q, r, s) with r < small.N and :meth:`CrawlerMDP.cap_policy` (``cap``) elsewhere.
+
+    Used to warm-start policy iteration when :func:`auto_N` doubles N: the states with r < N have the same
+    action sets in both models, and the row r = N is left to the cap policy because a = 1 at a departure
+    there is a no-op in ``small`` but activates a crawler in ``big``."""
+    if (small.lam, small.mu, small.K, small.gamma) != (big.lam, big.mu, big.K, big.gamma) or small.N > big.N:
+        raise InvalidInput("big", "must be the same instance with at least as many crawlers", value=big.N)
+    policy = small.check_policy(policy)
+    out = big.cap_policy(cap)
+    keep = small.states[:, 1] < small.N
+    q, r, s = small.states[keep].T
+    out[big.index[q, r, s]] = policy[keep]
+    return big.check_policy(out)
+
+
+def auto_N(lam: float, mu: float, K: int, gamma: float, *, solver=None, warm: bool = False,
+           seed: MDPSolution | None = None) -> tuple[int, MDPSolution]:
     """An N that does not bind: start at 2N_s + 10 and double until the
     optimal policy activates no crawler at r ≥ N − 1.  ``solver(mdp, initial=...)``
-    replaces :func:`policy_iteration` (e.g. :func:`optimal_for_curves`)."""
+    replaces :func:`policy_iteration` (e.g. :func:`optimal_for_curves`).  Each solve starts from
+    the cap policy N_s, or with ``warm`` from a smaller instance's optimum extended by
+    :func:`extend_policy`: ``seed`` (a solution of the same instance with fewer crawlers) for the
+    first N, the previous optimum after a doubling.  The warm start only saves policy-iteration
+    steps; the optimum reached is the same up to ties."""
     solver = policy_iteration if solver is None else solver
     Ns = static_count(lam, mu, K, gamma)[0]
-    N = 2 * Ns + 10
+    N, prev = 2 * Ns + 10, seed
+    if seed is not None and (not warm or seed.mdp.N > N):
+        raise InvalidInput("seed", f"needs warm=True and at most 2N_s + 10 = {N} crawlers", value=seed.mdp.N)
     while True:
         m = CrawlerMDP(lam, mu, K, N, gamma)
-        sol = solver(m, initial=m.cap_policy(Ns))
+        start = m.cap_policy(Ns) if prev is None or not warm else extend_policy(prev.policy, prev.mdp, m, Ns)
+        sol = solver(m, initial=start)
         if activation_max(m, sol.h) + 2 <= N:
             return N, sol
-        N *= 2
+        N, prev = 2 * N, sol
 
 
 def analyse(lam: float, mu: float, K: int, gamma: float, N="auto", *, method: str = "exact",
@@ -1738,12 +1763,16 @@ def check_switching_curve_conjecture(lams, Ks, gammas, Ns=("Ns", "auto"), mu: fl
     for lam in lams:
         for K in Ks:
             for gamma in gammas:
+                n_s = static_count(lam, mu, K, gamma)[0]
+                seed = None  # the solution with the most crawlers so far (at most auto_N's first N), to warm-start it
                 for spec in Ns:
                     if spec == "auto":
-                        N, sol = auto_N(lam, mu, K, gamma, solver=optimal_for_curves)
+                        N, sol = auto_N(lam, mu, K, gamma, solver=optimal_for_curves, warm=True, seed=seed)
                     else:
-                        N = static_count(lam, mu, K, gamma)[0] if spec == "Ns" else int(spec)
+                        N = n_s if spec == "Ns" else int(spec)
                         sol = optimal_for_curves(CrawlerMDP(lam, mu, K, N, gamma))
+                    if N <= 2 * n_s + 10 and (seed is None or N > seed.mdp.N):
+                        seed = sol
                     count += 1
                     c = sol.curves
                     if not c.monotone:

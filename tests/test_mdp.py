@@ -178,6 +178,34 @@ def test_auto_N_does_not_bind_and_policy_image():
     assert img.shape == (4, rep.N + 1) and (img[0] == -1).all() and img[1, 0] == 1
 
 
+@pytest.mark.parametrize("lam, K, gamma", [(0.5, 15, 0.05), (1.0, 15, 2.0), (0.2, 3, 2.0)])
+def test_auto_N_warm_start_reaches_the_cold_optimum(lam, K, gamma):
+    # the first two instances double N (N_s = 1, the start 12 binds), so both warm paths are taken:
+    # seeded from the N = N_s optimum, then from the optimum at the smaller N
+    Ns = M.static_count(lam, 1.0, K, gamma)[0]
+    seed = M.optimal_for_curves(M.CrawlerMDP(lam, 1.0, K, Ns, gamma))
+    N0, cold = M.auto_N(lam, 1.0, K, gamma, solver=M.optimal_for_curves)
+    N1, warm = M.auto_N(lam, 1.0, K, gamma, solver=M.optimal_for_curves, warm=True, seed=seed)
+    assert N1 == N0
+    assert warm.gain == pytest.approx(cold.gain, rel=1e-12)
+    assert (warm.curves.f0, warm.curves.f1, warm.curves.monotone) == (cold.curves.f0, cold.curves.f1, cold.curves.monotone)
+    assert np.array_equal(warm.policy, cold.policy)
+
+
+def test_extend_policy_keeps_actions_below_the_old_N():
+    small, big = M.CrawlerMDP(0.5, 1.0, 4, 3, 1.0), M.CrawlerMDP(0.5, 1.0, 4, 8, 1.0)
+    pol = M.policy_iteration(small, certify=False).policy
+    ext = M.extend_policy(pol, small, big, 2)
+    q, r, s = big.states.T
+    below = r < small.N
+    assert np.array_equal(ext[below], pol[small.index[q[below], r[below], s[below]]])
+    assert np.array_equal(ext[~below], big.cap_policy(2)[~below])
+    with pytest.raises(InvalidInput, match="big"):
+        M.extend_policy(pol, big, small, 2)
+    with pytest.raises(InvalidInput, match="seed"):
+        M.auto_N(0.5, 1.0, 4, 1.0, seed=M.policy_iteration(small, certify=False))
+
+
 def test_rvi_stated_reading_reproduces_fig_1_5():
     """Liu–Nain Fig 1.5: 254 iterations, cost 0.20907, under x̂ = (1,1,1), h_0 = 0."""
     m = M.CrawlerMDP(0.1, 1, 5, 16, 1.0)
