@@ -288,6 +288,38 @@ def _next_record(t, every):
     return (t // every + 1) * every
 
 
+@njit(cache=True, inline="always")
+def _account(t, half, blen, n_on, mass, offmass, neleph, elmass, moves, b, bcount, bsum_s, bsum_p, bsum_n,
+             rec_at, every, rec_k, nrec, rec, batches):
+    """After step t: the batch sums over the second half (``NB`` batches of ``blen`` steps, the running batch
+    kept in locals) and the trajectory record every ``every`` steps; returns the advanced locals
+    (t + 1, batch, its count and sums, next record time, records written)."""
+    pn = 1.0 - mass
+    if t >= half:
+        bsum_s += n_on
+        bsum_p += pn
+        bsum_n += 1
+        bcount += 1
+        if bcount == blen and b < NB - 1:
+            batches[b, 0], batches[b, 1], batches[b, 2] = bsum_s, bsum_p, bsum_n
+            b += 1
+            bcount = 0
+            bsum_s, bsum_p, bsum_n = batches[b, 0], batches[b, 1], batches[b, 2]
+    t += 1
+    if t == rec_at:
+        rec_at += every
+        if rec_k < nrec:
+            rec[rec_k, 0] = t
+            rec[rec_k, 1] = n_on
+            rec[rec_k, 2] = pn
+            rec[rec_k, 3] = offmass
+            rec[rec_k, 4] = neleph
+            rec[rec_k, 5] = elmass
+            rec[rec_k, 6] = moves
+            rec_k += 1
+    return t, b, bcount, bsum_s, bsum_p, bsum_n, rec_at, rec_k
+
+
 @njit(cache=True)
 def advance(col, K, total, code, fill_rule, delta, t_star, r, stop_at, every, t_end, draw_budget,
             st, iv, fv, present, avail, fifo, rec, batches):
@@ -489,29 +521,9 @@ def advance(col, K, total, code, fill_rule, delta, t_star, r, stop_at, every, t_
             neleph += 1
             elmass += col[c].p
         # accounting after step t
-        pn = 1.0 - mass
-        if t >= half:
-            bsum_s += n_on
-            bsum_p += pn
-            bsum_n += 1
-            bcount += 1
-            if bcount == blen and b < NB - 1:
-                batches[b, 0], batches[b, 1], batches[b, 2] = bsum_s, bsum_p, bsum_n
-                b += 1
-                bcount = 0
-                bsum_s, bsum_p, bsum_n = batches[b, 0], batches[b, 1], batches[b, 2]
-        t += 1
-        if t == rec_at:
-            rec_at += every
-            if rec_k < nrec:
-                rec[rec_k, 0] = t
-                rec[rec_k, 1] = n_on
-                rec[rec_k, 2] = pn
-                rec[rec_k, 3] = offmass
-                rec[rec_k, 4] = neleph
-                rec[rec_k, 5] = elmass
-                rec[rec_k, 6] = moves
-                rec_k += 1
+        t, b, bcount, bsum_s, bsum_p, bsum_n, rec_at, rec_k = _account(
+            t, half, blen, n_on, mass, offmass, neleph, elmass, moves, b, bcount, bsum_s, bsum_p, bsum_n,
+            rec_at, every, rec_k, nrec, rec, batches)
     batches[b, 0], batches[b, 1], batches[b, 2] = bsum_s, bsum_p, bsum_n
     iv[T], iv[S], iv[HEAD], iv[SIZE], iv[NAVAIL], iv[DRAWS], iv[STOPPED] = t, n_on, head, size, navail, draws, stopped
     iv[REC], iv[BATCH], iv[BCOUNT], iv[LASTQ], iv[MOVES], iv[NELEPH], iv[CAP] = rec_k, b, bcount, lastq, moves, neleph, cap
@@ -559,29 +571,9 @@ def advance_plain(col, K, total, every, t_end, st, iv, fv, present, rec, batches
             mass += col[c].p
         col[c].cnt += 1
         draws += 1
-        pn = 1.0 - mass
-        if t >= half:
-            bsum_s += n_on
-            bsum_p += pn
-            bsum_n += 1
-            bcount += 1
-            if bcount == blen and b < NB - 1:
-                batches[b, 0], batches[b, 1], batches[b, 2] = bsum_s, bsum_p, bsum_n
-                b += 1
-                bcount = 0
-                bsum_s, bsum_p, bsum_n = batches[b, 0], batches[b, 1], batches[b, 2]
-        t += 1
-        if t == rec_at:
-            rec_at += every
-            if rec_k < nrec:
-                rec[rec_k, 0] = t
-                rec[rec_k, 1] = n_on
-                rec[rec_k, 2] = pn
-                rec[rec_k, 3] = offmass
-                rec[rec_k, 4] = neleph
-                rec[rec_k, 5] = elmass
-                rec[rec_k, 6] = moves
-                rec_k += 1
+        t, b, bcount, bsum_s, bsum_p, bsum_n, rec_at, rec_k = _account(
+            t, half, blen, n_on, mass, offmass, neleph, elmass, moves, b, bcount, bsum_s, bsum_p, bsum_n,
+            rec_at, every, rec_k, nrec, rec, batches)
     batches[b, 0], batches[b, 1], batches[b, 2] = bsum_s, bsum_p, bsum_n
     iv[T], iv[S], iv[DRAWS], iv[REC], iv[BATCH], iv[BCOUNT] = t, n_on, draws, rec_k, b, bcount
     fv[MASS] = mass
