@@ -22,17 +22,9 @@ from numba import njit
 
 @njit(cache=True, inline="always")
 def _pick(rng, cum):
-    """The first index whose cumulative weight exceeds ``U cum[-1]`` (NumPy's
-    ``searchsorted(side="right")``), at most the last index."""
-    x = rng.random() * cum[-1]
-    lo, hi = 0, cum.size
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if cum[mid] <= x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return min(lo, cum.size - 1)
+    """The first index whose cumulative weight exceeds ``U cum[-1]``, at most the last index (the Python loop's
+    ``searchsorted(side="right")``)."""
+    return min(np.searchsorted(cum, rng.random() * cum[-1], side="right"), cum.size - 1)
 
 
 @njit(cache=True)
@@ -108,15 +100,8 @@ def sojourn_events(rng, levels, arate, acum, W, K, S_diag, G_diag, jump_s, jump_
         x -= s_rate
         if nbuf == 0:  # x rounded past a + s with nothing waiting (the Python loop raised IndexError here)
             continue
-        # the page whose obsolescence phase jumps: searchsorted(cumsum(g_rates), x, side="right"), at most the last
-        acc = 0.0
-        q = 0
-        while q < nbuf:
-            acc += g_rates[q]
-            if acc > x:
-                break
-            q += 1
-        q = min(q, nbuf - 1)
+        # the page whose obsolescence phase jumps
+        q = min(np.searchsorted(np.cumsum(g_rates[:nbuf]), x, side="right"), nbuf - 1)
         j = _pick(rng, jump_g[bphase[q]])
         if j < nG:
             bphase[q] = j
