@@ -286,10 +286,20 @@ class MDPSolution:
     iterations: int
     residual: float  # max_x |θ + h(x) − T(h)(x)|  (optimality equation 1.19)
     gain_bounds: tuple[float, float]  # [min, max] of T(h) − h
-    stationary: np.ndarray | None = field(repr=False, default=None)
+    # π as computed by the solver; None defers it to the first use of ``stationary`` (the switching-curve
+    # conjecture solves ~1400 instances and reads only h)
+    given_stationary: np.ndarray | None = field(repr=False, default=None)
     recurrent: np.ndarray | None = field(repr=False, default=None)  # states of the closed class
     mdp: CrawlerMDP | None = field(repr=False, default=None)
     certificate: CertifiedGain | None = field(repr=False, default=None)  # how gain and gain_bounds were certified
+
+    @cached_property
+    def stationary(self) -> np.ndarray:
+        """The stationary law π of the policy on X (zero on transient states): the solver's, else
+        :func:`stationary_distribution` of P(π) on ``recurrent``, computed once on first use."""
+        if self.given_stationary is not None:
+            return self.given_stationary
+        return stationary_distribution(self.mdp.policy_matrix(self.policy), self.recurrent)
 
     @property
     def n_min(self) -> int:
@@ -429,6 +439,8 @@ def rvi_stop_counts(mdp: CrawlerMDP, references, *, tau: float = 0.99999, h0: st
     the rows of the CSR matrices P(0), P(1) in their stored order, i.e. with
     the same floating-point operations, in the same order, as scipy's sparse
     product, so k and T(h_k)(x̂) are those of the sparse float64 recursion.
+    A run that has stopped is swapped out of the columns still updated (the
+    runs stop up to ~40% apart).
     """
     refs = np.array([_reference_index(mdp, x) for x in references], dtype=np.int64)
     if refs.size == 0 or mdp.n * refs.size > 50 * MAX_STATES:
@@ -460,27 +472,29 @@ def _rvi_block_kernel():
         TH = np.empty((n, m))
         acc0, acc1 = np.empty(m), np.empty(m)
         ref_T, worst = np.empty(m), np.empty(m)
-        left = m
+        run = np.arange(m)  # run[j]: the reference whose recursion occupies column j
+        refs = refs.copy()
+        left = m  # the runs still going occupy columns 0..left-1: a stopped run is swapped out of that range
         for k in range(1, max_iter + 1):
             for i in range(n):
                 # y = P h row by row, summed in CSR order from 0.0 as scipy's csr_matvecs does
-                acc0[:] = 0.0
-                acc1[:] = 0.0
+                acc0[:left] = 0.0
+                acc1[:left] = 0.0
                 for p in range(ptr0[i], ptr0[i + 1]):
                     a, c = val0[p], col0[p]
-                    for j in range(m):
+                    for j in range(left):
                         acc0[j] += a * H[c, j]
                 for p in range(ptr1[i], ptr1[i + 1]):
                     a, c = val1[p], col1[p]
-                    for j in range(m):
+                    for j in range(left):
                         acc1[j] += a * H[c, j]
-                for j in range(m):
+                for j in range(left):
                     TH[i, j] = cost[i] + min(acc0[j] + bar0[i], acc1[j] + bar1[i])
-            for j in range(m):
+            for j in range(left):
                 ref_T[j] = TH[refs[j], j]
                 worst[j] = 0.0
             for i in range(n):
-                for j in range(m):
+                for j in range(left):
                     h = H[i, j]
                     new = keep * h + tau * (TH[i, j] - ref_T[j])
                     # |Δh/h|: inf where h = 0 < |Δh|, nan where h = Δh = 0, which the comparison skips (rel 0)
@@ -488,17 +502,21 @@ def _rvi_block_kernel():
                     if rel > worst[j]:
                         worst[j] = rel
                     H[i, j] = new
-            for j in range(m):
-                if stop[j] < 0 and worst[j] < tol:
-                    stop[j] = k
-                    left -= 1
+            for j in range(left - 1, -1, -1):  # downwards: the column swapped in from above is already checked
+                if worst[j] < tol:
+                    stop[run[j]] = k
                     x = refs[j]  # T(h_k)(x̂) from the row of x̂ alone
                     y0, y1 = 0.0, 0.0
                     for p in range(ptr0[x], ptr0[x + 1]):
                         y0 += val0[p] * H[col0[p], j]
                     for p in range(ptr1[x], ptr1[x + 1]):
                         y1 += val1[p] * H[col1[p], j]
-                    gain[j] = cost[x] + min(y0 + bar0[x], y1 + bar1[x])
+                    gain[run[j]] = cost[x] + min(y0 + bar0[x], y1 + bar1[x])
+                    left -= 1
+                    for i in range(n):
+                        H[i, j], H[i, left] = H[i, left], H[i, j]
+                    refs[j], refs[left] = refs[left], refs[j]
+                    run[j], run[left] = run[left], run[j]
             if left == 0:
                 return
 
@@ -533,20 +551,30 @@ def _initial_h(mdp: CrawlerMDP, h0, dtype) -> tuple[np.ndarray, str]:
 
 def _rvi_extended(mdp: CrawlerMDP, h: np.ndarray, ref: int, tau: float, tol: float, max_iter: int,
                   sweeps: int | None) -> tuple[np.ndarray, int, float]:
-    """The recursion of :func:`relative_value_iteration` in long double: (h_k, k, last stopping statistic)."""
+    """The recursion of :func:`relative_value_iteration` in long double: (h_k, k, last stopping statistic).
+
+    Both actions and their three successors are advanced as one (2, 3, n) block on preallocated buffers
+    (the long-double arithmetic itself, ~5 ns per element in numpy, is what remains); every rounding is
+    that of h_{k+1} = (1 − τ) h_k + τ (T(h_k) − T(h_k)(x̂)) with T of :func:`_extended_operator`
+    (tests/test_mdp.py checks the bits against the plain expression)."""
     step = _extended_operator(mdp)
     tau_ = np.longdouble(tau)
+    keep = 1 - tau_
+    new = np.empty_like(h)
     k, stat = 0, math.nan
     while True:
         Th = step(h)
-        new = (1 - tau_) * h + tau_ * (Th - Th[ref])
+        Th -= Th[ref].copy()
+        Th *= tau_
+        np.multiply(h, keep, out=new)
+        new += Th
         k += 1
         if sweeps is None:
             diff = np.abs(new - h)
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 rel = np.where(h != 0, diff / np.abs(h), np.where(diff == 0, 0.0, np.inf))
             stat = float(rel.max())
-        h = new
+        h, new = new, h
         if (sweeps is None and stat < tol) or k == sweeps:
             return h, k, stat
         if k >= max_iter:
@@ -554,23 +582,28 @@ def _rvi_extended(mdp: CrawlerMDP, h: np.ndarray, ref: int, tau: float, tol: flo
 
 
 def _extended_operator(mdp: CrawlerMDP):
-    """h -> T(h) in long double by explicit gathers."""
+    """h -> T(h) in long double by explicit gathers: T(h)(x) = c(x) + min_a y_a(x) with
+    y_a = (p_0 h(x_0) + p_1 h(x_1)) + p_2 h(x_2), the three successors summed left to right (as numpy
+    sums a row of 3), and y_a = +inf where a ∉ A_x.  Setting +inf there instead of adding a mask of
+    0/+inf changes at most the sign of a zero y_a, which c + min(y_0, y_1) cannot see (c ≥ 0), so T(h)
+    has the bits of the masked sum.  The returned array is a buffer reused by the next call."""
+    n = mdp.n
     cost = mdp.cost.astype(np.longdouble)
-    bars = [np.where(mdp.allowed[:, a], 0.0, np.inf).astype(np.longdouble) for a in (0, 1)]
-    # the three successors as contiguous columns, summed left to right (as numpy sums each row of 3)
-    cols = [[(np.ascontiguousarray(idx[:, j]), prob[:, j].astype(np.longdouble)) for j in range(3)]
-            for idx, prob in mdp.successors]
+    barred = ~mdp.allowed.T
+    # (2, 3, n): action, successor, state -- contiguous per (action, successor)
+    idx = np.ascontiguousarray(np.stack([s[0].T for s in mdp.successors]))
+    prob = np.ascontiguousarray(np.stack([s[1].T for s in mdp.successors]).astype(np.longdouble))
+    terms = np.empty((2, 3, n), dtype=np.longdouble)
+    y = np.empty((2, n), dtype=np.longdouble)
+    Th = np.empty(n, dtype=np.longdouble)
 
     def step(h):
-        y = []
-        for a in (0, 1):
-            (i0, p0), (i1, p1), (i2, p2) = cols[a]
-            t = p0 * h[i0]
-            t += p1 * h[i1]
-            t += p2 * h[i2]
-            t += bars[a]
-            y.append(t)
-        return cost + np.minimum(y[0], y[1], out=y[0])
+        np.multiply(h[idx], prob, out=terms)
+        np.add(terms[:, 0], terms[:, 1], out=y)
+        np.add(y, terms[:, 2], out=y)
+        y[barred] = np.inf
+        np.minimum(y[0], y[1], out=Th)
+        return np.add(Th, cost, out=Th)
 
     return step
 
@@ -742,8 +775,9 @@ class MultichainEvaluation:
     classes: list = field(repr=False)
 
 
-# Policy iteration evaluates thousands of policies whose classes have a few dozen states: below this size the
-# systems are solved dense (LAPACK), where SuperLU's set-up would cost more than the factorisation.
+# Policy iteration evaluates thousands of policies whose classes have a few dozen states: below this size a class
+# (or a strongly connected piece of the transient states) is solved dense (compiled LU), where SuperLU's set-up
+# would cost more than the factorisation.
 DENSE_MAX = 200
 
 
@@ -751,9 +785,18 @@ def evaluate_multichain(mdp: CrawlerMDP, policy: np.ndarray) -> MultichainEvalua
     """Evaluation of any pure stationary policy (Puterman 1994, §9.1): per
     closed class C the gain g_C (bordered system on C), on transient states
     g = P g and g + h = c + P h; sparse LU, or dense LU for systems of at
-    most :data:`DENSE_MAX` states."""
+    most :data:`DENSE_MAX` states.
+
+    The strongly connected components of P(π) (:func:`_block_solve_kernels`) give both the closed
+    classes (the components no edge leaves, listed by their first state as :func:`closed_classes`
+    lists them) and the order of the transient solve (:func:`_transient_solve`)."""
     P = mdp.policy_matrix(policy)
-    classes = closed_classes(P)
+    order_of, _ = _block_solve_kernels()
+    order, start, comp = order_of(P.indptr, P.indices)
+    row = np.repeat(np.arange(mdp.n), np.diff(P.indptr))
+    closed = np.ones(start.size - 1, dtype=bool)
+    closed[comp[row][comp[row] != comp[P.indices]]] = False  # P(π) keeps only positive entries: each is an edge
+    classes = sorted((np.sort(order[start[c]:start[c + 1]]) for c in np.flatnonzero(closed)), key=lambda C: int(C[0]))
     n = mdp.n
     g, h = np.zeros(n), np.zeros(n)
     rec = np.zeros(n, dtype=bool)
@@ -766,11 +809,40 @@ def evaluate_multichain(mdp: CrawlerMDP, policy: np.ndarray) -> MultichainEvalua
         rec[C] = True
     T = np.flatnonzero(~rec)
     if T.size:
-        # g and h vanish on T here, so (P g)[T] = P_TR g_R and (P h)[T] = P_TR h_R, summed in the same order
-        solve = _transient_solver(P, T)
-        g[T] = solve((P @ g)[T])
-        h[T] = solve(mdp.cost[T] - g[T] + (P @ h)[T])
+        _transient_solve(mdp, P, T, (order, start, comp, closed), g, h)
     return MultichainEvaluation(g, h, classes)
+
+
+def _transient_solve(mdp: CrawlerMDP, P: sps.csr_matrix, T: np.ndarray, sccs, g: np.ndarray, h: np.ndarray) -> None:
+    """g and h on the transient states T, in place, given them on the closed classes:
+    (I − P_TT) g_T = P_TR g_R and (I − P_TT) h_T = c_T − g_T + P_TR h_R.
+
+    P_TT is block triangular in the order of its strongly connected components ``sccs`` (a chain leaves
+    a component only for components it never comes back from, and Tarjan's order lists every component
+    after those it reaches), so both systems are solved by back substitution over the components, exits
+    first: a component {s} gives x(s) = (b(s) + Σ_{t ≠ s} p_st x(t))/(1 − p_ss), a larger one C a dense
+    LU of I − P_CC with right-hand side b_C + P_{C,X∖C} x, the closed classes already known.  Most
+    transient states of these policies are components of one state or a few, so this replaces a sparse
+    LU of all of T; a component of more than :data:`DENSE_MAX` states sends T to SuperLU, as before."""
+    order, start, comp, closed = sccs
+    sizes = np.diff(start)
+    if int(sizes[~closed].max()) <= DENSE_MAX:
+        _, solve = _block_solve_kernels()
+        b = np.zeros(mdp.n)
+        ok = solve(P.indptr, P.indices, P.data, order, start, comp, closed, b, g)
+        b[T] = mdp.cost[T] - g[T]
+        if not (ok and solve(P.indptr, P.indices, P.data, order, start, comp, closed, b, h)):
+            raise SolverError("policy evaluation system is singular (zero pivot in a transient block)")
+        return
+    m = T.size
+    i, j, p = _restrict(P, T, T)
+    # I − P_TT assembled from triplets: the diagonal sums 1 + (−p_ii), bit for bit the 1 − p_ii of sparse algebra
+    d = np.arange(m)
+    lu = spla.splu(sps.csc_matrix((np.concatenate([np.ones(m), -p]), (np.concatenate([d, i]), np.concatenate([d, j]))),
+                                  shape=(m, m)))
+    # g and h vanish on T here, so (P g)[T] = P_TR g_R and (P h)[T] = P_TR h_R, summed in the same order
+    g[T] = lu.solve((P @ g)[T])
+    h[T] = lu.solve(mdp.cost[T] - g[T] + (P @ h)[T])
 
 
 def _bordered_class_solve(P: sps.csr_matrix, C: np.ndarray, rhs: np.ndarray) -> np.ndarray:
@@ -786,19 +858,134 @@ def _bordered_class_solve(P: sps.csr_matrix, C: np.ndarray, rhs: np.ndarray) -> 
     return _dense_lu(A)(rhs)
 
 
-def _transient_solver(P: sps.csr_matrix, T: np.ndarray):
-    """x -> (I − P_TT)^{-1} x, factorised once (dense LU up to :data:`DENSE_MAX` states, else SuperLU)."""
-    m = T.size
-    i, j, p = _restrict(P, T, T)
-    if m > DENSE_MAX:
-        # I − P_TT assembled from triplets: the diagonal sums 1 + (−p_ii), bit for bit the 1 − p_ii of sparse algebra
-        d = np.arange(m)
-        A = sps.csc_matrix((np.concatenate([np.ones(m), -p]), (np.concatenate([d, i]), np.concatenate([d, j]))),
-                           shape=(m, m))
-        return spla.splu(A).solve
-    A = np.eye(m)
-    A[i, j] -= p
-    return _dense_lu(A)
+@lru_cache(maxsize=None)
+def _block_solve_kernels():
+    """(order_of, solve) of :func:`evaluate_multichain`, compiled on first use.
+
+    ``order_of(indptr, indices)``: Tarjan's strongly connected components of the CSR graph, iteratively;
+    returns (order, start, comp): the states of component c are order[start[c]:start[c+1]], components
+    numbered as Tarjan completes them, i.e. every component after all those it can reach.
+    ``solve(indptr, indices, data, order, start, comp, skip, b, x)``: x = b + P x on the components c
+    with skip[c] False, by back substitution in that order (x on the skipped components is given and
+    kept), dense partial-pivoting LU on components of two or more states; False on a zero pivot."""
+    from numba import njit
+
+    @njit(cache=True)
+    def order_of(indptr, indices):
+        n = indptr.size - 1
+        index = np.full(n, -1, dtype=np.int64)
+        low = np.zeros(n, dtype=np.int64)
+        on_stack = np.zeros(n, dtype=np.bool_)
+        stack = np.empty(n, dtype=np.int64)
+        call_v = np.empty(n, dtype=np.int64)
+        call_p = np.empty(n, dtype=np.int64)
+        order = np.empty(n, dtype=np.int64)
+        start = np.empty(n + 1, dtype=np.int64)
+        comp = np.empty(n, dtype=np.int64)
+        sp = counter = ncomp = filled = 0
+        for root in range(n):
+            if index[root] >= 0:
+                continue
+            index[root] = low[root] = counter
+            counter += 1
+            stack[sp] = root
+            sp += 1
+            on_stack[root] = True
+            call_v[0], call_p[0] = root, indptr[root]
+            depth = 1
+            while depth > 0:
+                v, p = call_v[depth - 1], call_p[depth - 1]
+                if p < indptr[v + 1]:
+                    call_p[depth - 1] = p + 1
+                    w = indices[p]
+                    if index[w] < 0:
+                        index[w] = low[w] = counter
+                        counter += 1
+                        stack[sp] = w
+                        sp += 1
+                        on_stack[w] = True
+                        call_v[depth], call_p[depth] = w, indptr[w]
+                        depth += 1
+                    elif on_stack[w] and index[w] < low[v]:
+                        low[v] = index[w]
+                    continue
+                depth -= 1
+                if depth > 0 and low[v] < low[call_v[depth - 1]]:
+                    low[call_v[depth - 1]] = low[v]
+                if low[v] == index[v]:  # v roots a component: pop it
+                    start[ncomp] = filled
+                    while True:
+                        sp -= 1
+                        w = stack[sp]
+                        on_stack[w] = False
+                        comp[w] = ncomp
+                        order[filled] = w
+                        filled += 1
+                        if w == v:
+                            break
+                    ncomp += 1
+        start[ncomp] = filled
+        return order, start[:ncomp + 1], comp
+
+    @njit(cache=True)
+    def solve(indptr, indices, data, order, start, comp, skip, b, x):
+        pos = np.empty(b.size, dtype=np.int64)
+        for c in range(start.size - 1):
+            if skip[c]:
+                continue
+            lo, m = start[c], start[c + 1] - start[c]
+            if m == 1:
+                s = order[lo]
+                rhs, diag = b[s], 1.0
+                for p in range(indptr[s], indptr[s + 1]):
+                    t = indices[p]
+                    if t == s:
+                        diag -= data[p]
+                    else:
+                        rhs += data[p] * x[t]
+                if diag == 0.0:
+                    return False
+                x[s] = rhs / diag
+                continue
+            for k in range(m):
+                pos[order[lo + k]] = k
+            A = np.eye(m)
+            y = np.empty(m)
+            for k in range(m):
+                s = order[lo + k]
+                y[k] = b[s]
+                for p in range(indptr[s], indptr[s + 1]):
+                    t = indices[p]
+                    if comp[t] == c:
+                        A[k, pos[t]] -= data[p]
+                    else:
+                        y[k] += data[p] * x[t]
+            for k in range(m):  # Gaussian elimination with partial pivoting, applied to y as it goes
+                piv, big = k, abs(A[k, k])
+                for r in range(k + 1, m):
+                    if abs(A[r, k]) > big:
+                        piv, big = r, abs(A[r, k])
+                if big == 0.0:
+                    return False
+                if piv != k:
+                    for col in range(m):
+                        A[k, col], A[piv, col] = A[piv, col], A[k, col]
+                    y[k], y[piv] = y[piv], y[k]
+                for r in range(k + 1, m):
+                    f = A[r, k] / A[k, k]
+                    if f != 0.0:
+                        for col in range(k + 1, m):
+                            A[r, col] -= f * A[k, col]
+                        y[r] -= f * y[k]
+            for k in range(m - 1, -1, -1):
+                for col in range(k + 1, m):
+                    y[k] -= A[k, col] * y[col]
+                y[k] /= A[k, k]
+            for k in range(m):
+                x[order[lo + k]] = y[k]
+        return True
+
+    return order_of, solve
 
 
 def _dense_lu(A: np.ndarray):
@@ -900,7 +1087,8 @@ def policy_iteration(mdp: CrawlerMDP, *, initial: np.ndarray | None = None, max_
     ``gain_bounds`` (relative width ≤ :data:`TARGET_REL_WIDTH`);
     ``certificate`` records how.  ``certify=False`` skips that step and
     returns the float route alone (gain from the bordered LU, bounds min/max
-    of T(h) − h in float64): fast, but blind below ~1e-16 absolute."""
+    of T(h) − h in float64, π by sparse LU on first use of ``stationary``):
+    fast, but blind below ~1e-16 absolute."""
     policy = _best_static_start(mdp) if initial is None else mdp.check_policy(initial)
     for k in range(1, max_iter + 1):
         ev = evaluate_multichain(mdp, policy)
@@ -919,7 +1107,7 @@ def policy_iteration(mdp: CrawlerMDP, *, initial: np.ndarray | None = None, max_
         gap = Th - ev.h
         return MDPSolution(gain, policy, ev.h, "policy-iteration (float)", k, float(np.abs(gain + ev.h - Th).max()),
                            (float(gap.min()), float(gap.max())),
-                           stationary_distribution(mdp.policy_matrix(policy), ev.classes[0]), ev.classes[0], mdp)
+                           None, ev.classes[0], mdp)
     # The float evaluation is only accurate to ~1e-16 absolute and ties within TIE_REL: when θ is tiny
     # both the gain and the policy are re-derived on exact Q-values (see certified_gain).
     cert = certified_gain(mdp, policy)

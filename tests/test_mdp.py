@@ -476,3 +476,133 @@ def test_rvi_kernel_bitwise_equal_to_sparse_products(args):
     assert (r.iterations, r.relative_change) == (k, stat)
     assert r.h.tobytes() == h.tobytes()  # same operations in the same order: identical bits
     assert r.gain == float(M.CrawlerMDP(*args).T(h)[M._reference_index(m, None)])
+
+
+def _substochastic(rng, n, blocks):
+    """A random sparse substochastic n × n matrix in CSR whose graph has strongly connected pieces of up to
+    ``blocks`` states and edges between them in both orders of the state numbering."""
+    import scipy.sparse as sps
+
+    perm = rng.permutation(n)
+    rows, cols = [], []
+    start = 0
+    while start < n:  # a cycle through each block makes it strongly connected
+        size = int(rng.integers(1, blocks + 1))
+        block = perm[start:start + size]
+        if size > 1:
+            rows += block.tolist()
+            cols += np.roll(block, 1).tolist()
+        start += size
+    extra = int(rng.integers(0, 3 * n))
+    rows += rng.integers(0, n, extra).tolist()
+    cols += rng.integers(0, n, extra).tolist()
+    A = sps.csr_matrix((rng.uniform(0.1, 1.0, len(rows)), (rows, cols)), shape=(n, n))
+    A.sum_duplicates()
+    # rows sum to at most 0.95: I − A is a nonsingular M-matrix
+    return sps.csr_matrix(sps.diags(0.95 * rng.uniform(0.2, 1.0, n) / np.maximum(1e-300, np.asarray(A.sum(axis=1)).ravel())) @ A)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_block_solve_matches_superlu(seed):
+    import scipy.sparse as sps
+    import scipy.sparse.csgraph as csgraph
+    import scipy.sparse.linalg as spla
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 80))
+    A = _substochastic(rng, n, int(rng.choice([1, 3, 12, 40])))
+    order_of, solve = M._block_solve_kernels()
+    order, start, comp = order_of(A.indptr, A.indices)
+    # the components are those of csgraph, numbered so that every edge goes to the same or an earlier one
+    _, lab = csgraph.connected_components(A, directed=True, connection="strong")
+    assert sorted(tuple(sorted(order[a:b])) for a, b in zip(start, start[1:])) == \
+        sorted(tuple(np.flatnonzero(lab == k)) for k in range(lab.max() + 1))
+    assert np.array_equal(np.sort(order), np.arange(n))
+    assert np.array_equal(comp[order], np.repeat(np.arange(start.size - 1), np.diff(start)))
+    assert (comp[A.indices] <= comp[np.repeat(np.arange(n), np.diff(A.indptr))]).all()
+    b = rng.normal(size=n)
+    want = spla.spsolve(sps.csc_matrix(sps.identity(n) - A), b)
+    x = np.zeros(n)
+    assert solve(A.indptr, A.indices, A.data, order, start, comp, np.zeros(start.size - 1, dtype=bool), b, x)
+    assert np.abs(x - want).max() <= 1e-12 * max(1.0, float(np.abs(want).max()))
+    # components marked as skipped keep their given values and enter the others' right-hand sides
+    skip = rng.random(start.size - 1) < 0.3
+    given = np.flatnonzero(skip[comp])
+    x = np.zeros(n)
+    x[given] = rng.normal(size=given.size)
+    rest = np.flatnonzero(~skip[comp])
+    ref = x.copy()
+    if rest.size:
+        rhs = b[rest] + A[rest][:, given] @ x[given]
+        ref[rest] = spla.spsolve(sps.csc_matrix(sps.identity(rest.size) - A[rest][:, rest]), rhs)
+    assert solve(A.indptr, A.indices, A.data, order, start, comp, skip, b, x)
+    assert np.array_equal(x[given], ref[given])
+    assert np.abs(x - ref).max() <= 1e-12 * max(1.0, float(np.abs(ref).max()))
+
+
+def test_block_solve_refuses_a_closed_state():
+    A = M.sps.csr_matrix(np.array([[0.5, 0.5], [0.0, 1.0]]))  # state 1 is absorbing: I − A is singular
+    order_of, solve = M._block_solve_kernels()
+    order, start, comp = order_of(A.indptr, A.indices)
+    assert not solve(A.indptr, A.indices, A.data, order, start, comp, np.zeros(start.size - 1, dtype=bool), np.ones(2),
+                     np.zeros(2))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_multichain_transient_blocks_against_superlu(seed, monkeypatch):
+    # policies with several classes and transient states of every kind; DENSE_MAX = 0 is the SuperLU route
+    rng = np.random.default_rng(seed)
+    m = M.CrawlerMDP(float(rng.choice([0.05, 0.3, 1.0])), 1.0, int(rng.integers(2, 9)), int(rng.integers(1, 25)), 1.0)
+    pol = _random_policy(m, rng)
+    ev = M.evaluate_multichain(m, pol)
+    assert [C.tolist() for C in ev.classes] == [C.tolist() for C in M.closed_classes(m.policy_matrix(pol))]
+    P = m.policy_matrix(pol)
+    monkeypatch.setattr(M, "DENSE_MAX", 0)
+    sp = M.evaluate_multichain(m, pol)
+    rec = np.concatenate(ev.classes)
+    assert np.abs(ev.g[rec] - sp.g[rec]).max() <= 1e-12 * max(1.0, float(np.abs(sp.g).max()))  # the class gains
+    # transient states: I − P_TT may be ill-conditioned, so both routes are held to backward stability
+    for e in (ev, sp):
+        assert np.abs(P @ e.g - e.g).max() <= 1e-13 * max(1.0, float(np.abs(e.g).max()))
+        assert np.abs(m.cost + P @ e.h - e.g - e.h).max() <= 1e-13 * max(1.0, float(np.abs(e.h).max()))
+
+
+def _rvi_extended_plain(m, tau, sweeps):
+    """Proposition 6 in long double with one gather per successor and fresh temporaries (the numpy code the
+    blocked operator replaced)."""
+    ref = M._reference_index(m, None)
+    cost = m.cost.astype(np.longdouble)
+    h = np.zeros(m.n, dtype=np.longdouble)
+    tau_ = np.longdouble(tau)
+    for _ in range(sweeps):
+        y = []
+        for a, (idx, prob) in enumerate(m.successors):
+            t = prob[:, 0].astype(np.longdouble) * h[idx[:, 0]]
+            t += prob[:, 1].astype(np.longdouble) * h[idx[:, 1]]
+            t += prob[:, 2].astype(np.longdouble) * h[idx[:, 2]]
+            t += np.where(m.allowed[:, a], 0.0, np.inf).astype(np.longdouble)
+            y.append(t)
+        Th = cost + np.minimum(y[0], y[1])
+        h = (1 - tau_) * h + tau_ * (Th - Th[ref])
+    return h
+
+
+@pytest.mark.parametrize("args", [(0.1, 1, 5, 16, 1.0), (0.05, 1, 10, 17, 0.4), (0.3, 1, 4, 2, 2.4)])
+def test_rvi_extended_bitwise_equal_to_plain_long_double(args):
+    m = M.CrawlerMDP(*args)
+    k = M.relative_value_iteration(m).iterations
+    ext = M.relative_value_iteration(m, sweeps=k, precision="extended")
+    h = _rvi_extended_plain(m, 0.99999, k)
+    assert ext.h.tobytes() == h.astype(float).tobytes()
+    assert ext.gain == float(M._q_values(m, h, "extended").min(axis=1)[M._reference_index(m, None)])
+    stopped = M.relative_value_iteration(m, tau=0.9, precision="extended")  # the stopping-rule path
+    assert stopped.h.tobytes() == _rvi_extended_plain(m, 0.9, stopped.iterations).astype(float).tobytes()
+
+
+def test_float_route_stationary_on_first_use():
+    m = M.CrawlerMDP(0.1, 1, 5, 16, 1.0)
+    s = M.policy_iteration(m, certify=False)
+    assert s.given_stationary is None
+    pi = M.stationary_distribution(m.policy_matrix(s.policy), s.recurrent)
+    assert s.stationary.tobytes() == pi.tobytes() and s.stationary is s.stationary
+    assert s.n_mean == pytest.approx(M.policy_iteration(m).n_mean, rel=1e-12)
