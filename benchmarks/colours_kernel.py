@@ -8,11 +8,13 @@ the ``iv``/``fv`` slot arrays, the FIFO push an out-of-line call returning
 the buffer, three integer divisions per step in the accounting.  The package
 kernel (:mod:`crawlmath.numeric.colours_kernels`) keeps all of a colour in
 one cache line, holds the scalar state in locals, counts down to the next
-record instead of dividing, and prefetches the record of the colour a later
-generator output would draw.  Both consume the same random stream, so the
+record instead of dividing, prefetches the record of the colour a later
+generator output would draw, and is compiled once per strategy.  Both consume the same random stream, so the
 benchmark first checks that they give the same records and source draws, then
 prints CPU ns/step (median of REPEATS runs, interleaved) of the kernel calls
-alone, for K = 1000, C = 10^5, 200 000 steps: the sizes of the Ch. 8 tables.
+alone, for K = 1000, C = 10^5, 200 000 steps: the sizes of the Ch. 8 tables,
+at γ = 0.9 (about one source draw a step) and at γ = 1.3, 1.7 (tens of draws
+a step: there the prefetch distance ``AHEAD`` matters).
 
 Run: python benchmarks/colours_kernel.py
 """
@@ -32,7 +34,8 @@ from crawlmath.numeric.colours_kernels import (BATCH, BCOUNT, CAP, DRAWS, ELMASS
                                                STOPPED, S, T)
 
 K, C, TOTAL, EVERY, REPEATS = 1000, 100_000, 200_000, 10_000, 5
-CASES = (("mice-delta", 2), ("mice-delta", 5), ("recommended", 5), ("recommended", 9))
+CASES = (("mice-delta", 2, 0.9), ("mice-delta", 5, 0.9), ("recommended", 5, 0.9), ("recommended", 9, 0.9),
+         ("recommended", 2, 1.3), ("mice-delta", 2, 1.7))
 
 
 @njit(cache=True, inline="always")
@@ -377,10 +380,10 @@ def cpu_ns_per_step(run) -> float:
 
 
 def main() -> None:
-    p = nc.colour_distribution("powerlaw", C, 0.9)
-    table = cs.packed_table(*cs.alias_table(p))
-    print(f"K = {K}, C = {C}, {TOTAL} steps, gamma = 0.9; CPU ns/step of the kernel call, median of {REPEATS}")
-    for strategy, delta in CASES:
+    print(f"K = {K}, C = {C}, {TOTAL} steps; CPU ns/step of the kernel call, median of {REPEATS}")
+    for strategy, delta, gamma in CASES:
+        p = nc.colour_distribution("powerlaw", C, gamma)
+        table = cs.packed_table(*cs.alias_table(p))
         ref = reference_kernel(p, table, strategy, delta, 7)
         new = package_kernel(p, strategy, delta, 7)
         if new[1] != ref[1] or not np.array_equal(new[0], ref[0]):
@@ -390,7 +393,7 @@ def main() -> None:
             old_ns.append(cpu_ns_per_step(lambda: reference_kernel(p, table, strategy, delta, seed)))
             new_ns.append(cpu_ns_per_step(lambda: package_kernel(p, strategy, delta, seed)))
         a, b = statistics.median(old_ns), statistics.median(new_ns)
-        print(f"{strategy:12s} delta={delta}: reference {a:6.1f}  package {b:6.1f}  ({a / b:.2f}x, "
+        print(f"{strategy:12s} delta={delta} gamma={gamma}: reference {a:6.1f}  package {b:6.1f}  ({a / b:.2f}x, "
               f"{ref[1] / TOTAL:.2f} source draws/step)")
 
 

@@ -425,11 +425,13 @@ def exact_stationary(p, K: int, dps: int = 30) -> ProductForm:
     if K == 1:
         return ProductForm(1, p.size, 1.0, float(1 - math.fsum(p * p)), mpmath.mpf(0), dps)
     with mpmath.workdps(dps + 10):
-        pm = [mpmath.mpf(float(x)) for x in p[p > 0]]
         n_needed = K - 1
         # power sums P_k, k = 1..K-1, at working precision (vectorised in float
-        # would lose digits for large k; use repeated products in mpmath)
-        if len(pm) * n_needed > 3_000_000:
+        # would lose digits for large k; use repeated products in mpmath); the
+        # mpf copy of p is built only where it is used (C conversions cost more
+        # than the float power sums at C = 1e5)
+        pm = None
+        if np.count_nonzero(p) * n_needed > 3_000_000:
             pw = np.array(p[p > 0], dtype=float)
             cur = pw.copy()
             P = [mpmath.mpf(1)]
@@ -437,6 +439,7 @@ def exact_stationary(p, K: int, dps: int = 30) -> ProductForm:
                 cur = cur * pw
                 P.append(mpmath.mpf(float(np.sum(cur))))
         else:
+            pm = [mpmath.mpf(float(x)) for x in p[p > 0]]
             cur = list(pm)
             P = [mpmath.fsum(pm)]
             for k in range(2, n_needed + 1):
@@ -446,6 +449,8 @@ def exact_stationary(p, K: int, dps: int = 30) -> ProductForm:
         for n in range(1, n_needed + 1):
             h.append(mpmath.fsum(P[k - 1] * h[n - k] for k in range(1, n + 1)) / n)
         ratio = h[K - 2] / h[K - 1]
+        if len(P) < 3 and pm is None:
+            pm = [mpmath.mpf(float(x)) for x in p[p > 0]]
         P2 = P[1] if len(P) > 1 else mpmath.fsum(x * x for x in pm)
         P3 = P[2] if len(P) > 2 else mpmath.fsum(x**3 for x in pm)
         # closed forms derived from the product form (derive/buijsrogge.py)

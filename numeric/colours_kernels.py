@@ -22,9 +22,11 @@ offline, c's place in the list of present colours and in the list of
 available queues, the elephant flag -- sits in one 64-byte record
 (:data:`COLOUR`) aligned to a cache line (:func:`colour_records`), and each
 generator output prefetches the record that the output AHEAD places later
-would read if it drew a colour, so a draw rarely waits for memory.  The
-random stream and the order of the floating-point operations on the masses
-are those of the straightforward kernel, so runs are bit-identical to it.
+would read if it drew a colour, so a draw rarely waits for memory.  (3) The
+strategy kernel is compiled once per strategy (:func:`_strategy_kernel`), so
+a step carries only its own strategy's branches.  The random stream and the
+order of the floating-point operations on the masses are those of the
+straightforward kernel, so runs are bit-identical to it.
 
 Strategy codes are ``colours_sim.STRATEGIES``' positions:
 0 none, 1 neutral, 2 greedy (Alg. 5),
@@ -51,7 +53,10 @@ N_FV = 5
 NB = 20  # batches of the batch-means standard error
 M32 = np.uint64(0xFFFFFFFF)
 LINE = 64  # bytes of a cache line
-AHEAD = 8  # generator outputs between a prefetch and the draw that may read it
+# Generator outputs between a prefetch and the draw that may read it: a step of a heavy-tailed p draws tens of
+# times in a row (~10 ns a draw), so the lead must cover a miss to main memory; 8 was 1.5-1.9x slower at
+# gamma >= 1.3 (benchmarks/colours_kernel.py) and 24-64 measure alike.
+AHEAD = 32
 
 # Per-colour record: alias word of column c, p_c, balls online (cnt) and offline (off), index in the list
 # of present colours (pos, -1 when absent online) and of available queues (apos, -1 when not listed).
@@ -320,216 +325,240 @@ def _account(t, half, blen, n_on, mass, offmass, neleph, elmass, moves, b, bcoun
     return t, b, bcount, bsum_s, bsum_p, bsum_n, rec_at, rec_k
 
 
-@njit(cache=True)
 def advance(col, K, total, code, fill_rule, delta, t_star, r, stop_at, every, t_end, draw_budget,
             st, iv, fv, present, avail, fifo, rec, batches):
     """Advance the game with an offline strategy from ``iv[T]`` to ``t_end``
     (or until ``draw_budget`` source draws); returns the FIFO buffer (it may
-    have grown).  ``fill_rule`` for t < K: 0 plain draws, 1 the strategy,
-    2 Fig 7.9 (an elephant ball enters only when its colour is absent online).
-    ``delta`` > 0: a colour becomes an elephant when it has ``delta`` balls
-    online, while t < ``t_star`` (always when ``t_star`` is 0).
+    have grown).  Runs the kernel compiled for ``code`` (:func:`_strategy_kernel`)."""
+    code = int(code)
+    kernel = _KERNELS.get(code)
+    if kernel is None:
+        kernel = _KERNELS[code] = _strategy_kernel(code)
+    return kernel(col, K, total, fill_rule, delta, t_star, r, stop_at, every, t_end, draw_budget, st, iv, fv, present,
+                  avail, fifo, rec, batches)
 
-    Batch sums over the second half (t >= max(total // 2, K)), NB batches of
-    max(1, (total - half) // NB) steps (the last takes the rest), and the
-    record (t, S, P_new, P_offline, c, 1-q, m) every ``every`` steps."""
-    uC = np.uint64(col.size)
-    half = max(total // 2, K)
-    blen = max(1, (total - half) // NB)
-    nrec = rec.shape[0]
-    t = iv[T]
-    n_on, head, size, navail, draws = iv[S], iv[HEAD], iv[SIZE], iv[NAVAIL], iv[DRAWS]
-    rec_k, b, bcount, lastq, moves, neleph, cap = iv[REC], iv[BATCH], iv[BCOUNT], iv[LASTQ], iv[MOVES], iv[NELEPH], iv[CAP]
-    mass, offmass, elmass = fv[MASS], fv[OFFMASS], fv[ELMASS]
-    bsum_s, bsum_p, bsum_n = batches[b, 0], batches[b, 1], batches[b, 2]
-    s = (st[0], st[1], st[2], st[3])
-    a = _lookahead(s, col, uC)
-    draws_end = draws + draw_budget
-    rec_at = _next_record(t, every)
-    stopped = iv[STOPPED]
-    while t < t_end and draws < draws_end:
-        if (t & 1048575) == 0:
-            mass, offmass = _masses(col, present, n_on)
-        if t >= K:  # rule 1: a uniformly chosen colour online loses its first ball
-            x, s, a = _output(s, a, col, uC)
-            c = present[_below(x, n_on)]
-            col[c].cnt -= 1
-            if col[c].cnt == 0:
-                n_on -= 1
-                last = present[n_on]
-                k = col[c].pos
-                present[k] = last
-                col[last].pos = k
-                col[c].pos = -1
-                mass -= col[c].p
-                if code == 4 and col[c].off > 0:
-                    navail = _mark_available(c, col, avail, navail)
-        # rule 2: the ball c that enters the online structure
-        c = -1
-        took = False
-        search = False
-        fill = t < K
-        if code == 1 or (fill and fill_rule == 0):
-            c, s, a = _colour(s, a, col, uC)
-            draws += 1
-        elif fill and fill_rule == 2:
-            while True:
-                c, s, a = _colour(s, a, col, uC)
-                draws += 1
-                if not col[c].eleph or col[c].cnt == 0:
-                    break
-                offmass = _offline_in(c, col, offmass)
-        elif code == 6:  # Alg. 1
-            c, s, a = _colour(s, a, col, uC)
-            draws += 1
-            if col[c].cnt > 0 or col[c].off > 0:
-                fifo[_slot(head, size, cap)] = c
-                size += 1
-                if size == cap:
-                    fifo = _grow(fifo, head, size)
-                    head, cap = 0, fifo.size
-                offmass = _offline_in(c, col, offmass)
-                took = True
-        elif code == 9:  # Alg. 7
-            u, s, a = _uniform(s, a, col, uC)
-            if u >= r and size > 0:
-                took = True
-            else:
-                c, s, a = _colour(s, a, col, uC)
-                draws += 1
-        elif code == 10:  # Alg. 8
-            while True:
-                c, s, a = _colour(s, a, col, uC)
-                draws += 1
-                if offmass > 0.99:
-                    took = True
-                else:
-                    u, s, a = _uniform(s, a, col, uC)
-                    if u < r:
-                        if col[c].off == 0:
-                            break
-                    else:
-                        took = True
-                fifo[_slot(head, size, cap)] = c
-                size += 1
-                if size == cap:
-                    fifo = _grow(fifo, head, size)
-                    head, cap = 0, fifo.size
-                offmass = _offline_in(c, col, offmass)
-                if took:
-                    break
-        elif code == 4:  # Alg. 11
-            if navail > 0:
-                c = avail[0]
-                offmass = _offline_out(c, col, offmass)
-                if c != lastq:  # reading from another queue moves the head too (§8.2)
-                    moves += 1
-                    lastq = c
-            else:
-                search = True
-        elif code == 3:  # Alg. 9
-            u, s, a = _uniform(s, a, col, uC)
-            if u < r:
-                if offmass > 0.99 and size > 0:
-                    took = True
-                else:
-                    search = True
-            elif size > 0:
-                took = True
-            else:
-                c, s, a = _colour(s, a, col, uC)
-                draws += 1
-        elif code == 7:  # Alg. 2
-            if size > 0:
-                took = True
-            else:
-                search = True
-        elif code == 11:  # Alg. 10
-            if offmass > 0.99:
-                c, s, a = _colour(s, a, col, uC)
-                draws += 1
-                if col[c].cnt > 0:
-                    u, s, a = _uniform(s, a, col, uC)
-                    if not (u < r and col[c].off == 0):
-                        fifo[_slot(head, size, cap)] = c
-                        size += 1
-                        if size == cap:
-                            fifo = _grow(fifo, head, size)
-                            head, cap = 0, fifo.size
-                        offmass = _offline_in(c, col, offmass)
-                        took = True
-            else:
-                search = True
-        else:  # 2 (Alg. 5), 5 (Alg. 12), 8 (Alg. 6), 12 (Alg. 4): look at the head of the FIFO first
-            if size > 0 and col[fifo[head]].cnt == 0:
-                took = True
-            elif code == 8 and size > 1 and col[fifo[_slot(head, 1, cap)]].cnt == 0:
-                took = True
-            elif (code == 2 or code == 8 or code == 12) and offmass > stop_at:
-                stopped = t
-                break
-            else:
-                search = True
-        if search:  # Alg. 3, or the mice loop of Alg. 11/12
-            n = 0
-            while True:
-                if code == 2 and offmass > 0.99 and size > 0:  # Alg. 5 line 5
-                    took = True
-                    break
-                if n >= MAX_DRAWS_PER_STEP:
-                    stopped = t
-                    break
-                c, s, a = _colour(s, a, col, uC)
-                draws += 1
-                n += 1
-                if code == 4 or code == 5:
-                    if not col[c].eleph:
-                        break
-                elif col[c].cnt == 0 and col[c].off == 0:
-                    break
-                offmass = _offline_in(c, col, offmass)
-                if code == 4:
-                    if c != lastq:  # the disk head moves to another queue (§8.2)
-                        moves += 1
-                        lastq = c
-                    if col[c].cnt == 0:
+
+_KERNELS: dict = {}
+
+
+def _strategy_kernel(code: int):
+    """The strategy kernel with ``code`` a compile-time constant: numba
+    compiles (and caches) one kernel per strategy, LLVM folds every test of
+    ``code``, and the step keeps only its strategy's branches (Alg. 11 15-30%
+    faster, Alg. 12 up to 10%, than one kernel testing ``code`` at run time)."""
+
+    @njit(cache=True)
+    def advance_code(col, K, total, fill_rule, delta, t_star, r, stop_at, every, t_end, draw_budget,
+                     st, iv, fv, present, avail, fifo, rec, batches):
+        """Advance the game with the offline strategy ``code`` from ``iv[T]`` to ``t_end``
+        (or until ``draw_budget`` source draws); returns the FIFO buffer (it may
+        have grown).  ``fill_rule`` for t < K: 0 plain draws, 1 the strategy,
+        2 Fig 7.9 (an elephant ball enters only when its colour is absent online).
+        ``delta`` > 0: a colour becomes an elephant when it has ``delta`` balls
+        online, while t < ``t_star`` (always when ``t_star`` is 0).
+
+        Batch sums over the second half (t >= max(total // 2, K)), NB batches of
+        max(1, (total - half) // NB) steps (the last takes the rest), and the
+        record (t, S, P_new, P_offline, c, 1-q, m) every ``every`` steps."""
+        uC = np.uint64(col.size)
+        half = max(total // 2, K)
+        blen = max(1, (total - half) // NB)
+        nrec = rec.shape[0]
+        t = iv[T]
+        n_on, head, size, navail, draws = iv[S], iv[HEAD], iv[SIZE], iv[NAVAIL], iv[DRAWS]
+        rec_k, b, bcount, lastq, moves, neleph, cap = iv[REC], iv[BATCH], iv[BCOUNT], iv[LASTQ], iv[MOVES], iv[NELEPH], iv[CAP]
+        mass, offmass, elmass = fv[MASS], fv[OFFMASS], fv[ELMASS]
+        bsum_s, bsum_p, bsum_n = batches[b, 0], batches[b, 1], batches[b, 2]
+        s = (st[0], st[1], st[2], st[3])
+        a = _lookahead(s, col, uC)
+        draws_end = draws + draw_budget
+        rec_at = _next_record(t, every)
+        stopped = iv[STOPPED]
+        while t < t_end and draws < draws_end:
+            if (t & 1048575) == 0:
+                mass, offmass = _masses(col, present, n_on)
+            if t >= K:  # rule 1: a uniformly chosen colour online loses its first ball
+                x, s, a = _output(s, a, col, uC)
+                c = present[_below(x, n_on)]
+                col[c].cnt -= 1
+                if col[c].cnt == 0:
+                    n_on -= 1
+                    last = present[n_on]
+                    k = col[c].pos
+                    present[k] = last
+                    col[last].pos = k
+                    col[c].pos = -1
+                    mass -= col[c].p
+                    if code == 4 and col[c].off > 0:
                         navail = _mark_available(c, col, avail, navail)
-                else:
+            # rule 2: the ball c that enters the online structure
+            c = -1
+            took = False
+            search = False
+            fill = t < K
+            if code == 1 or (fill and fill_rule == 0):
+                c, s, a = _colour(s, a, col, uC)
+                draws += 1
+            elif fill and fill_rule == 2:
+                while True:
+                    c, s, a = _colour(s, a, col, uC)
+                    draws += 1
+                    if not col[c].eleph or col[c].cnt == 0:
+                        break
+                    offmass = _offline_in(c, col, offmass)
+            elif code == 6:  # Alg. 1
+                c, s, a = _colour(s, a, col, uC)
+                draws += 1
+                if col[c].cnt > 0 or col[c].off > 0:
                     fifo[_slot(head, size, cap)] = c
                     size += 1
                     if size == cap:
                         fifo = _grow(fifo, head, size)
                         head, cap = 0, fifo.size
-            if stopped >= 0:
-                break
-        if took:
-            c = fifo[head]
-            head = _slot(head, 1, cap)
-            size -= 1
-            offmass = _offline_out(c, col, offmass)
-        # the ball enters the online structure
-        if col[c].cnt == 0:
-            present[n_on] = c
-            col[c].pos = n_on
-            n_on += 1
-            mass += col[c].p
-            if code == 4:
-                navail = _unmark_available(c, col, avail, navail)
-        col[c].cnt += 1
-        if delta > 0 and col[c].cnt >= delta and not col[c].eleph and (t_star == 0 or t < t_star):
-            col[c].eleph = True
-            neleph += 1
-            elmass += col[c].p
-        # accounting after step t
-        t, b, bcount, bsum_s, bsum_p, bsum_n, rec_at, rec_k = _account(
-            t, half, blen, n_on, mass, offmass, neleph, elmass, moves, b, bcount, bsum_s, bsum_p, bsum_n,
-            rec_at, every, rec_k, nrec, rec, batches)
-    batches[b, 0], batches[b, 1], batches[b, 2] = bsum_s, bsum_p, bsum_n
-    iv[T], iv[S], iv[HEAD], iv[SIZE], iv[NAVAIL], iv[DRAWS], iv[STOPPED] = t, n_on, head, size, navail, draws, stopped
-    iv[REC], iv[BATCH], iv[BCOUNT], iv[LASTQ], iv[MOVES], iv[NELEPH], iv[CAP] = rec_k, b, bcount, lastq, moves, neleph, cap
-    fv[MASS], fv[OFFMASS], fv[ELMASS] = mass, offmass, elmass
-    st[0], st[1], st[2], st[3] = s
-    return fifo
+                    offmass = _offline_in(c, col, offmass)
+                    took = True
+            elif code == 9:  # Alg. 7
+                u, s, a = _uniform(s, a, col, uC)
+                if u >= r and size > 0:
+                    took = True
+                else:
+                    c, s, a = _colour(s, a, col, uC)
+                    draws += 1
+            elif code == 10:  # Alg. 8
+                while True:
+                    c, s, a = _colour(s, a, col, uC)
+                    draws += 1
+                    if offmass > 0.99:
+                        took = True
+                    else:
+                        u, s, a = _uniform(s, a, col, uC)
+                        if u < r:
+                            if col[c].off == 0:
+                                break
+                        else:
+                            took = True
+                    fifo[_slot(head, size, cap)] = c
+                    size += 1
+                    if size == cap:
+                        fifo = _grow(fifo, head, size)
+                        head, cap = 0, fifo.size
+                    offmass = _offline_in(c, col, offmass)
+                    if took:
+                        break
+            elif code == 4:  # Alg. 11
+                if navail > 0:
+                    c = avail[0]
+                    offmass = _offline_out(c, col, offmass)
+                    if c != lastq:  # reading from another queue moves the head too (§8.2)
+                        moves += 1
+                        lastq = c
+                else:
+                    search = True
+            elif code == 3:  # Alg. 9
+                u, s, a = _uniform(s, a, col, uC)
+                if u < r:
+                    if offmass > 0.99 and size > 0:
+                        took = True
+                    else:
+                        search = True
+                elif size > 0:
+                    took = True
+                else:
+                    c, s, a = _colour(s, a, col, uC)
+                    draws += 1
+            elif code == 7:  # Alg. 2
+                if size > 0:
+                    took = True
+                else:
+                    search = True
+            elif code == 11:  # Alg. 10
+                if offmass > 0.99:
+                    c, s, a = _colour(s, a, col, uC)
+                    draws += 1
+                    if col[c].cnt > 0:
+                        u, s, a = _uniform(s, a, col, uC)
+                        if not (u < r and col[c].off == 0):
+                            fifo[_slot(head, size, cap)] = c
+                            size += 1
+                            if size == cap:
+                                fifo = _grow(fifo, head, size)
+                                head, cap = 0, fifo.size
+                            offmass = _offline_in(c, col, offmass)
+                            took = True
+                else:
+                    search = True
+            else:  # 2 (Alg. 5), 5 (Alg. 12), 8 (Alg. 6), 12 (Alg. 4): look at the head of the FIFO first
+                if size > 0 and col[fifo[head]].cnt == 0:
+                    took = True
+                elif code == 8 and size > 1 and col[fifo[_slot(head, 1, cap)]].cnt == 0:
+                    took = True
+                elif (code == 2 or code == 8 or code == 12) and offmass > stop_at:
+                    stopped = t
+                    break
+                else:
+                    search = True
+            if search:  # Alg. 3, or the mice loop of Alg. 11/12
+                n = 0
+                while True:
+                    if code == 2 and offmass > 0.99 and size > 0:  # Alg. 5 line 5
+                        took = True
+                        break
+                    if n >= MAX_DRAWS_PER_STEP:
+                        stopped = t
+                        break
+                    c, s, a = _colour(s, a, col, uC)
+                    draws += 1
+                    n += 1
+                    if code == 4 or code == 5:
+                        if not col[c].eleph:
+                            break
+                    elif col[c].cnt == 0 and col[c].off == 0:
+                        break
+                    offmass = _offline_in(c, col, offmass)
+                    if code == 4:
+                        if c != lastq:  # the disk head moves to another queue (§8.2)
+                            moves += 1
+                            lastq = c
+                        if col[c].cnt == 0:
+                            navail = _mark_available(c, col, avail, navail)
+                    else:
+                        fifo[_slot(head, size, cap)] = c
+                        size += 1
+                        if size == cap:
+                            fifo = _grow(fifo, head, size)
+                            head, cap = 0, fifo.size
+                if stopped >= 0:
+                    break
+            if took:
+                c = fifo[head]
+                head = _slot(head, 1, cap)
+                size -= 1
+                offmass = _offline_out(c, col, offmass)
+            # the ball enters the online structure
+            if col[c].cnt == 0:
+                present[n_on] = c
+                col[c].pos = n_on
+                n_on += 1
+                mass += col[c].p
+                if code == 4:
+                    navail = _unmark_available(c, col, avail, navail)
+            col[c].cnt += 1
+            if delta > 0 and col[c].cnt >= delta and not col[c].eleph and (t_star == 0 or t < t_star):
+                col[c].eleph = True
+                neleph += 1
+                elmass += col[c].p
+            # accounting after step t
+            t, b, bcount, bsum_s, bsum_p, bsum_n, rec_at, rec_k = _account(
+                t, half, blen, n_on, mass, offmass, neleph, elmass, moves, b, bcount, bsum_s, bsum_p, bsum_n,
+                rec_at, every, rec_k, nrec, rec, batches)
+        batches[b, 0], batches[b, 1], batches[b, 2] = bsum_s, bsum_p, bsum_n
+        iv[T], iv[S], iv[HEAD], iv[SIZE], iv[NAVAIL], iv[DRAWS], iv[STOPPED] = t, n_on, head, size, navail, draws, stopped
+        iv[REC], iv[BATCH], iv[BCOUNT], iv[LASTQ], iv[MOVES], iv[NELEPH], iv[CAP] = rec_k, b, bcount, lastq, moves, neleph, cap
+        fv[MASS], fv[OFFMASS], fv[ELMASS] = mass, offmass, elmass
+        st[0], st[1], st[2], st[3] = s
+        return fifo
+
+    return advance_code
 
 
 @njit(cache=True)
