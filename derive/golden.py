@@ -31,6 +31,7 @@ sqrt(5)/5 + 3/5
 from __future__ import annotations
 
 import functools
+import math
 
 import sympy as sp
 from sympy.codegen.cfunctions import expm1
@@ -57,6 +58,7 @@ def fib(n) -> sp.Expr:
     return (PHI**n - PSI**n) / R5
 
 
+@functools.cache
 def gap_length() -> sp.Expr:
     """frac(F_m/phi) measured from 0: F_m phi^(-1) - F_(m-1) = -psi^m = (-1)^(m+1) phi^(-m),
     so the point F_m lies phi^(-m) from 0 (above for odd m, below for even m).
@@ -64,9 +66,10 @@ def gap_length() -> sp.Expr:
     >>> gap_length()
     -(1 - sqrt(5))**m/2**m
     """
-    return sp.simplify(fib(m) / PHI - fib(m - 1))
+    return sp.ratsimp(fib(m) / PHI - fib(m - 1))
 
 
+@functools.cache
 def three_gap_counts() -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     """Numbers of gaps of lengths phi^(-n), phi^(-n+1), phi^(-n+2) among M points
     frac(j/phi), 0 <= j < M, with F_n < M <= F_(n+1).
@@ -105,6 +108,7 @@ def _power(e, n, k, U, W, sigma, tau):
     return sigma**cn * tau**ck * U**(-cn) * W**(-ck) * PSI**const
 
 
+@functools.cache
 def tiling_residual() -> sp.Expr:
     """The distances tile the cycle exactly: with J = k - n, a gap of length
     phi^(-n+r) spans F_(J+r) accesses of the F_k points, and
@@ -124,6 +128,7 @@ def tiling_residual() -> sp.Expr:
     return sp.simplify(_in_powers(total, n, k))
 
 
+@functools.cache
 def bracket_weights() -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     """lim_(k->oo) (count of each distance)/F_k with M = x F_k and n = k - J:
     F_(k-r)/F_k -> phi^(-r), giving, with ``t`` = phi^(-J), the weights of
@@ -147,6 +152,7 @@ def bracket_weights() -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     return tuple(sp.expand(c.subs(sub) / Fk) for c in (first, second, third))
 
 
+@functools.cache
 def limit_cost() -> sp.Expr:
     """C(gamma(N)) of one page (c_i = c0 mu_i): Lemma 3.1 summed over a cycle,
     C = c0 mu - (c0 nu/F_k) sum over accesses (1 - h^d), with the k -> oo
@@ -173,6 +179,7 @@ def printed_limit_cost() -> sp.Expr:
     return c0 * mu - c0 * nu * (x - bracket)
 
 
+@functools.cache
 def profile_weights() -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     """Weights per unit frequency at bracket position s (x = s phi^(-J)):
     (1 - 1/s, 1 - 1/(s phi), phi/s - 1); they sum to 1 and are >= 0 on [1, phi].
@@ -183,6 +190,7 @@ def profile_weights() -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     return tuple(sp.expand(sp.radsimp(sp.apart(sp.cancel(w.subs(x, s * T) / (s * T)), s))) for w in bracket_weights())
 
 
+@functools.cache
 def exponent_limit(r: int) -> sp.Expr:
     """lim mu_i E[X] F_(J+r) as N -> oo (mu_i -> 0, x_i = mu_i/mu + o(mu_i),
     J -> oo): mu_i E[X] = q x_i = q s phi^(-J), and
@@ -198,17 +206,20 @@ def exponent_limit(r: int) -> sp.Expr:
     return sp.simplify(sp.limit(scaled, eps, 0))
 
 
+@functools.cache
 def rates() -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     """c_m(s) = s phi^m/sqrt5: the limit exponents of :func:`exponent_limit` per unit q."""
     return tuple(sp.simplify(exponent_limit(r) / q) for r in range(3))
 
 
+@functools.cache
 def golden_cost_ratio_numerator() -> sp.Expr:
     """P(q, s) = lim C(gamma(N))/(c0 nu) with mu = q nu, all pages at position s:
     q - 1 + sum_m w_m(s) e^(-c_m(s) q)."""
     return q - 1 + sum(w * sp.exp(-c * q) for w, c in zip(profile_weights(), rates()))
 
 
+@functools.cache
 def cstar_limit_in_q() -> sp.Expr:
     """(17)/(c0 nu) at mu = q nu: q - 1 + e^(-q) (from derive.scheduling.cstar_limit)."""
     return sp.expand(cstar_limit().subs(mu, q * nu) / (c0 * nu))
@@ -225,6 +236,7 @@ def golden_ratio_profile() -> sp.Expr:
     return golden_cost_ratio_numerator() / cstar_limit_in_q()
 
 
+@functools.cache
 def mixture_residual() -> sp.Expr:
     """With pages at positions s_1, s_2 and frequency shares x_1 + x_2 = 1, the
     ratio is x_1 G(q, s_1) + x_2 G(q, s_2): the ratio of any frequency vector is a
@@ -238,7 +250,9 @@ def mixture_residual() -> sp.Expr:
     per_page = golden_cost_ratio_numerator() - (q - 1)  # sum_m w_m e^(-c_m q) of one page
     num = q - 1 + x1 * per_page.subs(s, s1) + (1 - x1) * per_page.subs(s, s2)
     G = golden_ratio_profile()
-    return sp.simplify(num / cstar_limit_in_q() - x1 * G.subs(s, s1) - (1 - x1) * G.subs(s, s2))
+    # a rational function of q, x1, s1, s2 and the exponentials (independent indeterminates for cancel): its
+    # rational normal form is 0 exactly when it vanishes identically, and cancel finds it without simplify's search
+    return sp.cancel(num / cstar_limit_in_q() - x1 * G.subs(s, s1) - (1 - x1) * G.subs(s, s2))
 
 
 def golden_H() -> sp.Expr:
@@ -264,24 +278,55 @@ def printed_golden_bound() -> sp.Expr:
     return c0 * (mu - nu + nu * (1 - 1 / PHI) * sp.exp(-mu * PHI / (nu * R5)) + nu / PHI * sp.exp(-mu * PHI**2 / (nu * R5)))
 
 
+def _is_zero_constant(c: sp.Expr) -> bool:
+    """c == 0 for c a rational function of the symbols with coefficients in Q(sqrt5) and no radical in a
+    denominator once put over one: then the expanded numerator is a polynomial with coefficients a + b sqrt5
+    (sqrt5^2 evaluates to 5, like terms are collected), so it is 0 exactly when it expands to 0."""
+    return sp.expand(sp.radsimp(sp.together(c))) == 0
+
+
+def limit_at_zero(ratio: sp.Expr, max_order: int = 6) -> sp.Expr:
+    """lim_(q->0) P/Q for ``ratio`` = P/Q with P, Q exponential polynomials in q (analytic at 0), by
+    l'Hospital: P^(k)(0)/Q^(k)(0) at the first k with Q^(k)(0) != 0, once P^(j)(0) = 0 is shown for every
+    j < k (identities in the other symbols); raises DerivationError otherwise.  The same value as
+    ``sp.limit``, without its series machinery.
+
+    >>> limit_at_zero((2 * q - 1 + sp.exp(-2 * q)) / (q - 1 + sp.exp(-q)))
+    4
+    """
+    P, Q = sp.fraction(ratio)
+    for k in range(max_order + 1):
+        p_k, q_k = (sp.diff(f, q, k).subs(q, 0) for f in (P, Q))
+        if any(v.has(sp.zoo, sp.oo, -sp.oo, sp.nan) for v in (p_k, q_k)):
+            raise DerivationError(f"{ratio}: numerator or denominator is not analytic at q = 0 (order-{k} derivative {p_k}, {q_k})")
+        if not _is_zero_constant(q_k):
+            return p_k / q_k
+        if not _is_zero_constant(p_k):
+            raise DerivationError(f"{ratio}: the numerator's derivative of order {k} at q = 0 is {p_k}, the denominator's is 0")
+    raise DerivationError(f"{ratio}: the denominator vanishes to order > {max_order} at q = 0")
+
+
+@functools.cache
 def golden_H_limit() -> sp.Expr:
     """lim_(q->0) H(q), computed by SymPy from the derived H (the text: 2 phi^2/5).
 
     >>> sp.simplify(golden_H_limit() - 2 * PHI**2 / 5)
     0
     """
-    return sp.radsimp(sp.limit(golden_H(), q, 0))
+    return sp.radsimp(sp.expand(limit_at_zero(golden_H())))
 
 
+@functools.cache
 def profile_small_q() -> sp.Expr:
     """L(s) = lim_(q->0) G(q, s) = 2 phi s (phi^2 - s)/5.
 
     >>> sp.factor(profile_small_q() - 2 * PHI * s * (PHI**2 - s) / 5)
     0
     """
-    return sp.expand(sp.radsimp(sp.cancel(sp.limit(golden_ratio_profile(), q, 0))))
+    return sp.expand(sp.radsimp(sp.cancel(limit_at_zero(golden_ratio_profile()))))
 
 
+@functools.cache
 def worst_case() -> tuple[sp.Expr, sp.Expr]:
     """(s*, L(s*)): the maximum of L over [1, phi], from its critical points and
     the two ends; s* = phi^2/2, L(s*) = phi^5/10 (the q -> 0 supremum of the ratio).
@@ -295,6 +340,7 @@ def worst_case() -> tuple[sp.Expr, sp.Expr]:
     return sp.radsimp(best), sp.radsimp(sp.expand(L.subs(s, best)))
 
 
+@functools.cache
 def profile_gap_at_zero() -> sp.Expr:
     """e_2(s) = (phi^5/10 - L(s))/2 = (phi/5)(s - phi^2/2)^2 >= 0: the q^2
     coefficient of phi^5/10 Q(q) - P(q, s).
@@ -338,6 +384,7 @@ def profile_margin_decomposition() -> tuple[sp.Expr, sp.Expr]:
     return profile_gap_at_zero(), F
 
 
+@functools.cache
 def psi2_series_terms(x0=sp.Rational(1, 2), rel=sp.Rational(1, 2**60)) -> int:
     """Terms n of psi_2(x) = sum_n (-x)^n/(n+2)! kept below x0: the series
     alternates with decreasing terms for x < 3, so the error after n terms is at
@@ -369,6 +416,7 @@ def golden_lambdas(g=None) -> tuple[sp.Expr, sp.Expr]:
     return (1 - 2 / R5) * g + (R5 - 1) / (2 * R5), -(1 - 2 / R5) * g + (R5 + 1) / (2 * R5)
 
 
+@functools.cache
 def golden_R() -> sp.Expr:
     """R(q) = P'Q - PQ' for the derived H = P/Q (proof of Corollary 5.1), so H' = R/Q^2."""
     P, Q = golden_cost_ratio_numerator().subs(s, 1), cstar_limit_in_q()
@@ -382,6 +430,7 @@ def printed_R() -> sp.Expr:
             - (q - 1 + (1 - 1 / PHI) * sp.exp(-a * q) + sp.exp(-b * q) / PHI) * (1 - sp.exp(-q)))
 
 
+@functools.cache
 def golden_D() -> sp.Expr:
     """D(q) = -R(q)/q (derived); H is decreasing exactly where D > 0."""
     return sp.expand(-golden_R() / q)
@@ -400,19 +449,35 @@ def golden_D_taylor(n_terms: int) -> list[sp.Expr]:
     >>> [sp.nsimplify(c) for c in golden_D_taylor(3)]
     [0, 0, 0]
     """
-    a, b = PHI / R5, PHI**2 / R5
-    k0, c = (R5 - 1) / (2 * R5), 1 - 2 / R5
+    return list(_golden_D_taylor(n_terms))
 
-    def ex(alpha, n):
-        return (-alpha) ** n / sp.factorial(n)
 
+@functools.cache
+def _golden_D_taylor(n_terms: int) -> tuple[sp.Expr, ...]:
+    # Computed in the number field Q(sqrt5) (SymPy's QQ<sqrt5>): the same exact numbers as expanding the SymPy sums,
+    # returned in the same normal form p + r sqrt5, without SymPy's expand/radsimp on every partial sum.
+    K = sp.QQ.algebraic_field(R5)
+    a, b = K.from_sympy(sp.radsimp(PHI / R5)), K.from_sympy(sp.radsimp(PHI**2 / R5))
+    k0, c = K.from_sympy(sp.radsimp((R5 - 1) / (2 * R5))), K.from_sympy(sp.radsimp(1 - 2 / R5))
+
+    def ex(alpha):
+        """(-alpha)^n/n! for n < n_terms."""
+        out, term = [], K.one
+        for n in range(n_terms):
+            out.append(term)
+            term = term * (-alpha) * K.convert(sp.QQ(1, n + 1))
+        return out
+
+    ea, eb, e1 = ex(a), ex(b), ex(K.one)
+    g = [K.convert(sp.QQ((-1) ** i, math.factorial(i + 1))) for i in range(n_terms)]
     out = []
     for n in range(n_terms):
-        conv = sum((-1) ** i / sp.factorial(i + 1) * (ex(a, n - i) - ex(b, n - i)) for i in range(n + 1))
-        out.append(sp.radsimp(sp.expand(k0 * ex(a, n) + (1 - k0) * ex(b, n) - ex(1, n) + c * conv)))
-    return out
+        conv = sum((g[i] * (ea[n - i] - eb[n - i]) for i in range(n + 1)), K.zero)
+        out.append(K.to_sympy(k0 * ea[n] + (K.one - k0) * eb[n] - e1[n] + c * conv))
+    return tuple(out)
 
 
+@functools.cache
 def golden_D_terms(q0=2, rel=sp.Rational(1, 2**60)) -> int:
     """Taylor terms of D kept below q0: with |d_n| <= 3 (2.2)^n/n! (each of D's
     exponential series has coefficients <= (1 + b)^n/n! < 2.2^n/n!, total weight

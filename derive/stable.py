@@ -324,12 +324,16 @@ def _circle_max(f, t, r: float, arcs: int = 256):
     return top, bottom
 
 
+@functools.lru_cache(maxsize=256)
 def series_bound(approx: sp.Expr, g: sp.Expr, t: sp.Symbol, hi, lo=0, pieces: int = 64) -> SeriesBound:
     """Certified relative bound of |approx - g|/|g| on [lo, hi] (0 <= lo < hi)
     for ``approx`` = A/B (polynomials in t, B(0) != 0; B = 1 for a Taylor
     polynomial) agreeing with ``g`` to some order k at 0 (found exactly;
     method in the module docstring, with B's zeros kept out of the disc by
-    Rouché as well).  Raises DerivationError when a step cannot be established."""
+    Rouché as well).  Raises DerivationError when a step cannot be established.
+    Memoised (SymPy arguments are immutable, the result is frozen): the same
+    branch, e.g. psi_2's Taylor polynomial in the scaled variable, recurs in
+    many formulas."""
     A, B = (sp.Poly(sp.expand(e), t) for e in sp.fraction(sp.together(approx)))
     P, Q = sp.fraction(sp.together(exp_log_form(g)))
     field = _field_of(P, Q, approx)

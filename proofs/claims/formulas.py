@@ -42,6 +42,9 @@ MODULE_PAPER = {"static_mm1k": "liu-nain", "scheduling": "coffman", "golden": "c
 LIMIT_SECONDS = 30
 REGISTERED: list[str] = []  # ids of the claims this module created, in order
 SAMPLE_VALUES = (sp.Rational(3, 7), sp.Rational(5, 3), sp.Rational(11, 4))
+# The scaled variable of a branch region (see _univariate): one Dummy for all, so that the same branch met in two
+# formulas gives the same expression in t, and its certified bound (memoised by series_bound) is computed once.
+_T = sp.Dummy("t", positive=True)
 
 
 def _general(expr: sp.Expr) -> tuple[sp.Expr, list]:
@@ -122,7 +125,7 @@ def _univariate(piece: sp.Expr, general: sp.Expr, cond) -> tuple[sp.Expr, sp.Exp
     condition ``w < c`` (w > 0, c > 0); raises DerivationError otherwise."""
     if not isinstance(cond, sp.StrictLessThan) or not cond.rhs.is_number or not cond.rhs.is_positive or not cond.lhs.is_positive:
         raise DerivationError(f"branch condition {cond} is not 'positive expression < positive number'")
-    t = sp.Dummy("t", positive=True)
+    t = _T
     w = cond.lhs / cond.rhs
     v = sorted(w.free_symbols, key=str)[0]
     k, rest = w.as_independent(v, as_Add=False)
@@ -138,8 +141,11 @@ def _univariate(piece: sp.Expr, general: sp.Expr, cond) -> tuple[sp.Expr, sp.Exp
     return piece_t, general_t, t, sp.Integer(1)
 
 
+@functools.lru_cache(maxsize=None)
 def _check_piece(piece, cond, general) -> str:
-    """How one non-catch-all branch is shown to compute the catch-all one; raises DerivationError."""
+    """How one non-catch-all branch is shown to compute the catch-all one; raises DerivationError.
+    Memoised: a pure function of SymPy (immutable) arguments, and one piecewise form recurs in several
+    formulas (D's Taylor branch is in D and in R = -q D), so their claims share one proof."""
     if isinstance(cond, sp.Eq) and isinstance(cond.lhs, sp.Symbol) and cond.rhs.is_number:
         lim = _limit(general, cond.lhs, cond.rhs)
         if lim is None or prove_identity(piece, lim) is None:

@@ -159,8 +159,13 @@ def _eq_1_6():
     geometric = sp.Sum(d.rho**j, (j, 0, d.K))
     jp = sp.Symbol("jp", integer=True, positive=True)  # j >= 1: every term of the derivative is positive
     slope = -sp.Sum(jp * d.rho ** (jp - 1), (jp, 1, d.K)) / geometric**2  # d/drho of 1/sum rho^j
-    as_sum = all(sp.cancel(_delta_factor().subs(d.K, k) * geometric.subs(d.K, k).doit()) == 1
-                 and sp.expand(sp.diff(1 / geometric.subs(d.K, k).doit(), d.rho) - slope.subs(d.K, k).doit()) == 0
+    x = sp.Symbol("x")  # identities of rational functions, so checked in a symbol free of rho's positivity, whose sign queries cost SymPy more than the check
+
+    def at(expr, k):
+        return expr.subs(d.K, k).doit().subs(d.rho, x)
+
+    as_sum = all(sp.cancel(at(_delta_factor(), k) * at(geometric, k)) == 1
+                 and sp.expand(sp.diff(1 / at(geometric, k), x) - at(slope, k)) == 0
                  for k in range(2, 13))
     decreasing = bool((-slope).subs(d.rho, u).is_positive)  # every K >= 1
 
