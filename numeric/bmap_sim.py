@@ -45,6 +45,12 @@ def simulate(model: BmapModel, levels, events: int = 200_000, seed: int = 0, bat
     ph, ob = model.service, model.obsolescence
     S, S0, beta = ph.S, ph.exit, ph.beta
     G, G0, gam = ob.S, ob.exit, ob.beta
+
+    def draw(cdf: np.ndarray) -> int:
+        # what ``rng.choice(p.size, p=p)`` does (one uniform, searched in the normalised cumulative law), without its
+        # per-call validation of p: the laws are checked once, below, and the random stream is the same draw for draw
+        return int(cdf.searchsorted(rng.random(), side="right"))
+
     D = {r: model._D[r - 1] for r in set(levels)}
     # per arrival phase and robots: total rate and the (k, nu') jump law
     arr = {}
@@ -52,56 +58,56 @@ def simulate(model: BmapModel, levels, events: int = 200_000, seed: int = 0, bat
         for nu in range(W):
             rates = Dr[:, nu, :].copy()  # (k, nu')
             rates[0, nu] = 0.0
-            arr[(r, nu)] = (rates.sum(), rates.ravel() / rates.sum())
+            arr[(r, nu)] = (rates.sum(), _cumulative(rates.ravel() / rates.sum()))
+    beta_law, gam_law = _cumulative(beta), _cumulative(gam)
+    s_out = [_jump_law(S, S0, m) for m in range(S.shape[0])]  # service phase m: next phase, or completion (last)
+    g_out = [_jump_law(G, G0, p) for p in range(G.shape[0])]  # obsolescence phase p: next phase, or obsolete (last)
+    g_diag = [-G[p, p] for p in range(G.shape[0])]
     nu = 0
     m = -1  # service phase, -1 when idle
     buf: list[list] = []  # [phase, arrival time]
     serving_since = 0.0
     t = 0.0
     per_batch = events // batches
-    stats = np.zeros((batches, 6))  # arrived, lost, obsolete, served, sum sojourn of served, idle time
+    stats = [[0.0] * 6 for _ in range(batches)]  # arrived, lost, obsolete, served, sum sojourn of served, idle time
     for n in range(batches * per_batch):
-        b = n // per_batch
+        st = stats[n // per_batch]
         i = len(buf) + (m >= 0)
         r = levels[i]
         a_rate, a_law = arr[(r, nu)]
         s_rate = -S[m, m] if m >= 0 else 0.0
-        g_rates = np.array([-G[p, p] for p, _ in buf]) if buf else np.zeros(0)
+        g_rates = np.array([g_diag[p] for p, _ in buf]) if buf else np.zeros(0)
         total = a_rate + s_rate + g_rates.sum()
         dt = rng.exponential(1 / total)
         if i == 0:
-            stats[b, 5] += dt
+            st[5] += dt
         t += dt
         u = rng.uniform(0, total)
         if u < a_rate:
-            j = rng.choice(a_law.size, p=a_law)
-            k, nu2 = divmod(j, W)
+            k, nu2 = divmod(draw(a_law), W)
             nu = nu2
             if k:
-                stats[b, 0] += k
+                st[0] += k
                 accepted = min(k, K - i)
-                stats[b, 1] += k - accepted
+                st[1] += k - accepted
                 for _ in range(accepted):
                     if m < 0:
-                        m = rng.choice(beta.size, p=beta)
+                        m = draw(beta_law)
                         serving_since = t
                     else:
-                        buf.append([rng.choice(gam.size, p=gam), t])
+                        buf.append([draw(gam_law), t])
             continue
         u -= a_rate
         if u < s_rate:
-            row = S[m].copy()
-            row[m] = 0.0
-            out = np.append(row, S0[m])
-            j = rng.choice(out.size, p=out / out.sum())
+            j = draw(s_out[m])
             if j < S.shape[0]:
                 m = j
                 continue
-            stats[b, 3] += 1
-            stats[b, 4] += t - serving_since
+            st[3] += 1
+            st[4] += t - serving_since
             if buf:
                 _, since = buf.pop(0)
-                m = rng.choice(beta.size, p=beta)
+                m = draw(beta_law)
                 serving_since = since  # sojourn of the next page counts from its arrival
             else:
                 m = -1
@@ -110,15 +116,13 @@ def simulate(model: BmapModel, levels, events: int = 200_000, seed: int = 0, bat
         q = int(np.searchsorted(np.cumsum(g_rates), u, side="right"))
         q = min(q, len(buf) - 1)
         p = buf[q][0]
-        row = G[p].copy()
-        row[p] = 0.0
-        out = np.append(row, G0[p])
-        j = rng.choice(out.size, p=out / out.sum())
+        j = draw(g_out[p])
         if j < G.shape[0]:
             buf[q][0] = j
         else:
             buf.pop(q)
-            stats[b, 2] += 1
+            st[2] += 1
+    stats = np.array(stats)
     tot = stats.sum(axis=0)
     by_batch = {
         "p_loss": stats[:, 1] / stats[:, 0],
@@ -128,3 +132,22 @@ def simulate(model: BmapModel, levels, events: int = 200_000, seed: int = 0, bat
     }
     se = {k: float(v.std(ddof=1) / np.sqrt(batches)) for k, v in by_batch.items()}
     return SimResult(tot[1] / tot[0], tot[2] / tot[0], tot[3] / tot[0], tot[4] / tot[3], float(tot[5] / t), se, batches * per_batch, seed)
+
+
+def _cumulative(p: np.ndarray) -> np.ndarray:
+    """The cumulative law ``rng.choice(p.size, p=p)`` samples from: ``cumsum(p)`` divided by its last entry; `InvalidInput`
+    unless p is a probability vector (the check ``rng.choice`` would make at every draw)."""
+    if not (np.all(p >= 0) and abs(float(p.sum()) - 1) <= np.sqrt(np.finfo(float).eps)):
+        raise InvalidInput("p", "a jump law must be a probability vector", value=p.tolist())
+    cdf = p.cumsum()
+    cdf /= cdf[-1]
+    return cdf
+
+
+def _jump_law(T: np.ndarray, exit_rates: np.ndarray, x: int) -> np.ndarray:
+    """Cumulative law of the jump out of phase x of the PH generator T: to phase y != x (rate T[x, y]) or absorption (the
+    last outcome, rate exit_rates[x])."""
+    row = T[x].copy()
+    row[x] = 0.0
+    out = np.append(row, exit_rates[x])
+    return _cumulative(out / out.sum())

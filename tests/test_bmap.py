@@ -424,3 +424,36 @@ def test_dense_solve_on_the_closed_class_and_refuses_two():
     assert bm.closed_class(np.array([[-1.0, 1.0], [0.0, 0.0]])).tolist() == [1]
     with pytest.raises(SolverError, match="2 closed classes"):
         bm.closed_class(np.array([[-1.0, 1.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]))
+
+
+def _same_csr(a, b) -> bool:
+    """Equal CSR matrices down to the stored pattern, its order and the bits of every entry."""
+    return (a.shape == b.shape and a.indices.dtype == b.indices.dtype and np.array_equal(a.indptr, b.indptr)
+            and np.array_equal(a.indices, b.indices) and np.array_equal(a.data.view(np.uint64), b.data.view(np.uint64)))
+
+
+@pytest.mark.parametrize("model", [load_model("avrachenkov-example.json", K=5, reduce=False),
+                                   load_model("avrachenkov-example.json", K=6), load_model("avrachenkov-real.json").with_K(5),
+                                   bm.random_model(31, W=2, M=2, R=2, K=4, kmax=3, N=2),
+                                   bm.random_model(5, W=2, M=3, R=3, K=4, kmax=2, N=3)])
+def test_small_blocks_built_densely_are_the_sparse_blocks_bit_for_bit(model):
+    """`recipe_block` builds small CSR blocks densely: every block equals scipy's sparse sum of Kronecker products exactly
+    (pattern, order, bits), so the generator and every solve on it are unchanged."""
+    for r in range(1, model.N + 1):
+        for i in range(model.K + 1):
+            for j in bm.block_columns(model, i):
+                assert _same_csr(bm.recipe_block(model, r, i, j), bm.recipe_block_sparse(model, r, i, j)), (r, i, j)
+
+
+def test_simulation_draws_as_generator_choice():
+    """`bmap_sim.simulate` draws a jump from its cumulative law with one uniform, as ``Generator.choice(n, p=p)`` does:
+    the same outcomes from the same stream (so a seed gives the simulation it gave with ``choice``)."""
+    from crawlmath.numeric.bmap_sim import _cumulative
+
+    laws = [np.array([0.2, 0.5, 0.3]), np.array([0.0, 0.25, 0.75, 0.0]), np.array([1.0]), np.full(7, 1 / 7)]
+    a, b = np.random.default_rng(11), np.random.default_rng(11)
+    for n in range(4000):
+        p = laws[n % len(laws)]
+        assert a.choice(p.size, p=p) == int(_cumulative(p).searchsorted(b.random(), side="right"))
+    with pytest.raises(InvalidInput):
+        _cumulative(np.array([0.5, 0.6]))

@@ -653,7 +653,7 @@ def _hp_row(K: int):
     return values
 
 
-@claim(f"{P}.hp.table-2", source=src("§7", "Table 2"), method=Method.NUMERIC_HP, slow=True,
+@claim(f"{P}.hp.table-2", source=src("§7", "Table 2"), method=Method.NUMERIC_HP, slow=True, group=f"{P}.table-2",
        statement="The Table 2 costs at K = 5, 10, 20, 30 recomputed at 50 digits (ball-arithmetic LU of the lumped chain) agree with "
                  "float64 to >= 12 digits; the 50-digit values are certified to >= 30 digits by a 70-digit rerun.")
 def _hp_table2():
@@ -715,6 +715,11 @@ for _K, _modes, _th, _slow in [(3, (3, 1), (1,), False), (5, (3, 1), (2,), False
 
 # --- §7: C_r and Table 1 ----------------------------------------------------------------
 
+# The claims on Table 1's optimisation (its cells, C_r, Figure 1, R > 28%, the 50-digit rerun) share `table1` and the
+# certified costs cached on ``example(5)``: one work-sharing group (proofs/runner.py)
+T1_GROUP = f"{P}.table-1"
+
+
 @lru_cache(maxsize=None)
 def table1():
     """``optimize_all`` on the §7 example, K = 5, every mode set, paper threshold convention: the data of Table 1; cached."""
@@ -735,7 +740,7 @@ for _r, _printed in enumerate(T.C_TEXT, start=1):
         cv = certified(table1, example(5), (r,)).cost
         return hp_cell(COSTS, cv, printed, f"C_{r} (J with {r} robots always active)", [other_reading(float(cv.value), printed, COSTS)])
     register(Claim(f"{P}.example.C{_r}", src("§7", f"C_{_r}"), f"C_{_r} = {_printed}", Method.NUMERIC_HP, _c_check,
-                   TableCell("Avrachenkov §7 text", "C_r", f"C_{_r}", _printed)))
+                   TableCell("Avrachenkov §7 text", "C_r", f"C_{_r}", _printed), group=T1_GROUP))
 
 
 def _opt_cells(get, model, table: str, row_label: str, modes, th_printed: str, cost_printed: str, ident: str, slow: bool,
@@ -783,7 +788,7 @@ for _row in T.parse(T.TABLE_1):
                f"{P}.table-1.m{''.join(map(str, _m))}", slow=False, rows=T.TABLE_1)
 
 
-@claim(f"{P}.figure-1", source=src("§7", "Figure 1 and the text after Table 1"), method=Method.NUMERIC_HP,
+@claim(f"{P}.figure-1", source=src("§7", "Figure 1 and the text after Table 1"), method=Method.NUMERIC_HP, group=T1_GROUP,
        statement="Figure 1 (J against the threshold, every two-mode set, K = 5): the lowest curve is modes 3, 1 with its minimum 63.54 "
                  "at j = 2, and 'the optimal strategy assumes that only two among four modes (one and three robots) should be used'.")
 def _figure1():
@@ -816,7 +821,7 @@ def certified_best(get, model: bm.BmapModel) -> bm.CertifiedArgmin:
     return bm.certify_argmin(model, cands)
 
 
-@claim(f"{P}.text.R-28", source=src("§7", "after Table 1: 'R more than 28%'"), method=Method.NUMERIC_HP,
+@claim(f"{P}.text.R-28", source=src("§7", "after Table 1: 'R more than 28%'"), method=Method.NUMERIC_HP, group=T1_GROUP,
        statement="C* = 63.54 gives the relative profit R = (1 - C*/min C_r) 100% more than 28%.")
 def _r28():
     best = certified_best(table1, example(5))
@@ -827,6 +832,7 @@ def _r28():
 
 
 @claim(f"{P}.text.profit-9", source=src("§7", "after Table 5: 'relative profit exceeds 9%'"), method=Method.NUMERIC_HP, slow=True,
+       group=f"{P}.table-5",
        statement="Real data: the relative profit of mode control over four robots always active exceeds 9%.")
 def _profit9():
     best = certified_best(table5, real())
@@ -934,10 +940,11 @@ def _t2_modes():
     rows, bad = [], []
     for K in [int(r["K"]) for r in T.parse(T.TABLE_2)]:
         res = bm.optimize_all(example(K), convention="paper")
-        best = min(res.values(), key=lambda o: o.cost)
-        used = sorted(set(best.measures.levels))
-        other = min((o.cost for o in res.values() if not set(o.measures.levels) <= {1, 3}), default=math.inf)
-        rows.append(f"K={K}: modes {used}, J = {best.cost:.4f} (best policy using another mode {other:.4f})")
+        levels = {k: bm.Policy(o.modes, o.thresholds).levels(K) for k, o in res.items()}  # robots per level of each optimum
+        best = min(res, key=lambda k: res[k].cost)
+        used = sorted(set(levels[best]))
+        other = min((o.cost for k, o in res.items() if not set(levels[k]) <= {1, 3}), default=math.inf)
+        rows.append(f"K={K}: modes {used}, J = {res[best].cost:.4f} (best policy using another mode {other:.4f})")
         if not set(used) <= {1, 3}:
             bad.append(K)
     return Outcome.judge(not bad, "; ".join(rows) + (f"; other modes optimal at K = {bad}" if bad else ""))
@@ -1134,7 +1141,10 @@ def _input_spread(o) -> float:
     for which, idx, half in [("beta", 0, 5e-5), ("S", (0, 0), 5e-5), ("S", (1, 1), 5e-5), ("A", (0, 0), 5e-5), ("A", (0, 1), 5e-8),
                              ("A", (1, 0), 5e-6), ("A", (1, 1), 5e-5)]:
         h = half / 10
-        total += abs(bm.evaluate_levels(_moved_real(which, idx, h), lv).cost - base) / h * half
+        moved = _moved_real(which, idx, h)
+        # cached on the moved model: several mode sets share their optimal policy
+        cost = moved.memo(("spread J", lv), lambda moved=moved: bm.evaluate_levels(moved, lv).cost)
+        total += abs(cost - base) / h * half
     return total
 
 
@@ -1342,7 +1352,7 @@ def _qbd_loss():
                                                     f"crawlmath uses D_1^(chi(K))")
 
 
-@claim(f"{P}.hp.table-1", source=src("§7", "Table 1"), method=Method.NUMERIC_HP, slow=True,
+@claim(f"{P}.hp.table-1", source=src("§7", "Table 1"), method=Method.NUMERIC_HP, slow=True, group=T1_GROUP,
        statement="Each Table 1 optimum recomputed at 50 digits (ball-arithmetic LU, mpmath measures) agrees with the float value "
                  "and gives the same verdict against the printed cell.")
 def _hp_table1():

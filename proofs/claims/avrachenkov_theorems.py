@@ -43,6 +43,9 @@ from ..registry import Method, Outcome, Source, claim
 from .avrachenkov import MEANS  # noqa: F401 - records the §7 input-derived printing convention
 
 P = "avrachenkov"
+# Theorems 1 and 4, Corollary 1 and §6 run in one worker (proofs/runner.py): they share the solved cases, the printed
+# formulas' blocks and inverses (cached on the models) and the numba-compiled simulation (loaded once per process)
+GROUP = f"{P}.theorems"
 US = (0.3, 1.0, 3.0)  # catastrophe rates at which the transforms are compared
 SIM_US = (0.5, 2.0)
 
@@ -111,25 +114,40 @@ def printed_n_act(phi) -> float:
 # --- the printed formulas: Theorem 4 and Corollary 1 ---------------------------------------
 
 
+def _memo(m: bm.BmapModel, key: tuple, build):
+    """``build()`` once per model and ``key``: the printed formulas below rebuild the same blocks (and inverses) for every
+    level, catastrophe rate and route; the arrays are never modified in place, so sharing them changes no bit."""
+    return m.memo(("printed",) + key, build)
+
+
 def _A(m: bm.BmapModel, i: int, u=0.0) -> np.ndarray:
-    """``u I - A_i`` with the Lemma's ``A_i = S ⊕ Γ^{⊕i}``."""
-    A = bm.A_block(m, i).toarray()
-    return u * np.eye(A.shape[0]) - A
+    """``u I - A_i`` with the Lemma's ``A_i = S ⊕ Γ^{⊕i}`` (cached per i and u)."""
+    def build():
+        A = bm.A_block(m, i).toarray()
+        return u * np.eye(A.shape[0]) - A
+    return _memo(m, ("uI - A", i, type(u), u), build)
+
+
+def _A_inv(m: bm.BmapModel, i: int) -> np.ndarray:
+    """``A_i^{-1}`` (cached)."""
+    return _memo(m, ("A^-1", i), lambda: np.linalg.inv(-_A(m, i)))
 
 
 def _B(m: bm.BmapModel, i: int) -> np.ndarray:
     """The Lemma's ``B_i = S_0 beta ⊗ e_R ⊗ I_{R^{i-1}} + I_M ⊗ Γ_0^{⊕i}`` (i >= 1; Γ_0^{⊕i} the sum over
     buffer positions, see avrachenkov.lemma.gamma0-sum)."""
-    S0b = np.outer(m.service.exit, m.service.beta)
-    return (np.kron(np.kron(S0b, np.ones((m.R, 1))), np.eye(m.R ** (i - 1)))
-            + np.kron(np.eye(m.M), bm.kron_sum_power(m.obsolescence.exit, i).toarray()))
+    def build():
+        S0b = np.outer(m.service.exit, m.service.beta)
+        return (np.kron(np.kron(S0b, np.ones((m.R, 1))), np.eye(m.R ** (i - 1)))
+                + np.kron(np.eye(m.M), bm.kron_sum_power(m.obsolescence.exit, i).toarray()))
+    return _memo(m, ("B", i), build)
 
 
 def _Bhat(m: bm.BmapModel, i: int) -> np.ndarray:
     """``B̂_i = B_i ⊗ I_R`` (i >= 1); ``B̂_0 = S_0 beta ⊗ e_R`` (printed undefined)."""
     if i == 0:
-        return np.kron(np.outer(m.service.exit, m.service.beta), np.ones((m.R, 1)))
-    return np.kron(_B(m, i), np.eye(m.R))
+        return _memo(m, ("Bhat", 0), lambda: np.kron(np.outer(m.service.exit, m.service.beta), np.ones((m.R, 1))))
+    return _memo(m, ("Bhat", i), lambda: np.kron(_B(m, i), np.eye(m.R)))
 
 
 def _gamma_pow(m: bm.BmapModel, l: int) -> np.ndarray:
@@ -149,14 +167,17 @@ def _b(i: int) -> int:
 
 def printed_C(m: bm.BmapModel, i: int, l: int) -> np.ndarray:
     """``C_{i,l} = beta^{δ_{i,0}} ⊗ I_{M^{a_i} R^{b_i}} ⊗ gamma^{⊗(l - δ_{i,0})}`` (after (19))."""
-    d = int(i == 0)
-    first = m.service.beta.reshape(1, -1) if d else np.ones((1, 1))
-    return np.kron(np.kron(first, np.eye(m.M ** _a(i) * m.R ** _b(i))), _gamma_pow(m, l - d))
+    def build():
+        d = int(i == 0)
+        first = m.service.beta.reshape(1, -1) if d else np.ones((1, 1))
+        return np.kron(np.kron(first, np.eye(m.M ** _a(i) * m.R ** _b(i))), _gamma_pow(m, l - d))
+    return _memo(m, ("C", i, l), build)
 
 
 def _own_exit(m: bm.BmapModel, n: int) -> np.ndarray:
     """``(I_M ⊗ I_{R^{n-1}} ⊗ Γ_0) e`` at a level with n waiting-page phases (the tagged page last)."""
-    return np.kron(np.eye(m.M * m.R ** (n - 1)), m.obsolescence.exit.reshape(-1, 1)) @ np.ones(m.M * m.R ** (n - 1))
+    return _memo(m, ("own exit", n), lambda: np.kron(np.eye(m.M * m.R ** (n - 1)), m.obsolescence.exit.reshape(-1, 1))
+                 @ np.ones(m.M * m.R ** (n - 1)))
 
 
 def printed_v1(m: bm.BmapModel, u) -> list[np.ndarray]:
@@ -204,7 +225,7 @@ def printed_theorem4(m: bm.BmapModel, levels, p, lam: float, vecs: list[np.ndarr
 def printed_w1(m: bm.BmapModel) -> list[np.ndarray]:
     """Corollary 1: ``w_0^(1) = -S^{-1} e_M``, ``w_i^(1) = -A_i^{-1} [v_i^(1)(0) + B̂_{i-1} w_{i-1}^(1)]`` with
     ``v_0^(1)(0) = e_M``, ``v_i^(1)(0) = -A_i^{-1} B̂_{i-1} v_{i-1}^(1)(0)``."""
-    Ainv = lambda i: np.linalg.inv(-_A(m, i))  # noqa: E731 - A_i^{-1} (note _A(m, i, 0) = -A_i)
+    Ainv = lambda i: _A_inv(m, i)  # noqa: E731 - A_i^{-1} (note _A(m, i, 0) = -A_i)
     v0 = [np.ones(m.M)]
     w = [-np.linalg.inv(m.service.S) @ np.ones(m.M)]
     for i in range(1, m.K):
@@ -218,7 +239,7 @@ def printed_w2(m: bm.BmapModel, sign: int = -1) -> list[np.ndarray]:
     ``w_i^(2) = - sum_{l<i} (-1)^l [ sum_{m<l} prod_{k<m} A_{i-k}^{-1} B̂_{i-k-1} A_{i-m}^{-2} B̂_{i-m-1}
     prod_{m<k<l} A_{i-k}^{-1} B̂_{i-k-1} + prod_{k<l} A_{i-k}^{-1} B̂_{i-k-1} A_{i-l}^{-1} ]
     A_{i-l}^{-1} (I_{M R^{i-l-1}} ⊗ Γ_0) e``; ``sign = +1`` drops the leading minus."""
-    Ainv = lambda j: np.linalg.inv(-_A(m, j))  # noqa: E731 - A_j^{-1}
+    Ainv = lambda j: _A_inv(m, j)  # noqa: E731 - A_j^{-1}
     step = lambda k, i: Ainv(i - k) @ _Bhat(m, i - k - 1)  # noqa: E731 - A_{i-k}^{-1} B̂_{i-k-1}
     w = [np.zeros(m.M)]
     for i in range(1, m.K):
@@ -248,7 +269,7 @@ def printed_w2(m: bm.BmapModel, sign: int = -1) -> list[np.ndarray]:
 # --- Theorem 1 ------------------------------------------------------------------------------
 
 
-@claim(f"{P}.thm-1.p-star", source=src("§4", "Theorem 1, eq. (5)"), method=Method.FLOAT,
+@claim(f"{P}.thm-1.p-star", group=GROUP, source=src("§4", "Theorem 1, eq. (5)"), method=Method.FLOAT,
        statement="P_star = p_0 e_W̄ equals 1 - lambda P_success b_1 (Little's law at the server: every page that enters "
                  "service is served, in a PH(beta, S) time of mean b_1).")
 def _thm1_pstar() -> Outcome:
@@ -269,7 +290,7 @@ def _all_thresholds(N: int, K: int):
     return list(itertools.combinations_with_replacement(range(-1, K + 1), N - 1))
 
 
-@claim(f"{P}.thm-1.phi", source=src("§4", "Theorem 1, eqs. (6)-(7)"), method=Method.FLOAT,
+@claim(f"{P}.thm-1.phi", group=GROUP, source=src("§4", "Theorem 1, eqs. (6)-(7)"), method=Method.FLOAT,
        statement="phi_n of eq. (7) (levels j_{N-n}+1 .. j_{N+1-n}) and N_act of eq. (6) equal the time fractions and mean "
                  "of the robots-per-level rule of §2 (N - r + 1 robots for j_{r-1} < i <= j_r), for every threshold vector.")
 def _thm1_phi() -> Outcome:
@@ -306,7 +327,7 @@ def _z(est: float, exact: float, se: float) -> float:
     return (est - exact) / se if se > 0 else (0.0 if est == exact else np.inf)
 
 
-@claim(f"{P}.thm-1.simulation", source=src("§4", "Theorem 1, eqs. (5)-(7)"), method=Method.SIMULATION, slow=True,
+@claim(f"{P}.thm-1.simulation", group=GROUP, source=src("§4", "Theorem 1, eqs. (5)-(7)"), method=Method.SIMULATION, slow=True,
        statement=f"A page-by-page simulation (no stationary vector) reproduces P_star (5), phi_n (7) and N_act (6) within "
                  f"{SIMULATION_SIGMAS} standard errors (§7 example, K = 5, modes 4, 3, 1, thresholds 0, 2).")
 def _thm1_sim() -> Outcome:
@@ -377,12 +398,12 @@ def _thm4_exact(which: int, eq: str):
 for _which, _name, _eqs, _what in [(0, "v", "(16)", "v(u) = v^(1)(u) P_success + v^(2)(u) P_obs + P_loss"),
                                    (1, "v1", "(17), (19), (20)", "v^(1)(u), the transform of the sojourn of a served page"),
                                    (2, "v2", "(18), (19), (21)", "v^(2)(u), the transform of the sojourn of an obsolete page")]:
-    claim(f"{P}.thm-4.{_name}", source=src("§5", f"Theorem 4, eqs. {_eqs}"), method=Method.FLOAT,
+    claim(f"{P}.thm-4.{_name}", group=GROUP, source=src("§5", f"Theorem 4, eqs. {_eqs}"), method=Method.FLOAT,
           statement=f"{_what} as printed equals E[e^(-u V)] from the tagged page's absorbing chain enumerated from the rules "
                     f"of §2 with catastrophe rate u, at u = {', '.join(map(str, US))}.")(_thm4_exact(_which, _eqs))
 
 
-@claim(f"{P}.thm-4.simulation", source=src("§5", "Theorem 4, eqs. (16)-(21)"), method=Method.SIMULATION, slow=True,
+@claim(f"{P}.thm-4.simulation", group=GROUP, source=src("§5", "Theorem 4, eqs. (16)-(21)"), method=Method.SIMULATION, slow=True,
        statement=f"Simulated E[e^(-u V)] over all pages, served pages and obsolete pages agree with v(u), v^(1)(u), v^(2)(u) "
                  f"of Theorem 4 as printed within {SIMULATION_SIGMAS} standard errors at u = {', '.join(map(str, SIM_US))} "
                  f"(§7 example with modes 4,3,1 and the random batch model).")
@@ -428,7 +449,7 @@ def _routes(c: int) -> dict:
     return {"d/du of Theorem 4": deriv, "tagged chain": [e1 + e2, e1 / ps, e2 / po], "measures": [r.v, r.v1, r.v2]}
 
 
-@claim(f"{P}.cor-1.w1", source=src("§5", "Corollary 1, eqs. (23), (25), w^(1)"), method=Method.FLOAT,
+@claim(f"{P}.cor-1.w1", group=GROUP, source=src("§5", "Corollary 1, eqs. (23), (25), w^(1)"), method=Method.FLOAT,
        statement="V̄^(1) by (23) with the printed w^(1) recursion equals -dv^(1)/du at 0, the tagged chain's E[V; served]/P "
                  "and crawlmath's V1.")
 def _cor1_w1() -> Outcome:
@@ -441,7 +462,7 @@ def _cor1_w1() -> Outcome:
     return Outcome.judge(worst <= FLOAT_REL, "; ".join(rows) + f"; largest relative difference {worst:.1e}")
 
 
-@claim(f"{P}.cor-1.w2", source=src("§5", "Corollary 1, eqs. (24), (25), w^(2)"), method=Method.FLOAT,
+@claim(f"{P}.cor-1.w2", group=GROUP, source=src("§5", "Corollary 1, eqs. (24), (25), w^(2)"), method=Method.FLOAT,
        statement="V̄^(2) by (24) with the w^(2) expression as printed equals -dv^(2)/du at 0 (and the tagged chain's and "
                  "crawlmath's V2).")
 def _cor1_w2() -> Outcome:
@@ -469,7 +490,7 @@ def _cor1_w2() -> Outcome:
     return Outcome.failed(detail + f"; printed off by {printed_off:.3g}, sign-corrected off by {corrected_on:.3g}")
 
 
-@claim(f"{P}.cor-1.v-bar", source=src("§5", "Corollary 1, eq. (22)"), method=Method.FLOAT,
+@claim(f"{P}.cor-1.v-bar", group=GROUP, source=src("§5", "Corollary 1, eq. (22)"), method=Method.FLOAT,
        statement="V̄ = V̄^(1) P_success + V̄^(2) P_obs (with w^(2) sign-corrected) equals -dv/du at 0 of (16) and L/lambda "
                  "(Little's law; lost pages stay 0).")
 def _cor1_vbar() -> Outcome:
@@ -562,10 +583,10 @@ def _qbd_mean(which: int):
 
 
 for _which, _name in [(0, "v1"), (1, "v2")]:
-    claim(f"{P}.qbd.{_name}", source=src("§6", f"v^({_which + 1})(u) for ordinary arrivals"), method=Method.FLOAT,
+    claim(f"{P}.qbd.{_name}", group=GROUP, source=src("§6", f"v^({_which + 1})(u) for ordinary arrivals"), method=Method.FLOAT,
           statement=f"§6's v^({_which + 1})(u) = (1/(lambda P)) sum_i p_i (D_1^(chi(i)) e ⊗ I) C_(i,1) v_i^({_which + 1})(u) equals "
                     f"the enumerated tagged chain's transform at u = {', '.join(map(str, US))}.")(_qbd_lst(_which))
-    claim(f"{P}.qbd.mean-v{_which + 1}", source=src("§6", f"V̄^({_which + 1}) for ordinary arrivals"), method=Method.FLOAT,
+    claim(f"{P}.qbd.mean-v{_which + 1}", group=GROUP, source=src("§6", f"V̄^({_which + 1}) for ordinary arrivals"), method=Method.FLOAT,
           statement=f"§6's V̄^({_which + 1}) = (1/(lambda P)) sum_i p_i (D_1^(chi(i)) e ⊗ I) C_(i,1) w_i^({_which + 1}) equals the "
                     f"enumerated tagged chain's mean sojourn.")(_qbd_mean(_which))
 
