@@ -6,7 +6,10 @@ distinct exit rates (0.2 and 0.1), so R = 2 and the chain has ``W̄ (1 + M (2^K 
     nice python benchmarks/bmap.py --K 20 --no-baseline
     nice python benchmarks/bmap.py --K 16 --repeat 3   # the median of 3 runs of each solver
 
-Every run is a fresh subprocess (``OPENBLAS_NUM_THREADS=1`` unless set), so its peak RSS is its own.
+Every run is a fresh subprocess (``OPENBLAS_NUM_THREADS=1`` unless set), so its peak RSS is its own.  All times
+are CPU seconds of that process (``time.process_time``: user + system, page faults included); every kernel
+runs on one thread, so on a quiet machine they equal wall time, and on a shared one they are not inflated by
+waiting for a core.
 
 - ``structured``: `solve_structured` (matrix-free GMRES + block Gauss–Seidel), then every measure.
 - ``baseline``: the plain route: the generator assembled as a scipy CSR matrix (``generator_kronecker``; its
@@ -35,6 +38,12 @@ roofline of its own: its flops (`LevelOperators.precondition_flops`: ``V^{⊗n}`
 solve, the class solves, the couplings of both sweeps) over the same rate, or its least traffic, 16 bytes (read
 the right-hand side, write the solution) per state of every level solve (forward: all levels; backward: all
 but K), over the bandwidth.  ``pc/roof`` is the measured time over the larger of the two.
+
+The orthogonalisation (third line of each row): one step of `gmres_right`'s delayed-reorthogonalisation
+Gram–Schmidt with j = 20 basis vectors (`_dots2` and `_update2`: two passes over the basis), against the classical
+Gram–Schmidt done twice with BLAS matrix–vector products (four passes; the solver's scheme before), interleaved,
+median of 3 each; its floor is the two passes' reads, ``2 (j + 2)`` vectors of 8 bytes per state, over the
+bandwidth.  Everything runs on one thread (``OPENBLAS_NUM_THREADS=1``; the numba kernels are serial).
 """
 from __future__ import annotations
 
@@ -65,12 +74,12 @@ STRUCTURED = SETUP + r"""
 from crawlmath.numeric import bmap_structured as bs
 m8 = load_model("avrachenkov-example.json", K=8).with_(obsolescence=OBSOLESCENCE)  # K = 8 runs every kernel: compile
 bs.solve_structured(m8, m8.check_policy(bm.Policy((3, 1), (3,))))
-t0 = time.perf_counter()
+t0 = time.process_time()
 st = bs.solve_structured(m, lv)
-secs = time.perf_counter() - t0
-t1 = time.perf_counter()
+secs = time.process_time() - t0
+t1 = time.process_time()
 r = bm.measures(m, lv, st, A_solve=bs.tagged_solver(m))
-measure_secs = time.perf_counter() - t1
+measure_secs = time.process_time() - t1
 dev = None
 if K <= 10:
     d = vec(bm.evaluate_levels(m, lv, "sparse"))
@@ -80,7 +89,7 @@ peak_solve = peak()
 def median_seconds(f, reps):
     ts = []
     for _ in range(reps):
-        t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)
+        t = time.process_time(); f(); ts.append(time.process_time() - t)
     return float(np.median(ts))
 
 ops = bs.LevelOperators(m, lv)
@@ -114,19 +123,49 @@ floor_flops = flops / rate
 pc_flops = ops.precondition_flops()
 below_top = m.states - ops.sizes[-1]  # the backward sweep solves every level but K
 pc_roof = max(16 * (m.states + below_top) / bw, pc_flops / rate)
+
+# one orthogonalisation step at j = ORTH_J basis vectors: the two passes of `gmres_right` (`_dots2`, `_update2`)
+# against CGS2 with BLAS gemv (four passes, the solver's previous scheme), interleaved, on a random basis
+ORTH_J = 20
+V = np.random.default_rng(5).random((ORTH_J + 2, m.states))
+V /= np.linalg.norm(V, axis=1)[:, None]
+z0, dots = V[ORTH_J + 1].copy(), np.empty((ORTH_J + 1, 2))
+
+def dcgs2_step():
+    z = z0.copy()
+    bs._dots2(V, ORTH_J, V[ORTH_J], z, dots)
+    bs._update2(V, ORTH_J, dots[:ORTH_J, 0], dots[:ORTH_J, 1], V[ORTH_J], z, 1.0, 0.0, V[ORTH_J + 1])
+
+def cgs2_step():
+    w = z0.copy()
+    Q = V[: ORTH_J + 1]
+    h = Q @ w
+    w -= h @ Q
+    h2 = Q @ w
+    w -= h2 @ Q
+
+dcgs2_step()
+orth_new, orth_old = [], []
+for _ in range(3):
+    orth_new.append(median_seconds(dcgs2_step, 1))
+    orth_old.append(median_seconds(cgs2_step, 1))
+orth_new, orth_old = float(np.median(orth_new)), float(np.median(orth_old))
+orth_floor = 2 * (ORTH_J + 2) * 8 * m.states / bw  # two passes, each reading the j basis rows, u and z
+del V
 print(json.dumps({"K": K, "states": m.states, "seconds": secs, "measure_seconds": measure_secs, "peak_GiB": peak_solve,
                   "residual": st.residual, "iterations": st.iterations, "dev_vs_direct": dev, "matvec_seconds": mv,
                   "bandwidth": bw, "floor": floor_bytes, "flops": flops, "fma_rate": fma_rate, "gemm_rate": gemm_rate,
                   "skinny_gemm_rate": skinny_rate, "floor_flops": floor_flops, "roofline": max(floor_bytes, floor_flops),
-                  "precond_seconds": pc, "precond_flops": pc_flops, "precond_roofline": pc_roof}))
+                  "precond_seconds": pc, "precond_flops": pc_flops, "precond_roofline": pc_roof, "orth_j": ORTH_J,
+                  "orth_seconds": orth_new, "orth_cgs2_seconds": orth_old, "orth_floor": orth_floor}))
 """
 
 BASELINE = SETUP + r"""
 import scipy.sparse.linalg as spla
-t0 = time.perf_counter()
+t0 = time.process_time()
 Q = bm.generator_kronecker(m, lv)
 QT = Q.T.tocsr()
-assemble = time.perf_counter() - t0
+assemble = time.process_time() - t0
 n = Q.shape[0]
 scale = float(np.abs(m.D(lv[0], 0)).max())
 c = np.zeros(n); c[: m.W] = scale
@@ -136,10 +175,10 @@ P = spla.LinearOperator((n, n), matvec=lambda v: v / d, dtype=float)
 count = [0]
 def cb(_):
     count[0] += 1
-t1 = time.perf_counter()
+t1 = time.process_time()
 x, info = spla.gmres(A, c, x0=np.full(n, 1.0 / n), M=P, rtol=1e-15, atol=0, restart=40, maxiter=5000, callback=cb,
                      callback_type="pr_norm")
-secs = time.perf_counter() - t1
+secs = time.process_time() - t1
 x /= x.sum()
 print(json.dumps({"K": K, "states": n, "seconds": secs, "assemble_seconds": assemble, "peak_GiB": peak(), "info": int(info),
                   "residual": float(np.abs(QT @ x).max()), "iterations": count[0]}))
@@ -199,6 +238,10 @@ def main(argv: list[str]) -> None:
               f"({s['precond_flops'] / s['states']:.1f} flop/state, roof {s['precond_roofline'] * 1e3:.2f} ms); "
               f"Gflop/s: numba y += f x {s['fma_rate'] / 1e9:.1f}, "
               f"dgemm 1024^3 {s['gemm_rate'] / 1e9:.1f}, dgemm (65536x16)(16x16) {s['skinny_gemm_rate'] / 1e9:.1f}",
+              flush=True)
+        print(f"    orthogonalisation at j = {s['orth_j']}: DCGS2 {s['orth_seconds'] * 1e3:.2f} ms "
+              f"({s['orth_seconds'] / s['orth_floor']:.1f}x its floor {s['orth_floor'] * 1e3:.2f} ms), "
+              f"CGS2 (BLAS gemv) {s['orth_cgs2_seconds'] * 1e3:.2f} ms: ratio {s['orth_seconds'] / s['orth_cgs2_seconds']:.2f}",
               flush=True)
         if b is not None and "error" in b:
             print(f"    baseline failed: {b['error']}")
