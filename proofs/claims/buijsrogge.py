@@ -191,7 +191,7 @@ def _thm_421_nu() -> Outcome:
     roots = set(sp.solve((C_ - 1) * x**2 - (C_ + S_ - 2) * x + (S_ - 1), x))
     ok_roots = roots == {sp.Integer(1), (S_ - 1) / (C_ - 1)} or all(
         any(_zero(r - w) for r in roots) for w in (1, (S_ - 1) / (C_ - 1)))
-    return Outcome.judge(ok and ok_roots, f"residuals vanish for i = 1..8 and the K-line; characteristic roots {roots}")
+    return Outcome.judge(ok and ok_roots, f"residuals vanish for i = 1..8 and the K-line; characteristic roots {sorted(roots, key=sp.default_sort_key)}")  # sorted: a set prints in hash order
 
 
 @claim("buijsrogge.colours.thm-4.2.1", source=src("§4.2", "Theorem 4.2.1"),
