@@ -15,6 +15,20 @@ def test_require_zero_raises_with_the_residual():
         require_zero(x, "x vanishes")
 
 
+def test_vanishes_identically_decides_rational_identities_and_never_claims_a_false_one():
+    """The rational normal form behind the scheduling and Coffman claims' zero tests: an identity in which
+    exp/log/roots are only indeterminates is found; one that needs a relation between them (exp(2t) = exp(t)^2),
+    a nonzero remainder, or a 0/0 left as zoo/nan is "not shown" (False), so callers fall back on simplify."""
+    t, y = sp.symbols("t y", positive=True)
+    e, r = sp.log(t + 2), sp.log(y + 1)
+    assert sc.vanishes_identically((e**3 - r**3) / (e - r) - e**2 - e * r - r**2)
+    assert sc.vanishes_identically(sp.log(y) * (1 / (1 - e) - e / (1 - e)) - sp.log(y))
+    assert not sc.vanishes_identically((e**3 - r**3) / (e - r) - e**2 - e * r - r**2 + sp.Rational(1, 10**30))
+    assert not sc.vanishes_identically((sp.exp(t) + 1) * (sp.exp(t) - 1) - sp.exp(2 * t) + 1)  # true, not rational
+    assert not sc.vanishes_identically(sp.zoo * t)
+    assert sc.vanishes_identically(sp.Integer(0)) and not sc.vanishes_identically(sp.Integer(1))
+
+
 def test_mm1k_law_solves_every_balance_equation_and_normalises():
     law = st.stationary_law()
     for k in (2, 3, 7):

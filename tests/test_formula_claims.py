@@ -119,3 +119,14 @@ def test_a_formula_missing_from_its_module_is_a_fail(monkeypatch):
     monkeypatch.setattr(F, "_derived", lambda module: {})
     out = F._check_lazily(F.check_printed, "golden", "golden_R")
     assert out.status.value == "FAIL" and "manifest.py is stale" in out.detail
+
+
+def test_a_point_difference_skips_identity_routes_only_when_the_piece_really_differs():
+    """_differs_at_a_point lets _check_piece go straight to the series bound; it must say True only for a difference
+    that is nonzero (30- and 60-digit values agree), and "not shown" for an identity or a non-rational piece."""
+    from crawlmath.proofs.claims.formulas import _differs_at_a_point
+
+    general = (sp.exp(x) - 1) / x
+    assert _differs_at_a_point(_taylor(general, 6), general)
+    assert not _differs_at_a_point((x**2 - 1) / (x - 1), x + 1)
+    assert not _differs_at_a_point(sp.exp(x), sp.exp(x))  # not a rational piece: the routes decide

@@ -32,7 +32,10 @@ def src(section: str, ref: str) -> Source:
 
 
 def _zero(expr) -> bool:
-    return sp.simplify(expr) == 0
+    """expr == 0 identically.  The rational normal form first (derive.scheduling.vanishes_identically: 0 only for
+    an identity, and a fraction of simplify's search); simplify remains the fallback, so this decides at least
+    what simplify alone did."""
+    return d.vanishes_identically(expr) or sp.simplify(expr) == 0
 
 
 def access_zoo() -> dict:

@@ -52,7 +52,10 @@ def src(section: str, ref: str) -> Source:
 
 
 def _zero(expr) -> bool:
-    return sp.simplify(expr) == 0
+    """expr == 0 identically.  The rational normal form first (derive.scheduling.vanishes_identically: 0 only for
+    an identity, and a fraction of simplify's search); simplify remains the fallback, so this decides at least
+    what simplify alone did."""
+    return ds.vanishes_identically(expr) or sp.simplify(expr) == 0
 
 
 # --- §1.3.1: the model, (1.21)-(1.25), against a simulated timeline ---------------------------
