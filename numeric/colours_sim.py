@@ -174,7 +174,8 @@ def simulate(p, K: int, steps: int, seed: int = 0, strategy: str = "none", *, be
     balls" (Alg. 12).  ``progress(done, total)``, if given, is called after
     every chunk with the steps done of ``K + steps`` (it does not touch the
     state, so results are the same with or without it)."""
-    p = _probability_vector(p)
+    prep = _prepared(p)
+    p = prep.p
     K = require_int(K, "K", minimum=1)
     steps = require_int(steps, "steps", minimum=MIN_STEPS)
     seed = require_seed(seed)
@@ -195,7 +196,7 @@ def simulate(p, K: int, steps: int, seed: int = 0, strategy: str = "none", *, be
     require_seconds(seconds, "steps", f"{steps} steps ({strategy})", value=steps)
     from . import colours_kernels as kern
 
-    state = _State(p, K, total, every, seed, elephant)
+    state = _State(prep, K, total, every, seed, elephant)
     if prefill:
         state.prefill(prefill)
     code = _CODES[strategy]
@@ -247,9 +248,10 @@ def _chunk(state, code, fill_rule, rule, t_star, r, stop_at) -> None:
 class _State:
     """The arrays the kernels advance, owned here between chunks."""
 
-    def __init__(self, p, K, total, every, seed, elephant):
+    def __init__(self, prep, K, total, every, seed, elephant):
         from . import colours_kernels as kern
 
+        p = prep.p
         self.kern = kern
         self.p, self.K, self.total, self.every = p, K, total, every
         self.st = kern.seed_state(np.uint64(seed))
@@ -259,7 +261,7 @@ class _State:
         self.iv[kern.CAP] = 1024
         self.fv = np.zeros(kern.N_FV)
         C = p.size
-        self.col = kern.colour_records(p, _cached_table(p), elephant)  # one cache line per colour
+        self.col = prep.fresh_records(elephant)  # one cache line per colour
         self.present = np.zeros(C, np.int64)
         self.avail = np.zeros(C, np.int64)
         self.iv[kern.NELEPH] = int(elephant.sum())
@@ -326,37 +328,67 @@ def absent_mass(p: np.ndarray, cnt: np.ndarray, off: np.ndarray) -> float:
     return exact / (1 << 1074)
 
 
-_TABLES: dict = {}
-_VALIDATED: dict = {}
+class _Prepared:
+    """What replicated runs of one distribution share: the validated vector
+    (a private copy) and its packed alias table."""
+
+    __slots__ = ("p", "table")
+
+    def __init__(self, p: np.ndarray):
+        self.p, self.table = p, None
+
+    def fresh_records(self, elephant: np.ndarray) -> np.ndarray:
+        """:func:`colours_kernels.colour_records` of a new game: a byte copy
+        of a template built once per (distribution, elephant set) and kept for
+        the last two (the same bytes, a third of the time)."""
+        from . import colours_kernels as kern
+
+        if self.table is None:
+            self.table = packed_table(*alias_table(self.p))
+        key = (id(self), elephant.tobytes())
+        hit = _TEMPLATES.get(key)
+        if hit is None or hit[0] is not self:
+            if len(_TEMPLATES) >= 2:
+                _TEMPLATES.pop(next(iter(_TEMPLATES)))
+            hit = _TEMPLATES[key] = (self, kern.colour_records(self.p, self.table, elephant))
+        template = hit[1]
+        raw = np.empty(template.nbytes + kern.LINE, np.uint8)
+        start = -raw.ctypes.data % kern.LINE
+        out = raw[start:start + template.nbytes]
+        out[...] = template.view(np.uint8)
+        return out.view(kern.COLOUR)
 
 
-def _probability_vector(p) -> np.ndarray:
-    """``require_probability_vector(p, "p")``, remembered for the last few
-    float64 vectors: replicated runs pass the same ``p``, and validating
-    C = 1e5 entries one by one costs more than a short run.  A remembered
-    vector is reused only when its content is equal."""
-    if isinstance(p, np.ndarray) and p.dtype == np.float64 and p.ndim == 1:
-        key = (p.size, hash(p.tobytes()))
-        seen = _VALIDATED.get(key)
-        if seen is not None and np.array_equal(seen, p):
-            return p
-        v = require_probability_vector(p, "p")
-        if len(_VALIDATED) >= 8:
-            _VALIDATED.pop(next(iter(_VALIDATED)))
-        _VALIDATED[key] = v.copy()
-        return v
-    return require_probability_vector(p, "p")
+_PREPARED: dict = {}  # (size, hash of the bytes) -> _Prepared, the last few distributions
+_RECENT: list = []  # (array object, key): an array seen again is checked by content without hashing its bytes
+_TEMPLATES: dict = {}  # (id of a _Prepared, elephant bytes) -> (that _Prepared, fresh records): the last two
 
 
-def _cached_table(p: np.ndarray) -> np.ndarray:
-    """The packed alias table of ``p``, kept for the last few vectors
-    (replicated runs reuse it; building it is O(C) Python work)."""
+def _prepared(p) -> _Prepared:
+    """``require_probability_vector(p, "p")`` with what runs of it share,
+    remembered for the last few vectors: replicated runs pass the same ``p``,
+    and validating C = 1e5 entries one by one costs more than a short run.  A
+    remembered vector is reused only when its content is equal (an array
+    object seen before is compared with its copy directly; any other is looked
+    up by a hash of its bytes first)."""
+    fresh = not (isinstance(p, np.ndarray) and p.dtype == np.float64 and p.ndim == 1)
+    if fresh:
+        p = require_probability_vector(p, "p")
+    for obj, key in _RECENT:
+        if obj is p:
+            prep = _PREPARED.get(key)
+            if prep is not None and np.array_equal(prep.p, p):
+                return prep
+            break
     key = (p.size, hash(p.tobytes()))
-    if key not in _TABLES:
-        if len(_TABLES) >= 8:
-            _TABLES.pop(next(iter(_TABLES)))
-        _TABLES[key] = packed_table(*alias_table(p))
-    return _TABLES[key]
+    prep = _PREPARED.get(key)
+    if prep is None or not np.array_equal(prep.p, p):
+        prep = _Prepared((p if fresh else require_probability_vector(p, "p")).copy())
+        if len(_PREPARED) >= 8:
+            _PREPARED.pop(next(iter(_PREPARED)))
+        _PREPARED[key] = prep
+    _RECENT[:] = [(obj, k) for obj, k in _RECENT if obj is not p][-7:] + [(p, key)]
+    return prep
 
 
 def alias_table(p: np.ndarray):

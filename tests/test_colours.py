@@ -502,3 +502,34 @@ def test_absent_mass_is_fsum():
         off = np.where(absent | (rng.random(p.size) < 0.5), zero, 1)
         assert absent_mass(p, cnt, off) == math.fsum(p[(cnt == 0) & (off == 0)])
     assert absent_mass(p, np.ones(p.size, np.int64), zero) == 0.0
+
+
+def test_runs_sharing_a_remembered_distribution_equal_runs_from_a_cold_start():
+    """simulate remembers the validated p, its alias table and the fresh colour records between runs; a run must not
+    depend on that: the same seed gives the same run from a cold cache, from a list, and after p is changed in place
+    (a changed array is seen as a new distribution, not served from the cache)."""
+    from crawlmath.numeric import colours_sim as cs
+
+    p = np.arange(1.0, 401.0) ** -1.1
+    p /= p.sum()
+
+    def run(vec, strategy):
+        r = simulate(vec, 20, 3000, seed=7, strategy=strategy, beta=4.0, every=100)
+        return r.colours, r.p_new, r.elephant_counts, r.free_mass
+
+    def same(a, b):
+        return all(np.array_equal(u, v) for u, v in zip(a, b))
+
+    for strategy in ("recommended", "mice"):
+        cs._PREPARED.clear(), cs._RECENT.clear(), cs._TEMPLATES.clear()
+        cold = run(p, strategy)
+        assert same(run(p, strategy), cold) and same(run(list(p), strategy), cold)
+    q = p.copy()
+    cs._PREPARED.clear(), cs._RECENT.clear(), cs._TEMPLATES.clear()
+    uniform = run(np.full(400, 1 / 400), "mice")
+    run(q, "mice")
+    q[:] = 1 / 400  # same object, new content
+    assert same(run(q, "mice"), uniform)
+    q[0] = -1.0
+    with pytest.raises(InvalidInput, match="p"):
+        simulate(q, 20, 3000, seed=7)
