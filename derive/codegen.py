@@ -77,6 +77,7 @@ from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
 from crawlmath.numeric.codegen_runtime import flint_module as _flint
 from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
 from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
+from crawlmath.numeric.codegen_runtime import power_sum as _power_sum
 
 __all__ = {names!r}
 '''
@@ -171,6 +172,46 @@ class _ArbPrinter(_ExactIntegers, PythonCodePrinter):
         return self._print_Rational(expr)
 
 
+class _ScalarPrinter(PythonCodePrinter):
+    """Python floats for one point.  A finite sum whose terms are a power of
+    the index times a polynomial in it, ``Sum(x**i * p(i), (i, lo, hi))`` with
+    x free of i, is printed as ``_power_sum(x, lo, hi, (c_0, c_1, ...))``
+    (Horner's rule: half the time of a power per term, and the same accuracy
+    for the positive sums it is used on); any other sum is a generator
+    expression.
+
+    >>> i, K = sp.symbols("i K", integer=True, nonnegative=True)
+    >>> r = sp.Symbol("rho", positive=True)
+    >>> _ScalarPrinter().doprint(sp.Sum(r**i * (K - i + 1), (i, 0, K)))
+    '_power_sum(rho, 0, K, (K + 1, -1))'
+    """
+
+    def _print_Sum(self, expr):
+        split = _power_times_polynomial(expr)
+        if split is None:
+            return super()._print_Sum(expr)
+        x, (i, lo, hi), coefficients = split
+        printed = ", ".join(self._print(c) for c in coefficients) + ("," if len(coefficients) == 1 else "")
+        return f"_power_sum({self._print(x)}, {self._print(lo)}, {self._print(hi)}, ({printed}))"
+
+
+def _power_times_polynomial(expr: sp.Sum):
+    """(x, limits, ascending coefficients of p) when ``expr`` is Sum(x**i * p(i)) over one index i, x free of i and
+    p a polynomial in i whose coefficients are free of i; else None."""
+    if len(expr.limits) != 1:
+        return None
+    i, lo, hi = expr.limits[0]
+    factors = sp.Mul.make_args(expr.function)
+    for k, factor in enumerate(factors):
+        if factor.is_Pow and factor.exp == i and not factor.base.has(i):
+            rest = sp.Mul(*factors[:k], *factors[k + 1:])
+            if not rest.is_polynomial(i):
+                return None
+            coefficients = sp.Poly(rest, i).all_coeffs()[::-1]
+            return (factor.base, (i, lo, hi), coefficients) if not any(c.has(i) for c in coefficients) else None
+    return None
+
+
 _ARITHMETIC = (sp.Add, sp.Mul, sp.Pow, sp.Symbol, sp.Integer, sp.Rational, sp.Sum, sp.Tuple)
 
 
@@ -245,7 +286,7 @@ def _function(f: Formula) -> str:
 def _scalar_function(f: Formula) -> str:
     """The text of ``f.name_scalar``: ``f.emitted`` in Python floats for one point."""
     args = ", ".join(map(_name, f.args))
-    code = PythonCodePrinter({"fully_qualified_modules": True, "strict": True}).doprint(f.emitted)
+    code = _ScalarPrinter({"fully_qualified_modules": True, "strict": True}).doprint(f.emitted)
     # Conversions stay outside the try: a wrong argument type is the caller's
     # error.  Inside it, Python's float arithmetic raises (OverflowError,
     # ZeroDivisionError, ValueError of math.log(0)) or, for a negative base to

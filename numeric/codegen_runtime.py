@@ -72,3 +72,34 @@ def finite_result(function: str, result):
     if not numpy.all(numpy.isfinite(result)):
         raise SolverError(f"{function}: float64 evaluation gave a non-finite value; use {function}_mp")
     return result
+
+
+def power_sum(x: float, lo: int, hi: int, coefficients: tuple) -> float:
+    r"""The finite sum :math:`\sum_{i=lo}^{hi} x^i\,p(i)` with
+    :math:`p(i) = \sum_k c_k i^k` (``coefficients`` = :math:`(c_0, c_1, \dots)`),
+    in Python floats, by Horner's rule in ``x`` from ``i = hi`` down: one
+    multiply-add per term instead of a power, then :math:`x^{lo}`.  The
+    generated ``_scalar`` functions print a ``Sum(x**i * p(i), (i, lo, hi))``
+    this way (their mpmath and ball twins keep the term-by-term sum).
+
+    >>> power_sum(0.5, 0, 3, (1, 1)), 1 + 2 * 0.5 + 3 * 0.25 + 4 * 0.125
+    (3.25, 3.25)
+    >>> power_sum(2.0, 1, 0, (1,))
+    0.0
+    """
+    acc = 0.0
+    if len(coefficients) == 1:
+        c0, = coefficients
+        for _ in range(hi - lo + 1):
+            acc = acc * x + c0
+    elif len(coefficients) == 2:
+        c0, c1 = coefficients
+        for i in range(hi, lo - 1, -1):
+            acc = acc * x + (c0 + c1 * i)
+    else:
+        for i in range(hi, lo - 1, -1):
+            p = 0.0
+            for c in reversed(coefficients):
+                p = p * i + c
+            acc = acc * x + p
+    return acc * x**lo if lo else acc

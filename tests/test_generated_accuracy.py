@@ -166,3 +166,16 @@ def test_float_code_refuses_non_finite_arguments_and_results():
         scheduling.cstar_scalar(1.0, math.nan, 1.0, 0.5)
     with pytest.raises(SolverError, match="cstar"):
         scheduling.cstar_scalar(1e300, 1e300, 1.0, 0.5)
+
+
+@pytest.mark.parametrize("coefficients", [(3,), (5, -1), (1, 2, 0.5)])
+def test_power_sum_is_the_sum_it_replaces(coefficients):
+    """The scalar printer's Horner evaluation of Sum(x**i p(i), (i, lo, hi)) against the exact rational sum."""
+    from fractions import Fraction
+
+    from crawlmath.numeric.codegen_runtime import power_sum
+
+    for x, lo, hi in ((0.75, 0, 40), (1.25, 3, 30), (-0.5, 2, 9), (0.0, 0, 5), (2.0, 4, 3)):
+        exact = sum(Fraction(x) ** i * sum(Fraction(c) * i**k for k, c in enumerate(coefficients)) for i in range(lo, hi + 1))
+        got = power_sum(x, lo, hi, coefficients)
+        assert abs(Fraction(got) - exact) <= 1e-14 * max(1, abs(exact)), (x, lo, hi, got, float(exact))

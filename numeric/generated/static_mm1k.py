@@ -13,6 +13,7 @@ from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
 from crawlmath.numeric.codegen_runtime import flint_module as _flint
 from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
 from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
+from crawlmath.numeric.codegen_runtime import power_sum as _power_sum
 
 __all__ = ['cost', 'cost_infinite_K', 'cost_infinite_K_mp', 'cost_infinite_K_scalar', 'cost_mp', 'cost_scalar', 'deflated_at_one', 'deflated_at_one_arb', 'deflated_at_one_mp', 'deflated_at_one_scalar', 'gamma_K', 'gamma_K_arb', 'gamma_K_mp', 'gamma_K_scalar', 'large_K_rule', 'large_K_rule_mp', 'large_K_rule_scalar', 'stationarity', 'stationarity_arb', 'stationarity_deflated', 'stationarity_deflated_arb', 'stationarity_deflated_mp', 'stationarity_deflated_scalar', 'stationarity_mp', 'stationarity_scalar']
 
@@ -165,7 +166,7 @@ def stationarity_deflated_scalar(rho, gamma, K, mu):
     K = operator.index(K)
     mu = float(mu)
     try:
-        result = float(-gamma*(builtins.sum(rho**i*(i + 1) for i in range(0, K - 1+1))) + mu*rho**K*(builtins.sum(rho**i*(K - i + 1) for i in range(0, K+1))))
+        result = float(-gamma*_power_sum(rho, 0, K - 1, (1, 1)) + mu*rho**K*_power_sum(rho, 0, K, (K + 1, -1)))
     except (ArithmeticError, ValueError, TypeError):
         result = math.nan
     return result if math.isfinite(result) else float(stationarity_deflated(rho, gamma, K, mu))
