@@ -366,7 +366,7 @@ def reference_kernel(p, table, strategy, delta, seed):
 
 def package_kernel(p, strategy, delta, seed):
     """One call of the package kernel over the whole run; (records, source draws)."""
-    state = cs._State(p, K, TOTAL, EVERY, seed, np.zeros(p.size, np.bool_))
+    state = cs._State(cs._prepared(p), K, TOTAL, EVERY, seed, np.zeros(p.size, np.bool_))
     state.fifo = kern.advance(state.col, K, TOTAL, cs._CODES[strategy], cs.FILL_RULES["strategy"], delta, 0, 0.5, 2.0,
                               EVERY, TOTAL, 1 << 62, state.st, state.iv, state.fv, state.present, state.avail,
                               state.fifo, state.rec, state.batches)
