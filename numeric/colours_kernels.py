@@ -565,7 +565,12 @@ def _strategy_kernel(code: int):
 def advance_plain(col, K, total, every, t_end, st, iv, fv, present, rec, batches):
     """The game without offline structure (strategy ``none``) from ``iv[T]``
     to ``t_end``: a tight loop, one generator output per removal and per draw
-    (batches and records as in :func:`advance`)."""
+    (batches and records as in :func:`advance`).
+
+    Rule 1 and the entry of a ball are written out here and in ``advance_code``
+    on purpose: moving them into shared ``inline="always"`` helpers gave the
+    same bits but made the strategy kernels 1.5-1.7x slower at gamma = 0.9
+    (62-73 -> 105-114 ns/step, benchmarks/colours_kernel.py, 2026-11-27)."""
     uC = np.uint64(col.size)
     half = max(total // 2, K)
     blen = max(1, (total - half) // NB)
