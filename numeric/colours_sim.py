@@ -52,6 +52,7 @@ import contextlib
 import math
 import signal
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -338,16 +339,19 @@ class _Prepared:
         self.p, self.table = p, None
 
     def fresh_records(self, elephant: np.ndarray) -> np.ndarray:
-        """:func:`colours_kernels.colour_records` of a new game: a byte copy
-        of a template built once per (distribution, elephant set) and kept for
-        the last two (the same bytes, a third of the time)."""
+        """:func:`colours_kernels.colour_records` of a new game.  Up to
+        TEMPLATE_BYTES, a byte copy of a template built once per (distribution,
+        elephant set) and kept for the last two (the same bytes, a third of
+        the time); larger games build their records directly."""
         from . import colours_kernels as kern
 
         if self.table is None:
             self.table = packed_table(*alias_table(self.p))
-        key = (id(self), elephant.tobytes())
+        if self.p.size * kern.LINE > TEMPLATE_BYTES:
+            return kern.colour_records(self.p, self.table, elephant)
+        key = (id(self), elephant.tobytes())  # the entry holds self, so the id stays its own while kept
         hit = _TEMPLATES.get(key)
-        if hit is None or hit[0] is not self:
+        if hit is None:
             if len(_TEMPLATES) >= 2:
                 _TEMPLATES.pop(next(iter(_TEMPLATES)))
             hit = _TEMPLATES[key] = (self, kern.colour_records(self.p, self.table, elephant))
@@ -359,8 +363,9 @@ class _Prepared:
         return out.view(kern.COLOUR)
 
 
+TEMPLATE_BYTES = 32 << 20  # fresh-record templates are kept for games up to this size (C = 524288 colours)
 _PREPARED: dict = {}  # (size, hash of the bytes) -> _Prepared, the last few distributions
-_RECENT: list = []  # (array object, key): an array seen again is checked by content without hashing its bytes
+_RECENT: list = []  # (weak reference to an array, key): an array seen again is compared by content, not hashed
 _TEMPLATES: dict = {}  # (id of a _Prepared, elephant bytes) -> (that _Prepared, fresh records): the last two
 
 
@@ -371,11 +376,11 @@ def _prepared(p) -> _Prepared:
     remembered vector is reused only when its content is equal (an array
     object seen before is compared with its copy directly; any other is looked
     up by a hash of its bytes first)."""
-    fresh = not (isinstance(p, np.ndarray) and p.dtype == np.float64 and p.ndim == 1)
-    if fresh:
+    converted = not (isinstance(p, np.ndarray) and p.dtype == np.float64 and p.ndim == 1)
+    if converted:  # a new array: validated here, then remembered by content
         p = require_probability_vector(p, "p")
-    for obj, key in _RECENT:
-        if obj is p:
+    for ref, key in _RECENT:
+        if ref() is p:
             prep = _PREPARED.get(key)
             if prep is not None and np.array_equal(prep.p, p):
                 return prep
@@ -383,11 +388,11 @@ def _prepared(p) -> _Prepared:
     key = (p.size, hash(p.tobytes()))
     prep = _PREPARED.get(key)
     if prep is None or not np.array_equal(prep.p, p):
-        prep = _Prepared((p if fresh else require_probability_vector(p, "p")).copy())
+        prep = _Prepared((p if converted else require_probability_vector(p, "p")).copy())
         if len(_PREPARED) >= 8:
             _PREPARED.pop(next(iter(_PREPARED)))
         _PREPARED[key] = prep
-    _RECENT[:] = [(obj, k) for obj, k in _RECENT if obj is not p][-7:] + [(p, key)]
+    _RECENT[:] = [(ref, k) for ref, k in _RECENT if ref() is not None and ref() is not p][-7:] + [(weakref.ref(p), key)]
     return prep
 
 

@@ -504,7 +504,7 @@ def test_absent_mass_is_fsum():
     assert absent_mass(p, np.ones(p.size, np.int64), zero) == 0.0
 
 
-def test_runs_sharing_a_remembered_distribution_equal_runs_from_a_cold_start():
+def test_runs_sharing_a_remembered_distribution_equal_runs_from_a_cold_start(monkeypatch):
     """simulate remembers the validated p, its alias table and the fresh colour records between runs; a run must not
     depend on that: the same seed gives the same run from a cold cache, from a list, and after p is changed in place
     (a changed array is seen as a new distribution, not served from the cache)."""
@@ -524,6 +524,9 @@ def test_runs_sharing_a_remembered_distribution_equal_runs_from_a_cold_start():
         cs._PREPARED.clear(), cs._RECENT.clear(), cs._TEMPLATES.clear()
         cold = run(p, strategy)
         assert same(run(p, strategy), cold) and same(run(list(p), strategy), cold)
+        with monkeypatch.context() as m:  # records built directly, as for games above TEMPLATE_BYTES
+            m.setattr(cs, "TEMPLATE_BYTES", 0)
+            assert same(run(p, strategy), cold)
     q = p.copy()
     cs._PREPARED.clear(), cs._RECENT.clear(), cs._TEMPLATES.clear()
     uniform = run(np.full(400, 1 / 400), "mice")
