@@ -21,6 +21,8 @@ x vanishes: residual x is not identically zero
 """
 from __future__ import annotations
 
+import functools
+
 import sympy as sp
 
 
@@ -32,11 +34,50 @@ class DerivationError(ArithmeticError):
     """
 
 
+@functools.cache
+def vanishes_identically(expr) -> bool:
+    """True when ``expr`` is 0 in the field of rational functions Q(g_1, ..., g_r) whose
+    indeterminates g are its symbols and every other atom it is built from by +, * and
+    integer powers (exp(..), log(..), sqrt(..), Sum(..), any number other than a rational):
+    then it vanishes for every value of those atoms, in particular for the actual ones.
+    False means only "not shown" (an identity between the atoms, such as exp(2x) = exp(x)^2,
+    is not used): callers fall back on ``simplify``.  Sparse field arithmetic (SymPy's
+    ``QQ.frac_field``) with a gcd at every step, where ``cancel`` expands one common
+    numerator first (6.6 s instead of 0.04 s for the three-page C* of Theorem 4.1).
+
+    >>> h, t = sp.symbols("h t", positive=True)
+    >>> vanishes_identically((h**2 - 1) / (h - 1) - h - 1), vanishes_identically(sp.exp(2 * t) - (sp.exp(t) + 1) * (sp.exp(t) - 1) - 1)
+    (True, False)
+    """
+    atoms: dict = {}
+
+    def generators(e):
+        if e.is_Add or e.is_Mul:
+            for a in e.args:
+                generators(a)
+        elif e.is_Pow and e.exp.is_Integer:
+            generators(e.base)
+        elif not e.is_Rational:
+            atoms.setdefault(e, sp.Dummy())
+
+    expr = sp.sympify(expr)
+    if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):  # not a rational function at all: indeterminates would hide it
+        return False
+    generators(expr)
+    if not atoms:
+        return expr == 0
+    F = sp.QQ.frac_field(*atoms.values())
+    return F.from_sympy(expr.xreplace(atoms)) == F.zero
+
+
 def require_zero(expr, what: str) -> None:
-    """Raise :class:`DerivationError` unless ``expr`` simplifies to 0.
+    """Raise :class:`DerivationError` unless ``expr`` is identically 0: by
+    :func:`vanishes_identically` (exact, cheap), else ``expr`` simplifies to 0.
 
     >>> require_zero(sp.Integer(0), "zero")
     """
+    if isinstance(expr, sp.Expr) and vanishes_identically(expr):
+        return
     residual = sp.simplify(expr)
     if residual != 0:
         raise DerivationError(f"{what}: residual {residual} is not identically zero")

@@ -39,47 +39,6 @@ P = sp.Symbol("P", positive=True)  # prod_i h_i
 G = sp.Symbol("G", positive=True)  # sum_i (1/h_i - 1)
 
 
-@functools.cache
-def vanishes_identically(expr) -> bool:
-    """True when ``expr`` is 0 in the field of rational functions Q(g_1, ..., g_r) whose
-    indeterminates g are its symbols and every other atom it is built from by +, * and
-    integer powers (exp(..), log(..), sqrt(..), Sum(..), any number other than a rational):
-    then it vanishes for every value of those atoms, in particular for the actual ones.
-    False means only "not shown" (an identity between the atoms, such as exp(2x) = exp(x)^2,
-    is not used): callers fall back on ``simplify``.  Sparse field arithmetic (SymPy's
-    ``QQ.frac_field``) with a gcd at every step, where ``cancel`` expands one common
-    numerator first (6.6 s instead of 0.04 s for the three-page C* of Theorem 4.1).
-
-    >>> vanishes_identically((h**2 - 1) / (h - 1) - h - 1), vanishes_identically(sp.exp(2 * t) - (sp.exp(t) + 1) * (sp.exp(t) - 1) - 1)
-    (True, False)
-    """
-    atoms: dict = {}
-
-    def generators(e):
-        if e.is_Add or e.is_Mul:
-            for a in e.args:
-                generators(a)
-        elif e.is_Pow and e.exp.is_Integer:
-            generators(e.base)
-        elif not e.is_Rational:
-            atoms.setdefault(e, sp.Dummy())
-
-    expr = sp.sympify(expr)
-    if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):  # not a rational function at all: indeterminates would hide it
-        return False
-    generators(expr)
-    if not atoms:
-        return expr == 0
-    F = sp.QQ.frac_field(*atoms.values())
-    return F.from_sympy(expr.xreplace(atoms)) == F.zero
-
-
-def _require_zero(expr, what: str) -> None:
-    """:func:`require_zero` (simplify), after the cheaper rational normal form of :func:`vanishes_identically`."""
-    if not vanishes_identically(expr):
-        require_zero(expr, what)
-
-
 def inner_obsolescence_integral() -> sp.Expr:
     """The inner integral of the proof of Lemma 3.1: for an intercompletion
     time x, ∫_0^x (1 - e^{-mu (x - z)}) dz = x - (1 - e^{-mu x})/mu.
@@ -211,7 +170,7 @@ def common_level() -> sp.Expr:
     y = sp.Symbol("y", positive=True)
     bracket = stationarity_in_y()
     with_c0 = sp.simplify((lagrangian_stationarity() - lam).subs(c, c0 * mu) / (-c0 * nu))
-    _require_zero(with_c0.subs(sp.log(h), x * sp.log(y)).subs(h ** (1 / x), y) - bracket, "(8) with c = c0 mu")
+    require_zero(with_c0.subs(sp.log(h), x * sp.log(y)).subs(h ** (1 / x), y) - bracket, "(8) with c = c0 mu")
     if sp.diff(bracket, y) != sp.log(y):
         raise DerivationError(f"d/dy of {bracket} is not ln y")
     return bracket
@@ -400,7 +359,7 @@ def stationarity_at_zero() -> sp.Expr:
     """
     a = sp.Symbol("a", positive=True)
     lower = sp.limit(lagrangian_stationarity().subs(h, sp.exp(-a)), x, 0, "+")
-    _require_zero(lower - randomized_stationarity().subs(x, 0), "(8) as x -> 0+ versus (13) at x = 0")
+    require_zero(lower - randomized_stationarity().subs(x, 0), "(8) as x -> 0+ versus (13) at x = 0")
     return sp.expand(lower)
 
 
@@ -427,9 +386,9 @@ def stationarity_level() -> sp.Expr:
     """
     u, level = sp.symbols("u B", positive=True)
     bracket = stationarity_in_y().subs(sp.Symbol("y", positive=True), sp.exp(-u))
-    _require_zero(bracket - sp.lowergamma(2, u) / sp.gamma(2), "1 - (1+u)e^-u = P(2, u)")
+    require_zero(bracket - sp.lowergamma(2, u) / sp.gamma(2), "1 - (1+u)e^-u = P(2, u)")
     equation = lagrangian_stationarity().subs(h ** (1 / x), sp.exp(-u)).subs(sp.log(h), -u * x)
-    _require_zero(equation - (lam - c * nu / mu * bracket), "(8) in u")
+    require_zero(equation - (lam - c * nu / mu * bracket), "(8) in u")
     return only_root(sp.solve((lam - c * nu / mu * level), level), "(8) for the bracket level")
 
 

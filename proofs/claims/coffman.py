@@ -15,7 +15,7 @@ import numpy as np
 import sympy as sp
 from scipy import optimize
 
-from ...derive import scheduling as d
+from ...derive import scheduling as d, vanishes_identically
 from ...numeric import scheduling as s
 from ...numeric.access_time import Deterministic, Exponential, Gamma, HyperExponential, PhaseTypeAccess, Uniform
 from ...numeric.generated import scheduling as gen
@@ -32,10 +32,10 @@ def src(section: str, ref: str) -> Source:
 
 
 def _zero(expr) -> bool:
-    """expr == 0 identically.  The rational normal form first (derive.scheduling.vanishes_identically: 0 only for
+    """expr == 0 identically.  The rational normal form first (derive.vanishes_identically: 0 only for
     an identity, and a fraction of simplify's search); simplify remains the fallback, so this decides at least
     what simplify alone did."""
-    return d.vanishes_identically(expr) or sp.simplify(expr) == 0
+    return vanishes_identically(expr) or sp.simplify(expr) == 0
 
 
 def access_zoo() -> dict:

@@ -30,7 +30,7 @@ from scipy import stats
 from sympy.simplify.simplify import factor_sum
 
 from ...derive import golden as dg
-from ...derive import scheduling as ds
+from ...derive import scheduling as ds, vanishes_identically
 from ...numeric import golden as g
 from ...numeric import scheduling as s
 from ...numeric.access_time import Deterministic, Exponential, Gamma, Uniform
@@ -52,10 +52,10 @@ def src(section: str, ref: str) -> Source:
 
 
 def _zero(expr) -> bool:
-    """expr == 0 identically.  The rational normal form first (derive.scheduling.vanishes_identically: 0 only for
+    """expr == 0 identically.  The rational normal form first (derive.vanishes_identically: 0 only for
     an identity, and a fraction of simplify's search); simplify remains the fallback, so this decides at least
     what simplify alone did."""
-    return ds.vanishes_identically(expr) or sp.simplify(expr) == 0
+    return vanishes_identically(expr) or sp.simplify(expr) == 0
 
 
 # --- §1.3.1: the model, (1.21)-(1.25), against a simulated timeline ---------------------------
