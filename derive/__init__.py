@@ -70,9 +70,21 @@ def vanishes_identically(expr) -> bool:
     return F.from_sympy(expr.xreplace(atoms)) == F.zero
 
 
+def is_identically_zero(expr) -> bool:
+    """``expr`` is identically 0: by :func:`vanishes_identically` (exact,
+    cheap), else ``simplify`` reduces it to 0; so it decides at least what
+    ``simplify`` alone did.
+
+    >>> x = sp.Symbol("x")
+    >>> is_identically_zero(sp.sin(x)**2 + sp.cos(x)**2 - 1), is_identically_zero(x)
+    (True, False)
+    """
+    return (isinstance(expr, sp.Expr) and vanishes_identically(expr)) or sp.simplify(expr) == 0
+
+
 def require_zero(expr, what: str) -> None:
-    """Raise :class:`DerivationError` unless ``expr`` is identically 0: by
-    :func:`vanishes_identically` (exact, cheap), else ``expr`` simplifies to 0.
+    """Raise :class:`DerivationError` unless ``expr`` is identically 0
+    (:func:`is_identically_zero`; the residual shown is ``simplify``'s).
 
     >>> require_zero(sp.Integer(0), "zero")
     """

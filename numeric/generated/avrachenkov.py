@@ -13,7 +13,6 @@ from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
 from crawlmath.numeric.codegen_runtime import flint_module as _flint
 from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
 from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
-from crawlmath.numeric.codegen_runtime import power_sum as _power_sum
 
 __all__ = ['avrachenkov_alpha2', 'avrachenkov_alpha2_arb', 'avrachenkov_alpha2_mp', 'avrachenkov_alpha2_scalar', 'avrachenkov_h2_variance', 'avrachenkov_h2_variance_arb', 'avrachenkov_h2_variance_mp', 'avrachenkov_h2_variance_scalar', 'avrachenkov_states', 'avrachenkov_states_mp', 'avrachenkov_states_scalar']
 

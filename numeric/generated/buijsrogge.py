@@ -13,7 +13,6 @@ from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
 from crawlmath.numeric.codegen_runtime import flint_module as _flint
 from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
 from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
-from crawlmath.numeric.codegen_runtime import power_sum as _power_sum
 
 __all__ = ['colour_drawn_probability', 'colour_drawn_probability_arb', 'colour_drawn_probability_mp', 'colour_drawn_probability_scalar', 'exact_colours_uniform', 'exact_colours_uniform_arb', 'exact_colours_uniform_mp', 'exact_colours_uniform_scalar', 'exact_p_new_uniform', 'exact_p_new_uniform_arb', 'exact_p_new_uniform_mp', 'exact_p_new_uniform_scalar', 'expected_colours_uniform', 'expected_colours_uniform_arb', 'expected_colours_uniform_mp', 'expected_colours_uniform_scalar', 'mean_field_colours', 'mean_field_colours_arb', 'mean_field_colours_mp', 'mean_field_colours_scalar', 'mean_field_nu', 'mean_field_nu_arb', 'mean_field_nu_mp', 'mean_field_nu_scalar', 'mean_field_p_new', 'mean_field_p_new_arb', 'mean_field_p_new_mp', 'mean_field_p_new_scalar', 'product_form_colours', 'product_form_colours_arb', 'product_form_colours_mp', 'product_form_colours_scalar', 'product_form_p_new', 'product_form_p_new_arb', 'product_form_p_new_mp', 'product_form_p_new_scalar']
 

@@ -13,7 +13,6 @@ from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
 from crawlmath.numeric.codegen_runtime import flint_module as _flint
 from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
 from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
-from crawlmath.numeric.codegen_runtime import power_sum as _power_sum
 
 __all__ = ['golden_D', 'golden_D_mp', 'golden_D_scalar', 'golden_H', 'golden_H_mp', 'golden_H_scalar', 'golden_R', 'golden_R_mp', 'golden_R_scalar', 'golden_bound', 'golden_bound_mp', 'golden_bound_scalar', 'golden_gap0', 'golden_gap0_arb', 'golden_gap0_mp', 'golden_gap0_scalar', 'golden_limit_page_cost', 'golden_limit_page_cost_arb', 'golden_limit_page_cost_mp', 'golden_limit_page_cost_scalar', 'golden_profile', 'golden_profile_mp', 'golden_profile_scalar', 'golden_rate', 'golden_rate_arb', 'golden_rate_mp', 'golden_rate_scalar', 'golden_weight0', 'golden_weight0_arb', 'golden_weight0_mp', 'golden_weight0_scalar', 'golden_weight1', 'golden_weight1_arb', 'golden_weight1_mp', 'golden_weight1_scalar', 'golden_weight2', 'golden_weight2_arb', 'golden_weight2_mp', 'golden_weight2_scalar', 'golden_worst', 'golden_worst_arb', 'golden_worst_mp', 'golden_worst_scalar', 'golden_y', 'golden_y_mp', 'golden_y_scalar']
 

@@ -15,7 +15,8 @@ import numpy as np
 import sympy as sp
 from scipy import optimize
 
-from ...derive import scheduling as d, vanishes_identically
+from ...derive import is_identically_zero as _zero
+from ...derive import scheduling as d
 from ...numeric import scheduling as s
 from ...numeric.access_time import Deterministic, Exponential, Gamma, HyperExponential, PhaseTypeAccess, Uniform
 from ...numeric.generated import scheduling as gen
@@ -29,13 +30,6 @@ P = "coffman.sched"
 def src(section: str, ref: str) -> Source:
     """A :class:`Source` in Coffman–Liu–Weber 1997 (section, reference)."""
     return Source("coffman", section, ref)
-
-
-def _zero(expr) -> bool:
-    """expr == 0 identically.  The rational normal form first (derive.vanishes_identically: 0 only for
-    an identity, and a fraction of simplify's search); simplify remains the fallback, so this decides at least
-    what simplify alone did."""
-    return vanishes_identically(expr) or sp.simplify(expr) == 0
 
 
 def access_zoo() -> dict:

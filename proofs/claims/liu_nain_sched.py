@@ -30,7 +30,8 @@ from scipy import stats
 from sympy.simplify.simplify import factor_sum
 
 from ...derive import golden as dg
-from ...derive import scheduling as ds, vanishes_identically
+from ...derive import is_identically_zero as _zero
+from ...derive import scheduling as ds
 from ...numeric import golden as g
 from ...numeric import scheduling as s
 from ...numeric.access_time import Deterministic, Exponential, Gamma, Uniform
@@ -49,13 +50,6 @@ PHI = g.PHI
 def src(section: str, ref: str) -> Source:
     """A :class:`Source` in Liu–Nain 2005 (section, reference)."""
     return Source("liu-nain", section, ref)
-
-
-def _zero(expr) -> bool:
-    """expr == 0 identically.  The rational normal form first (derive.vanishes_identically: 0 only for
-    an identity, and a fraction of simplify's search); simplify remains the fallback, so this decides at least
-    what simplify alone did."""
-    return vanishes_identically(expr) or sp.simplify(expr) == 0
 
 
 # --- §1.3.1: the model, (1.21)-(1.25), against a simulated timeline ---------------------------
