@@ -87,11 +87,13 @@ def _kron(*factors):
     return out
 
 
-@pytest.mark.parametrize("obsolescence, n", [(DISTINCT, 9), (DISTINCT, 7), (DISTINCT, 3), (DISTINCT, 1), (CYCLIC, 4),
-                                              (EXPONENTIAL, 1), (EXPONENTIAL, 2), (EXPONENTIAL, 5)])
+@pytest.mark.parametrize("obsolescence, n", [(DISTINCT, 9), (DISTINCT, 7), (DISTINCT, 6), (DISTINCT, 5), (DISTINCT, 3),
+                                              (DISTINCT, 1), (CYCLIC, 4), (EXPONENTIAL, 1), (EXPONENTIAL, 2),
+                                              (EXPONENTIAL, 5)])
 @pytest.mark.parametrize("block", [bs.BLOCK_APPLY, 32, 8, 2])
 def test_fused_kernels_equal_plain_kronecker(obsolescence, n, block):
-    """The one-sweep kernels (`level_apply` via `LevelBlock.apply`, `down_add`, `up_add`), with blocks small
+    """The one-sweep kernels (`level_apply` or, at R = 2 from 32 columns on, `level_apply_pull` via
+    `LevelBlock.apply`; `down_add` and, at R = 2 from 6 pages on, `down_add_pull`; `up_add`), with blocks small
     enough to exercise the outer axes, against the blocks written as plain numpy Kronecker products on a level
     with n waiting pages: ``C ⊗ I + Σ_q I ⊗ Γ_q``, the service and obsolescence exits, a batch with fresh pages."""
     G = obsolescence.S
@@ -103,6 +105,7 @@ def test_fused_kernels_equal_plain_kronecker(obsolescence, n, block):
     I = np.eye
     diag = _kron(C, I(R**n)) + sum(_kron(I(W * M), I(R**q), G, I(R ** (n - 1 - q))) for q in range(n))
     blk = bs.LevelBlock(C, G, n, block)
+    assert blk.pull == (R == 2 and n >= 5)  # `level_apply_pull`, else `level_apply`
     x = rng.random(W * M * R**n)
     out = np.empty_like(x)
     blk.apply(x, out)
@@ -116,6 +119,10 @@ def test_fused_kernels_equal_plain_kronecker(obsolescence, n, block):
         y = y0.copy()
         bs.down_add(x, y, W, M, R, n, beta, S0, g0, bs.down_inner_matrix(g0, n), -0.5, block)
         np.testing.assert_allclose(y, y0 - 0.5 * (x @ (service + obsolete)), rtol=0, atol=1e-13)
+        if R == 2 and n >= 6:
+            y = y0.copy()
+            bs.down_add_pull(x, y, W, M, n, beta, S0, g0, -0.5)
+            np.testing.assert_allclose(y, y0 - 0.5 * (x @ (service + obsolete)), rtol=0, atol=1e-13)
 
     D = np.array([[0.4, 0.1], [0.2, 0.3]])
     for l in (1, 2):
