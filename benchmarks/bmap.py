@@ -20,7 +20,8 @@ waiting for a core.
 The memory-bandwidth floor: the structured child measures the machine's bandwidth in the same run (the best
 of a large numpy copy and a large add, median of 5 each) and counts the bytes one application of ``Q`` must move
 at the least: read ``x`` and write ``x Q``, 16 bytes per state.  ``floor`` is that traffic over the bandwidth;
-``mv/floor`` is the measured time of one application of Q (median of 3) over it, ``it/floor`` one whole GMRES
+``mv/floor`` is the measured time of one application of Q (median of 7, on the solver's own work vectors,
+`LevelOperators.vector`) over it, ``it/floor`` one whole GMRES
 iteration (an application of Q, one of the preconditioner, the Gram–Schmidt passes) over it.
 
 The compute floor and the roofline: ``fl/st`` is the floating-point operations of one application of Q per
@@ -93,8 +94,9 @@ def median_seconds(f, reps):
     return float(np.median(ts))
 
 ops = bs.LevelOperators(m, lv)
-x = st.flat.copy(); y = np.empty_like(x)
-mv = median_seconds(lambda: ops.apply_flat(x, y), 3)
+x, y = ops.vector(), ops.vector()  # the solver's own work vectors (every pulled level 64-byte aligned)
+x[:] = st.flat
+mv = median_seconds(lambda: ops.apply_flat(x, y), 7)
 pc = median_seconds(lambda: ops.precondition(x, y), 3)
 big = np.ones(2**25); out = np.empty_like(big)  # 256 MiB each: far beyond the caches
 bw = max(2 * big.nbytes / median_seconds(lambda: np.copyto(out, big), 5),

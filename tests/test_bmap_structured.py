@@ -70,14 +70,24 @@ def test_merged_axes_equal_explicit_kronecker_sum(obsolescence, n):
 
 @pytest.mark.parametrize("block", [bs.BLOCK_APPLY, 16, 2])  # small blocks: the matvec's outer-axis paths
 def test_operator_equals_generator(block):
-    for m, pol in ((example(8), bm.Policy((4, 1), (2,))), (example(4, CYCLIC), bm.Policy((2, 1), (1,)))):
+    """`apply_flat` against the generator enumerated state by state.  At R = 2 levels 6 .. K go through
+    `apply_pull`; mode 4 (batches up to 4) at K = 10 sends batches of |g| = 2, 4, 8 and 16 into them (the tail
+    into level K among them), and the other levels go through the level-by-level kernels."""
+    cases = ((example(8), bm.Policy((4, 1), (2,))), (example(10), bm.Policy((4,), ())),
+             (example(4, CYCLIC), bm.Policy((2, 1), (1,))))
+    sizes = set()
+    for m, pol in cases:
         lv = m.check_policy(pol)
         Q = bm.generator_enumerated(m, lv)  # state by state from the model's rules, not from the Lemma
         ops = bs.LevelOperators(m, lv, block=block)
+        if m.R == 2:
+            assert [i for i in range(m.K + 1) if i not in ops._plain] == list(range(6, m.K + 1))
+            sizes |= {g.size for i in range(6, m.K + 1) for _, _, g, _ in ops.into[i]}
         x = np.random.default_rng(1).random(Q.shape[0])
         out = np.empty_like(x)
         ops.apply_flat(x, out)
         np.testing.assert_allclose(out, Q.T @ x, rtol=0, atol=1e-13)
+    assert sizes == {2, 4, 8, 16}
 
 
 def _kron(*factors):
@@ -92,10 +102,10 @@ def _kron(*factors):
                                               (EXPONENTIAL, 5)])
 @pytest.mark.parametrize("block", [bs.BLOCK_APPLY, 32, 8, 2])
 def test_fused_kernels_equal_plain_kronecker(obsolescence, n, block):
-    """The one-sweep kernels (`level_apply` or, at R = 2 from 32 columns on, `level_apply_pull` via
-    `LevelBlock.apply`; `down_add` and, at R = 2 from 6 pages on, `down_add_pull`; `up_add`), with blocks small
-    enough to exercise the outer axes, against the blocks written as plain numpy Kronecker products on a level
-    with n waiting pages: ``C ⊗ I + Σ_q I ⊗ Γ_q``, the service and obsolescence exits, a batch with fresh pages."""
+    """The level-by-level kernels (`level_apply` via `LevelBlock.apply`; `down_add` and, at R = 2 from 6 pages
+    on, `down_add_pull`; `up_add`), with blocks small enough to exercise the outer axes, against the blocks
+    written as plain numpy Kronecker products on a level with n waiting pages: ``C ⊗ I + Σ_q I ⊗ Γ_q``, the
+    service and obsolescence exits, a batch with fresh pages.  (`apply_pull`: `test_operator_equals_generator`.)"""
     G = obsolescence.S
     R = G.shape[0]
     g0, gam = -G.sum(axis=1), obsolescence.beta
@@ -105,7 +115,6 @@ def test_fused_kernels_equal_plain_kronecker(obsolescence, n, block):
     I = np.eye
     diag = _kron(C, I(R**n)) + sum(_kron(I(W * M), I(R**q), G, I(R ** (n - 1 - q))) for q in range(n))
     blk = bs.LevelBlock(C, G, n, block)
-    assert blk.pull == (R == 2 and n >= 5)  # `level_apply_pull`, else `level_apply`
     x = rng.random(W * M * R**n)
     out = np.empty_like(x)
     blk.apply(x, out)
@@ -161,16 +170,19 @@ def test_fused_level_solve_equals_plain_eigendecomposition(obsolescence, n, bloc
     np.testing.assert_allclose(work, plain, rtol=0, atol=1e-13 * np.abs(plain).max())
 
 
+@pytest.mark.parametrize("K", [5, 8])
 @pytest.mark.parametrize("block, gather", [(bs.BLOCK_SOLVE, bs.GATHER), (4, 8)])
-def test_preconditioner_is_symmetric_block_gauss_seidel(block, gather, monkeypatch):
+def test_preconditioner_is_symmetric_block_gauss_seidel(K, block, gather, monkeypatch):
     """`precondition` against the textbook sweep on the assembled matrix: forward x = (L + D)^{-1} b, then
-    backward x = (D + U)^{-1} (b − L x), on A = Q^T split by levels; small blocks take the outer-axis path."""
+    backward x = (D + U)^{-1} (b − L x), on A = Q^T split by levels; small blocks take the outer-axis path, and
+    at K = 8 the couplings down from levels 7 and 8 are `down_add_pull`."""
     monkeypatch.setattr(bs, "BLOCK_SOLVE", block)
     monkeypatch.setattr(bs, "GATHER", gather)
-    m = example(5)
+    m = example(K)
     lv = m.check_policy(bm.Policy((3, 1), (2,)))
     A = bm.generator_kronecker(m, lv).T.tocsr()
     ops = bs.LevelOperators(m, lv)
+    assert [i for i in range(K + 1) if ops._pulls_down(i)] == list(range(7, K + 1))
     cuts = ops.cuts
     mask = sps.lil_matrix(A.shape)
     for i in range(len(cuts) - 1):
