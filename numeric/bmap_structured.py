@@ -236,10 +236,66 @@ def _inner8_right_typed(xb, span, A):
     return _inner8_right_any
 
 
-@njit(cache=True)
 def _oct_right(xb, span, s, A):
     """R = 2: ``xb <- xb (I ⊗ A^{⊗3} ⊗ I_s)``, the axes of strides 4s, 2s, s in one read and one write of each
-    entry (`_pairs3` on slices of s contiguous entries)."""
+    entry (compiled only: `_oct_right_real` for float64 with s a multiple of 8, else `_oct_right_any`)."""
+    raise NotImplementedError("compiled only")
+
+
+@njit(cache=True, inline="always")
+def _butterfly8(u, w, a00, a01, a10, a11):
+    """``(u, w) <- (u a00 + w a10, u a01 + w a11)`` on 8-lane vectors."""
+    return fma8(w, a10, mul8(u, a00)), fma8(w, a11, mul8(u, a01))
+
+
+def _oct_right_real(xb, span, s, A):
+    """The butterflies of `_pairs3` on 8-lane vectors of the eight slices (the loop vectoriser alone makes
+    4-lane code without fused multiply-adds of `_oct_right_scalar`: nine axes of 4096 entries 4.2 µs, here
+    1.8)."""
+    if s % 8:
+        _oct_right_scalar(xb, span, s, A)
+        return
+    a00, a01, a10, a11 = splat8(A[0, 0]), splat8(A[0, 1]), splat8(A[1, 0]), splat8(A[1, 1])
+    for g in range(0, span, 8 * s):
+        for j in range(g, g + s, 8):
+            v0, v1, v2, v3 = load8(xb, j), load8(xb, j + s), load8(xb, j + 2 * s), load8(xb, j + 3 * s)
+            v4, v5, v6, v7 = load8(xb, j + 4 * s), load8(xb, j + 5 * s), load8(xb, j + 6 * s), load8(xb, j + 7 * s)
+            v0, v4 = _butterfly8(v0, v4, a00, a01, a10, a11)
+            v1, v5 = _butterfly8(v1, v5, a00, a01, a10, a11)
+            v2, v6 = _butterfly8(v2, v6, a00, a01, a10, a11)
+            v3, v7 = _butterfly8(v3, v7, a00, a01, a10, a11)
+            v0, v2 = _butterfly8(v0, v2, a00, a01, a10, a11)
+            v1, v3 = _butterfly8(v1, v3, a00, a01, a10, a11)
+            v4, v6 = _butterfly8(v4, v6, a00, a01, a10, a11)
+            v5, v7 = _butterfly8(v5, v7, a00, a01, a10, a11)
+            v0, v1 = _butterfly8(v0, v1, a00, a01, a10, a11)
+            v2, v3 = _butterfly8(v2, v3, a00, a01, a10, a11)
+            v4, v5 = _butterfly8(v4, v5, a00, a01, a10, a11)
+            v6, v7 = _butterfly8(v6, v7, a00, a01, a10, a11)
+            store8(xb, j, v0)
+            store8(xb, j + s, v1)
+            store8(xb, j + 2 * s, v2)
+            store8(xb, j + 3 * s, v3)
+            store8(xb, j + 4 * s, v4)
+            store8(xb, j + 5 * s, v5)
+            store8(xb, j + 6 * s, v6)
+            store8(xb, j + 7 * s, v7)
+
+
+@overload(_oct_right, jit_options={"cache": True})
+def _oct_right_typed(xb, span, s, A):
+    if xb.dtype == types.float64 and A.dtype == types.float64:
+        return _oct_right_real
+    return _oct_right_any
+
+
+def _oct_right_any(xb, span, s, A):
+    _oct_right_scalar(xb, span, s, A)
+
+
+@njit(cache=True)
+def _oct_right_scalar(xb, span, s, A):
+    """`_pairs3` on slices of s contiguous entries, any dtype."""
     a00, a01, a10, a11 = A[0, 0], A[0, 1], A[1, 0], A[1, 1]
     for g in range(0, span, 8 * s):
         x0, x1, x2, x3 = xb[g : g + s], xb[g + s : g + 2 * s], xb[g + 2 * s : g + 3 * s], xb[g + 3 * s : g + 4 * s]
