@@ -71,10 +71,12 @@ def test_merged_axes_equal_explicit_kronecker_sum(obsolescence, n):
 @pytest.mark.parametrize("block", [bs.BLOCK_APPLY, 16, 2])  # small blocks: the matvec's outer-axis paths
 def test_operator_equals_generator(block):
     """`apply_flat` against the generator enumerated state by state.  At R = 2 levels 6 .. K go through
-    `apply_pull`; mode 4 (batches up to 4) at K = 10 sends batches of |g| = 2, 4, 8 and 16 into them (the tail
-    into level K among them), and the other levels go through the level-by-level kernels."""
+    `apply_pull` (with 4 and 6 rows per level); mode 4 (batches up to 4) at K = 10 sends batches of |g| = 2,
+    4, 8 and 16 into them (the tail into level K among them); the levels below are `_plain_corner`, and at
+    R = 3 every level goes through the level-by-level kernels."""
+    three = PhaseType(np.array([0.5, 0.3, 0.2]), -np.diag([1.0, 2.0, 3.0]))  # M = 3: six rows per level
     cases = ((example(8), bm.Policy((4, 1), (2,))), (example(10), bm.Policy((4,), ())),
-             (example(4, CYCLIC), bm.Policy((2, 1), (1,))))
+             (example(8).with_(service=three), bm.Policy((3, 1), (3,))), (example(4, CYCLIC), bm.Policy((2, 1), (1,))))
     sizes = set()
     for m, pol in cases:
         lv = m.check_policy(pol)
@@ -82,6 +84,7 @@ def test_operator_equals_generator(block):
         ops = bs.LevelOperators(m, lv, block=block)
         if m.R == 2:
             assert [i for i in range(m.K + 1) if i not in ops._plain] == list(range(6, m.K + 1))
+            assert ops._corner is not None
             sizes |= {g.size for i in range(6, m.K + 1) for _, _, g, _ in ops.into[i]}
         x = np.random.default_rng(1).random(Q.shape[0])
         out = np.empty_like(x)
@@ -168,6 +171,23 @@ def test_fused_level_solve_equals_plain_eigendecomposition(obsolescence, n, bloc
     work = x.astype(blk.dtype)
     blk.solve(work)
     np.testing.assert_allclose(work, plain, rtol=0, atol=1e-13 * np.abs(plain).max())
+
+
+@pytest.mark.parametrize("M", [2, 3])
+def test_work_vectors_align_every_pulled_level(M):
+    """`LevelOperators.vector` places each level that `apply_pull` forms on a 64-byte boundary (whole cache
+    lines per 8-lane load): with M = 2 service phases (the benchmark's) and M = 3 (other level offsets)."""
+    m = example(9)
+    if M != 2:
+        m = m.with_(service=PhaseType(np.array([0.5, 0.3, 0.2]), -np.diag([1.0, 2.0, 3.0])))  # distinct: no lumping
+    lv = m.check_policy(bm.Policy((3, 1), (3,)))
+    ops = bs.LevelOperators(m, lv)
+    pulled = [i for i in range(m.K + 1) if i not in ops._plain]
+    assert m.M == M and pulled == list(range(6, m.K + 1))
+    for _ in range(3):
+        x = ops.vector()
+        assert x.size == ops.n and not x.any()
+        assert all((x.ctypes.data + 8 * int(ops.cuts[i])) % 64 == 0 for i in pulled)
 
 
 @pytest.mark.parametrize("K", [5, 8])
