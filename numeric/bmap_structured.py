@@ -243,9 +243,11 @@ def _oct_right(xb, span, s, A):
 
 
 @njit(cache=True, inline="always")
-def _butterfly8(u, w, a00, a01, a10, a11):
-    """``(u, w) <- (u a00 + w a10, u a01 + w a11)`` on 8-lane vectors."""
-    return fma8(w, a10, mul8(u, a00)), fma8(w, a11, mul8(u, a01))
+def _butterflies8(u0, w0, u1, w1, u2, w2, u3, w3, a00, a01, a10, a11):
+    """``(u, w) <- (u a00 + w a10, u a01 + w a11)`` on four pairs of 8-lane vectors (one axis of `_pairs3`)."""
+    return (fma8(w0, a10, mul8(u0, a00)), fma8(w0, a11, mul8(u0, a01)), fma8(w1, a10, mul8(u1, a00)),
+            fma8(w1, a11, mul8(u1, a01)), fma8(w2, a10, mul8(u2, a00)), fma8(w2, a11, mul8(u2, a01)),
+            fma8(w3, a10, mul8(u3, a00)), fma8(w3, a11, mul8(u3, a01)))
 
 
 def _oct_right_real(xb, span, s, A):
@@ -260,18 +262,9 @@ def _oct_right_real(xb, span, s, A):
         for j in range(g, g + s, 8):
             v0, v1, v2, v3 = load8(xb, j), load8(xb, j + s), load8(xb, j + 2 * s), load8(xb, j + 3 * s)
             v4, v5, v6, v7 = load8(xb, j + 4 * s), load8(xb, j + 5 * s), load8(xb, j + 6 * s), load8(xb, j + 7 * s)
-            v0, v4 = _butterfly8(v0, v4, a00, a01, a10, a11)
-            v1, v5 = _butterfly8(v1, v5, a00, a01, a10, a11)
-            v2, v6 = _butterfly8(v2, v6, a00, a01, a10, a11)
-            v3, v7 = _butterfly8(v3, v7, a00, a01, a10, a11)
-            v0, v2 = _butterfly8(v0, v2, a00, a01, a10, a11)
-            v1, v3 = _butterfly8(v1, v3, a00, a01, a10, a11)
-            v4, v6 = _butterfly8(v4, v6, a00, a01, a10, a11)
-            v5, v7 = _butterfly8(v5, v7, a00, a01, a10, a11)
-            v0, v1 = _butterfly8(v0, v1, a00, a01, a10, a11)
-            v2, v3 = _butterfly8(v2, v3, a00, a01, a10, a11)
-            v4, v5 = _butterfly8(v4, v5, a00, a01, a10, a11)
-            v6, v7 = _butterfly8(v6, v7, a00, a01, a10, a11)
+            v0, v4, v1, v5, v2, v6, v3, v7 = _butterflies8(v0, v4, v1, v5, v2, v6, v3, v7, a00, a01, a10, a11)
+            v0, v2, v1, v3, v4, v6, v5, v7 = _butterflies8(v0, v2, v1, v3, v4, v6, v5, v7, a00, a01, a10, a11)
+            v0, v1, v2, v3, v4, v5, v6, v7 = _butterflies8(v0, v1, v2, v3, v4, v5, v6, v7, a00, a01, a10, a11)
             store8(xb, j, v0)
             store8(xb, j + s, v1)
             store8(xb, j + 2 * s, v2)
