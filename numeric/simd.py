@@ -5,7 +5,9 @@ Why: numba runs LLVM's loop vectoriser but not its SLP vectoriser, so a kernel t
 contiguous outputs in registers across a loop (the `bmap_structured` matvec "pulls" every partner of a run of
 outputs before storing it once) compiles to scalar code.  Written with `F64x8` values it is vector code on any
 target LLVM supports: ``<8 x double>`` is split into what the machine has (one AVX-512 register, two AVX ones,
-four SSE ones); nothing here depends on the instruction set.
+four SSE ones); nothing here depends on the instruction set.  The instructions are built with llvmlite, numba's
+own code generator (installed with numba, at the version numba requires), through numba's documented extension
+API (`numba.extending.intrinsic`, `register_model`).
 
 The operations, all lane-wise and exactly rounded as IEEE double operations (``fma8`` rounds once, as
 ``math.fma``):
