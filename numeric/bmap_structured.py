@@ -1029,7 +1029,8 @@ def kron_sum_matrix(G: np.ndarray, c: int) -> np.ndarray:
 
 class LevelOperators:
     """The blocks of Q as tensor operations on the flat stationary vector (row convention): diagonal blocks
-    (`LevelBlock`), down one level (`down_add`) and up by a batch (`up_add`)."""
+    (`LevelBlock`), down one level (`down_add`, `down_add_pull`) and up by a batch (`up_add`); at R = 2 the
+    matvec forms the levels of 32 columns or more by `apply_pull` and those below as one CSR matrix."""
 
     def __init__(self, model: BmapModel, levels, block: int = BLOCK_APPLY):
         self.model, self.levels, self.block = model, tuple(levels), block
@@ -1059,9 +1060,10 @@ class LevelOperators:
             Dt = np.ascontiguousarray(self._D_up(i, l).T)
             self.ups[i].append((l, Dt, g))
             self.into[i + l].append((i, Dt, g, int(a)))
-        self._pulled = pulled = [i for i in range(K + 1) if self._pulls(i)]
-        self._plain = [i for i in range(K + 1) if i not in pulled]  # `apply_flat` level by level
-        self._pull = self._pull_arguments(pulled) if pulled else None  # `apply_pull`'s, for the others
+        self._pulled = pulled = [i for i in range(K + 1) if self._pulls(i)]  # formed by `apply_pull` ...
+        self._pull = self._pull_arguments(pulled) if pulled else None  # ... with these arguments
+        self._plain = [i for i in range(K + 1) if i not in pulled]  # the others, level by level ...
+        # ... or, when they are exactly the levels below the pulled ones, as one CSR matrix
         self._corner = self._plain_corner(pulled[0]) if pulled and pulled[0] == len(self._plain) else None
         self.dtype = np.result_type(*(b.dtype for b in self.blocks))
         # complex level solves (Γ with complex eigenvalues) run in a complex copy; real ones in place
