@@ -25,14 +25,14 @@ at the least: read ``x`` and write ``x Q``, 16 bytes per state.  ``floor`` is th
 iteration (an application of Q, one of the preconditioner, the Gram–Schmidt passes) over it.
 
 The compute floor and the roofline: ``fl/st`` is the floating-point operations of one application of Q per
-state, counted from the structure as the kernels execute them (`LevelOperators.matvec_flops`: hoisted
-diagonal, off-diagonal arrival/service moves, one term per off-diagonal rate per obsolescence axis, the merged
-inner factor, the down and up couplings).  ``GF/s`` is the best double-precision rate this core attains in the
-same run: the largest of a numba ``y += f x`` loop on a cache-resident slice (the kernels' inner loop), a
-1024^3 dgemm and a (65536 x 16)(16 x 16) dgemm (numbers printed on the line below the row).  ``flop ms`` is
-the count over that rate, ``roof ms = max(floor, flop ms)`` the roofline, ``mv/roof`` and ``it/roof`` the
-matvec and the iteration over it.  Both floors are optimistic: no kernel moves only 16 bytes per state, and
-the dgemm rate is out of reach for the axis updates (load/store bound, few flops per entry).
+state, counted from the structure as the kernels execute them (`LevelOperators.matvec_flops`: the diagonal,
+the arrival/service moves, one multiply-add per obsolescence partner, the exits from the level above, the
+batches, the small levels' sparse matrix).  ``GF/s`` is the best double-precision rate this core attains in
+the same run: the largest of a numba ``y += f x`` loop on a cache-resident slice, a 1024^3 dgemm and a
+(65536 x 16)(16 x 16) dgemm (numbers printed on the line below the row).  ``flop ms`` is the count over that
+rate, ``roof ms = max(floor, flop ms)`` the roofline, ``mv/roof`` and ``it/roof`` the matvec and the
+iteration over it.  Both floors are optimistic: no kernel moves only 16 bytes per state, and the dgemm rate
+needs the register reuse of a matrix product, which a sum over partners (a load per multiply-add) lacks.
 
 The preconditioner (one symmetric block Gauss–Seidel sweep, `LevelOperators.precondition`; median of 3) has a
 roofline of its own: its flops (`LevelOperators.precondition_flops`: ``V^{⊗n}`` and ``V^{-1⊗n}`` per level
