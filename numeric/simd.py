@@ -15,7 +15,8 @@ The operations, all lane-wise and exactly rounded as IEEE double operations (``f
 - ``load8(a, i)`` / ``store8(a, i, v)``: entries ``a[i : i + 8]`` of a contiguous float64 array (no bounds
   check: the caller's indices are in range by construction, as in the rest of the kernels);
 - ``splat8(f)``: eight copies of a scalar;
-- ``add8(u, v)``, ``mul8(u, v)``, ``fma8(u, v, w) = u * v + w``;
+- ``add8(u, v)``, ``mul8(u, v)``, ``fma8(u, v, w) = u * v + w`` (``llvm.fma``: one rounding on every target,
+  in software where the processor has no fused multiply-add, which is slower but gives the same bits);
 - ``swap8(v, k)``: lane ``l`` takes lane ``l XOR k`` (k = 1, 2 or 4, a literal): the partner of each lane
   along one of the three axes inside a vector;
 - ``pick8(u, v, mask)``: a lane-wise choice from the 16 lanes of ``u`` then ``v`` (mask: a literal tuple of
