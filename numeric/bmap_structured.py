@@ -843,17 +843,6 @@ def down_add_pull(x, y, W, M, n, beta, S0, G0, coef):
                 store8(y, j + 24, fma8(cf, t3, load8(y, j + 24)))
 
 
-@njit(cache=True)
-def csr_apply(indptr, indices, data, x, out):
-    """``out[r] = Σ_k data[k] x[indices[k]]`` over ``indptr[r] <= k < indptr[r + 1]``, for each row r of the CSR
-    matrix (the first ``indptr.size − 1`` entries of out)."""
-    for r in range(indptr.size - 1):
-        acc = 0.0
-        for k in range(indptr[r], indptr[r + 1]):
-            acc += data[k] * x[indices[k]]
-        out[r] = acc
-
-
 UP_CHUNK = 256  # `up_add`'s chunk of source columns (the combined arrival phases, in L1)
 
 
@@ -1116,10 +1105,10 @@ class LevelOperators:
 
     def _plain_corner(self, first: int):
         """The levels below the first pulled one (at R = 2 levels 0 .. 5, a few hundred states) as one sparse
-        matrix A in CSR form, ``x Q`` on them being ``A x[: c]`` (c: the states up to level ``first``): one
-        compiled call (`csr_apply`) instead of about four per level.  A is assembled once, column by column, by
-        applying the level-by-level kernels (`_apply_plain`) to unit vectors; None (level by level) when that
-        would take more than `CORNER_COLUMNS` applications."""
+        matrix A (scipy CSR), ``x Q`` on them being ``A x[: c]`` (c: the states up to level ``first``): one
+        product (4 µs at K = 16) instead of about four kernel calls per level.  A is assembled once, column by
+        column, by applying the level-by-level kernels (`_apply_plain`) to unit vectors; None (level by level)
+        when that would take more than `CORNER_COLUMNS` applications."""
         rows, cols = int(self.cuts[first]), int(self.cuts[first + 1])
         if cols > CORNER_COLUMNS:
             return None
@@ -1132,8 +1121,7 @@ class LevelOperators:
             nz = np.flatnonzero(out)
             entries.append((nz, np.full(nz.size, k), out[nz]))
         r, c, v = (np.concatenate(a) for a in zip(*entries))
-        A = sps.csr_matrix((v, (r, c)), shape=(rows, cols))
-        return A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data
+        return sps.csr_matrix((v, (r, c)), shape=(rows, cols))
 
     def _D_up(self, i: int, l: int) -> np.ndarray:
         m, r = self.model, self.levels[i]
@@ -1165,7 +1153,7 @@ class LevelOperators:
 
     def _pulls_down(self, i: int) -> bool:
         """Whether ``Q_{i,i-1}`` is `down_add_pull` (R = 2, at least one run of 32 outputs), else `down_add`."""
-        return self.model.R == 2 and i >= 2 and self.sizes[i - 1] >= PULL_RUN * self.blocks[i - 1].P
+        return self.model.R == 2 and i >= 2 and self.blocks[i - 1].N >= PULL_RUN
 
     def _up(self, i: int, x: np.ndarray, out: np.ndarray, coef: float) -> None:
         """``out_{i+l} += coef · x Q_{i,i+l}`` for every batch size l that moves level i up (``out`` flat, all levels)."""
@@ -1180,7 +1168,8 @@ class LevelOperators:
         if self._pull is not None:
             apply_pull(x, out, self.model.W, self.model.M, *self._pull)
         if self._corner is not None:
-            csr_apply(*self._corner, x, out)
+            rows, cols = self._corner.shape
+            out[:rows] = self._corner @ x[:cols]
         else:
             self._apply_plain(x, out)
 
@@ -1213,7 +1202,7 @@ class LevelOperators:
         W, M, R = self.model.W, self.model.M, self.model.R
         K = self.model.K
         nnz_off = lambda A: int(np.count_nonzero(A - np.diag(np.diag(A))))
-        total = 2 * self._corner[2].size if self._corner is not None else 0
+        total = 2 * self._corner.nnz if self._corner is not None else 0
         for i, blk in enumerate(self.blocks):
             P, N = blk.P, blk.N
             if i not in self._plain:
