@@ -34,6 +34,13 @@ rate, ``roof ms = max(floor, flop ms)`` the roofline, ``mv/roof`` and ``it/roof`
 iteration over it.  Both floors are optimistic: no kernel moves only 16 bytes per state, and the dgemm rate
 needs the register reuse of a matrix product, which a sum over partners (a load per multiply-add) lacks.
 
+The pull pattern's own rate (fourth line of each row): the matvec kernels' inner loop and nothing else (runs of
+32 outputs in four 8-lane registers, each plus 16 partner runs, one load per multiply-add) on page-aligned
+inputs and outputs that stay in L1.  The matvec's flops at that rate is what it would take if every partner
+were in L1; ``measured matvec / that`` is how much the memory hierarchy (partners from L2 and beyond) costs.
+With the baseline, ``2 nnz(Q)/state`` (scipy's count of Q's non-zeros) shows that the flop count is one
+multiply-add per non-zero, a few percent over it, not an inflated count.
+
 The preconditioner (one symmetric block Gauss–Seidel sweep, `LevelOperators.precondition`; median of 3) has a
 roofline of its own: its flops (`LevelOperators.precondition_flops`: ``V^{⊗n}`` and ``V^{-1⊗n}`` per level
 solve, the class solves, the couplings of both sweeps) over the same rate, or its least traffic, 16 bytes (read
@@ -44,7 +51,8 @@ The orthogonalisation (third line of each row): one step of `gmres_right`'s dela
 Gram–Schmidt with j = 20 basis vectors (`_dots2` and `_update2`: two passes over the basis), against the classical
 Gram–Schmidt done twice with BLAS matrix–vector products (four passes; the solver's scheme before), interleaved,
 median of 3 each; its floor is the two passes' reads, ``2 (j + 2)`` vectors of 8 bytes per state, over the
-bandwidth.  Everything runs on one thread (``OPENBLAS_NUM_THREADS=1``; the numba kernels are serial).
+memory's read bandwidth (a floor once the basis outgrows the caches; below them it can be beaten) (a BLAS dot of two 256 MiB vectors on one thread: one core reads about 14 GB/s from memory,
+where a copy moves about 27 GB/s counting what it reads and what it writes).  Everything runs on one thread (``OPENBLAS_NUM_THREADS=1``; the numba kernels are serial).
 """
 from __future__ import annotations
 
@@ -98,9 +106,10 @@ x, y = ops.vector(), ops.vector()  # the solver's own work vectors (every pulled
 x[:] = st.flat
 mv = median_seconds(lambda: ops.apply_flat(x, y), 7)
 pc = median_seconds(lambda: ops.precondition(x, y), 3)
-big = np.ones(2**25); out = np.empty_like(big)  # 256 MiB each: far beyond the caches
+big = np.ones(2**25); out = np.empty_like(big)  # 256 MiB each, 512 MiB together: beyond the caches (L3 480 MiB here)
 bw = max(2 * big.nbytes / median_seconds(lambda: np.copyto(out, big), 5),
          3 * big.nbytes / median_seconds(lambda: np.add(big, out, out=out), 5))
+read_bw = 2 * big.nbytes / median_seconds(lambda: big @ out, 5)  # reading only (one BLAS thread: one core's)
 del big, out
 
 from numba import njit
@@ -114,6 +123,30 @@ def fma_stream(x, y, f, reps):  # the kernels' inner loop: y += f x over contigu
 a, b = np.random.default_rng(0).random(2048), np.zeros(2048)  # 32 KiB: in L1/L2
 fma_stream(a, b, 1e-9, 1)
 fma_rate = 2 * a.size * 2000 / median_seconds(lambda: fma_stream(a, b, 1e-9, 2000), 5)
+
+from crawlmath.numeric.simd import fma8, load8, splat8, store8
+
+PULL_PARTNERS, PULL_STRIDE = 16, 64
+
+@njit
+def pull_l1(x, y, f, reps):  # the pull kernels' pattern, nothing else: each run of 32 outputs (four 8-lane
+    v = splat8(f)             # registers) plus 16 partner runs, one load per multiply-add, all in L1
+    for _ in range(reps):
+        for o in range(0, y.size, 32):
+            a0, a1, a2, a3 = load8(y, o), load8(y, o + 8), load8(y, o + 16), load8(y, o + 24)
+            for k in range(1, PULL_PARTNERS + 1):
+                q = o + k * PULL_STRIDE
+                a0, a1 = fma8(v, load8(x, q), a0), fma8(v, load8(x, q + 8), a1)
+                a2, a3 = fma8(v, load8(x, q + 16), a2), fma8(v, load8(x, q + 24), a3)
+            store8(y, o, a0); store8(y, o + 8, a1); store8(y, o + 16, a2); store8(y, o + 24, a3)
+
+# 16 KiB of outputs, 25 KiB of inputs: both in L1 (48 KiB), each on a page boundary (aligned as the solver's
+# vectors are: loads that straddle two cache lines run at two thirds of the rate)
+py = bs.work_array(2048)
+px = bs.work_array(py.size + (PULL_PARTNERS + 1) * PULL_STRIDE)
+px[:] = np.random.default_rng(6).random(px.size)
+pull_l1(px, py, 1e-9, 1)
+pull_rate = 2 * PULL_PARTNERS * py.size * 2000 / median_seconds(lambda: pull_l1(px, py, 1e-9, 2000), 5)
 A, B = np.random.default_rng(1).random((1024, 1024)), np.random.default_rng(2).random((1024, 1024))
 gemm_rate = 2 * 1024**3 / median_seconds(lambda: A @ B, 3)
 X, F = np.random.default_rng(3).random((2**16, 16)), np.random.default_rng(4).random((16, 16))
@@ -152,12 +185,12 @@ for _ in range(3):
     orth_new.append(median_seconds(dcgs2_step, 1))
     orth_old.append(median_seconds(cgs2_step, 1))
 orth_new, orth_old = float(np.median(orth_new)), float(np.median(orth_old))
-orth_floor = 2 * (ORTH_J + 2) * 8 * m.states / bw  # two passes, each reading the j basis rows, u and z
+orth_floor = 2 * (ORTH_J + 2) * 8 * m.states / read_bw  # two passes, each reading the j basis rows, u and z
 del V
 print(json.dumps({"K": K, "states": m.states, "seconds": secs, "measure_seconds": measure_secs, "peak_GiB": peak_solve,
                   "residual": st.residual, "iterations": st.iterations, "dev_vs_direct": dev, "matvec_seconds": mv,
-                  "bandwidth": bw, "floor": floor_bytes, "flops": flops, "fma_rate": fma_rate, "gemm_rate": gemm_rate,
-                  "skinny_gemm_rate": skinny_rate, "floor_flops": floor_flops, "roofline": max(floor_bytes, floor_flops),
+                  "bandwidth": bw, "read_bandwidth": read_bw, "floor": floor_bytes, "flops": flops, "fma_rate": fma_rate, "gemm_rate": gemm_rate,
+                  "skinny_gemm_rate": skinny_rate, "pull_rate": pull_rate, "floor_flops": floor_flops, "roofline": max(floor_bytes, floor_flops),
                   "precond_seconds": pc, "precond_flops": pc_flops, "precond_roofline": pc_roof, "orth_j": ORTH_J,
                   "orth_seconds": orth_new, "orth_cgs2_seconds": orth_old, "orth_floor": orth_floor}))
 """
@@ -182,7 +215,8 @@ x, info = spla.gmres(A, c, x0=np.full(n, 1.0 / n), M=P, rtol=1e-15, atol=0, rest
                      callback_type="pr_norm")
 secs = time.process_time() - t1
 x /= x.sum()
-print(json.dumps({"K": K, "states": n, "seconds": secs, "assemble_seconds": assemble, "peak_GiB": peak(), "info": int(info),
+print(json.dumps({"K": K, "states": n, "nonzeros": int(Q.nnz), "seconds": secs, "assemble_seconds": assemble,
+                  "peak_GiB": peak(), "info": int(info),
                   "residual": float(np.abs(QT @ x).max()), "iterations": count[0]}))
 """
 
@@ -242,8 +276,15 @@ def main(argv: list[str]) -> None:
               f"dgemm 1024^3 {s['gemm_rate'] / 1e9:.1f}, dgemm (65536x16)(16x16) {s['skinny_gemm_rate'] / 1e9:.1f}",
               flush=True)
         print(f"    orthogonalisation at j = {s['orth_j']}: DCGS2 {s['orth_seconds'] * 1e3:.2f} ms "
-              f"({s['orth_seconds'] / s['orth_floor']:.1f}x its floor {s['orth_floor'] * 1e3:.2f} ms), "
+              f"({s['orth_seconds'] / s['orth_floor']:.1f}x reading its bytes from memory, {s['orth_floor'] * 1e3:.2f} ms at "
+              f"{s['read_bandwidth'] / 1e9:.1f} GB/s; below 1 where the basis fits in cache), "
               f"CGS2 (BLAS gemv) {s['orth_cgs2_seconds'] * 1e3:.2f} ms: ratio {s['orth_seconds'] / s['orth_cgs2_seconds']:.2f}",
+              flush=True)
+        pull = s["flops"] / s["pull_rate"]
+        nnz = "" if b is None or "error" in b else f" (2 nnz(Q)/state: {2 * b['nonzeros'] / b['states']:.1f})"
+        print(f"    pull kernel pattern from L1 (one load per 8-lane multiply-add): {s['pull_rate'] / 1e9:.1f} Gflop/s; "
+              f"the matvec's {s['flops'] / s['states']:.1f} flop/state{nnz} at that rate: {pull * 1e3:.2f} ms = "
+              f"{pull / s['floor']:.1f}x the bytes floor; measured matvec / that: {s['matvec_seconds'] / pull:.1f}",
               flush=True)
         if b is not None and "error" in b:
             print(f"    baseline failed: {b['error']}")
