@@ -51,8 +51,10 @@ The orthogonalisation (third line of each row): one step of `gmres_right`'s dela
 Gram–Schmidt with j = 20 basis vectors (`_dots2` and `_update2`: two passes over the basis), against the classical
 Gram–Schmidt done twice with BLAS matrix–vector products (four passes; the solver's scheme before), interleaved,
 median of 3 each; its floor is the two passes' reads, ``2 (j + 2)`` vectors of 8 bytes per state, over the
-memory's read bandwidth (a floor once the basis outgrows the caches; below them it can be beaten) (a BLAS dot of two 256 MiB vectors on one thread: one core reads about 14 GB/s from memory,
-where a copy moves about 27 GB/s counting what it reads and what it writes).  Everything runs on one thread (``OPENBLAS_NUM_THREADS=1``; the numba kernels are serial).
+memory's read bandwidth: a BLAS dot of two 256 MiB vectors on one thread (one core reads about 14–16 GB/s from
+memory, where a copy moves about 27 GB/s counting both what it reads and what it writes).  It is a floor once the
+basis outgrows the caches; below that it can be beaten.  Everything runs on one thread
+(``OPENBLAS_NUM_THREADS=1``; the numba kernels are serial).
 """
 from __future__ import annotations
 
@@ -189,8 +191,9 @@ orth_floor = 2 * (ORTH_J + 2) * 8 * m.states / read_bw  # two passes, each readi
 del V
 print(json.dumps({"K": K, "states": m.states, "seconds": secs, "measure_seconds": measure_secs, "peak_GiB": peak_solve,
                   "residual": st.residual, "iterations": st.iterations, "dev_vs_direct": dev, "matvec_seconds": mv,
-                  "bandwidth": bw, "read_bandwidth": read_bw, "floor": floor_bytes, "flops": flops, "fma_rate": fma_rate, "gemm_rate": gemm_rate,
-                  "skinny_gemm_rate": skinny_rate, "pull_rate": pull_rate, "floor_flops": floor_flops, "roofline": max(floor_bytes, floor_flops),
+                  "bandwidth": bw, "read_bandwidth": read_bw, "floor": floor_bytes, "flops": flops, "fma_rate": fma_rate,
+                  "gemm_rate": gemm_rate, "skinny_gemm_rate": skinny_rate, "pull_rate": pull_rate, "floor_flops": floor_flops,
+                  "roofline": max(floor_bytes, floor_flops),
                   "precond_seconds": pc, "precond_flops": pc_flops, "precond_roofline": pc_roof, "orth_j": ORTH_J,
                   "orth_seconds": orth_new, "orth_cgs2_seconds": orth_old, "orth_floor": orth_floor}))
 """
@@ -276,7 +279,8 @@ def main(argv: list[str]) -> None:
               f"dgemm 1024^3 {s['gemm_rate'] / 1e9:.1f}, dgemm (65536x16)(16x16) {s['skinny_gemm_rate'] / 1e9:.1f}",
               flush=True)
         print(f"    orthogonalisation at j = {s['orth_j']}: DCGS2 {s['orth_seconds'] * 1e3:.2f} ms "
-              f"({s['orth_seconds'] / s['orth_floor']:.1f}x reading its bytes from memory, {s['orth_floor'] * 1e3:.2f} ms at "
+              f"({s['orth_seconds'] / s['orth_floor']:.1f}x reading its bytes from memory, "
+              f"{s['orth_floor'] * 1e3:.2f} ms at "
               f"{s['read_bandwidth'] / 1e9:.1f} GB/s; below 1 where the basis fits in cache), "
               f"CGS2 (BLAS gemv) {s['orth_cgs2_seconds'] * 1e3:.2f} ms: ratio {s['orth_seconds'] / s['orth_cgs2_seconds']:.2f}",
               flush=True)
