@@ -54,7 +54,15 @@ median of 3 each; its floor is the two passes' reads, ``2 (j + 2)`` vectors of 8
 memory's read bandwidth: a BLAS dot of two 256 MiB vectors on one thread (one core reads about 14–16 GB/s from
 memory, where a copy moves about 27 GB/s counting both what it reads and what it writes).  It is a floor once the
 basis outgrows the caches; below that it can be beaten.  Everything runs on one thread
-(``OPENBLAS_NUM_THREADS=1``; the numba kernels are serial).
+(``OPENBLAS_NUM_THREADS=1``; the numba kernels are serial), except the last line's two-thread matvec.
+
+Where one core's bytes come from (fifth line): its read rate over a working set in L2 (1.5 MiB), in L3 (16 MiB)
+and in memory (256 MiB), a vectorised numba sum, median of 3; beside it the floor's bandwidth and the size of
+x and y together (above 2 MiB they leave L2).  Both cores (sixth line): the levels `apply_pull` forms (all but
+a few hundred states) split into two shares of runs, one per thread (`LevelOperators.pull_share`; the kernel
+releases the GIL), against one thread forming them all, wall clock, median of 7; their floor is the same 16
+bytes per state over what two threads move in a nogil numba add over 2 x 256 MiB (three arrays' bytes counted;
+the same kernel on one thread printed beside it).
 """
 from __future__ import annotations
 
@@ -189,13 +197,64 @@ for _ in range(3):
 orth_new, orth_old = float(np.median(orth_new)), float(np.median(orth_old))
 orth_floor = 2 * (ORTH_J + 2) * 8 * m.states / read_bw  # two passes, each reading the j basis rows, u and z
 del V
+
+# where one core's bytes come from: its read rate over a working set in L2 (1.5 MiB), in L3 (16 MiB) and in
+# memory (256 MiB), a numba sum that vectorises (fastmath), each array read 1 GiB over in all
+@njit(fastmath=True)
+def read_sum(a, reps):
+    s = 0.0
+    for _ in range(reps):
+        for j in range(a.size):
+            s += a[j]
+    return s
+
+read_sum(np.ones(8), 1)
+level_rates = {}
+for name, mib in (("L2", 1.5), ("L3", 16), ("memory", 256)):
+    arr = np.ones(int(mib * 2**17))
+    reps = max(1, 2**30 // arr.nbytes)
+    level_rates[name] = arr.nbytes * reps / median_seconds(lambda: read_sum(arr, reps), 3)
+    del arr
+
+# two threads: the pulled levels (all but a few hundred states) split into two shares of runs, one per thread
+# (`LevelOperators.pull_share`; the kernel releases the GIL), against one thread doing the whole; wall clock
+# (two busy threads double the process time).  Their floor is the two cores' bandwidth: a two-thread add over
+# 2 x 256 MiB halves (3 arrays' bytes), the same kernel on one thread alongside.
+from concurrent.futures import ThreadPoolExecutor
+
+def wall_seconds(f, reps):
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)
+    return float(np.median(ts))
+
+@njit(nogil=True)
+def add_share(a, b, part, parts):
+    for j in range(a.size * part // parts, a.size * (part + 1) // parts):
+        b[j] += a[j]
+
+pool = ThreadPoolExecutor(1)
+def on_two(f):
+    other = pool.submit(f, 1, 2); f(0, 2); other.result()
+
+one_pull = wall_seconds(lambda: ops.pull_share(x, y, 0, 1), 7)
+on_two(lambda part, parts: ops.pull_share(x, y, part, parts))
+two_pull = wall_seconds(lambda: on_two(lambda part, parts: ops.pull_share(x, y, part, parts)), 7)
+big = np.ones(2**25); out = np.zeros_like(big)
+add_share(big, out, 0, 1)
+bw_one_add = 3 * big.nbytes / wall_seconds(lambda: add_share(big, out, 0, 1), 5)
+bw_two = 3 * big.nbytes / wall_seconds(lambda: on_two(lambda part, parts: add_share(big, out, part, parts)), 5)
+del big, out
+pulled_states = int(x.size - ops.cuts[min(i for i in range(K + 1) if ops._pulls(i))])
 print(json.dumps({"K": K, "states": m.states, "seconds": secs, "measure_seconds": measure_secs, "peak_GiB": peak_solve,
                   "residual": st.residual, "iterations": st.iterations, "dev_vs_direct": dev, "matvec_seconds": mv,
                   "bandwidth": bw, "read_bandwidth": read_bw, "floor": floor_bytes, "flops": flops, "fma_rate": fma_rate,
                   "gemm_rate": gemm_rate, "skinny_gemm_rate": skinny_rate, "pull_rate": pull_rate, "floor_flops": floor_flops,
                   "roofline": max(floor_bytes, floor_flops),
                   "precond_seconds": pc, "precond_flops": pc_flops, "precond_roofline": pc_roof, "orth_j": ORTH_J,
-                  "orth_seconds": orth_new, "orth_cgs2_seconds": orth_old, "orth_floor": orth_floor}))
+                  "orth_seconds": orth_new, "orth_cgs2_seconds": orth_old, "orth_floor": orth_floor,
+                  "read_rates": level_rates, "pull_one_thread": one_pull, "pull_two_threads": two_pull,
+                  "pulled_states": pulled_states, "add_bandwidth_one": bw_one_add, "bandwidth_two": bw_two}))
 """
 
 BASELINE = SETUP + r"""
@@ -290,6 +349,16 @@ def main(argv: list[str]) -> None:
               f"the matvec's {s['flops'] / s['states']:.1f} flop/state{nnz} at that rate: {pull * 1e3:.2f} ms = "
               f"{pull / s['floor']:.1f}x the bytes floor; measured matvec / that: {s['matvec_seconds'] / pull:.1f}",
               flush=True)
+        rr = s["read_rates"]
+        print(f"    one core reads {rr['L2'] / 1e9:.0f} GB/s from L2 (1.5 MiB), {rr['L3'] / 1e9:.0f} from L3 (16 MiB), "
+              f"{rr['memory'] / 1e9:.0f} from memory (256 MiB); the floor's bandwidth {s['bandwidth'] / 1e9:.1f} "
+              f"(x and y: {16 * s['states'] / 2**20:.0f} MiB)", flush=True)
+        floor_two = 16 * s["pulled_states"] / s["bandwidth_two"]
+        print(f"    two threads (the pulled levels, {s['pulled_states']} states, in two shares; wall clock): "
+              f"{s['pull_two_threads'] * 1e3:.2f} ms vs one thread {s['pull_one_thread'] * 1e3:.2f} ms "
+              f"(x{s['pull_one_thread'] / s['pull_two_threads']:.2f}); two cores add at "
+              f"{s['bandwidth_two'] / 1e9:.1f} GB/s (one {s['add_bandwidth_one'] / 1e9:.1f}): floor "
+              f"{floor_two * 1e3:.2f} ms, two threads / floor {s['pull_two_threads'] / floor_two:.1f}", flush=True)
         if b is not None and "error" in b:
             print(f"    baseline failed: {b['error']}")
 

@@ -742,8 +742,8 @@ def _batch_scalar(x, src, rest, W, nu, Dt, s, t):
     return u
 
 
-@njit(cache=True)
-def apply_pull(x, y, W, M, G, d_lo, lanes, beta, S0, G0, levels, Cs, d_hi, ups, Dt, g):
+@njit(cache=True, nogil=True)
+def apply_pull(part, parts, x, y, W, M, G, d_lo, lanes, beta, S0, G0, levels, Cs, d_hi, ups, Dt, g):
     """``y_i = x_i Q_{i,i} + x_{i+1} Q_{i+1,i} + Σ_l x_{i-l} Q_{i-l,i}`` for every level i of ``levels`` (R = 2,
     N_i = 2^n >= 32 columns), each run of 32 outputs of a row (ν, m) summed in registers and stored once:
     the service completions and obsolescence exits from level i + 1 (`_service_run` times ``β[m]``, then
@@ -756,7 +756,11 @@ def apply_pull(x, y, W, M, G, d_lo, lanes, beta, S0, G0, levels, Cs, d_hi, ups, 
 
     ``levels[r] = (start of level i in x, start of level i + 1 or −1 at K, n, offset into d_hi, first and
     past-last batch source)``; ``Cs[r]`` is level i's C; ``d_hi`` holds each level's digit sums above a run;
-    ``d_lo``, ``lanes`` the in-run ones (`LevelOperators` builds them all)."""
+    ``d_lo``, ``lanes`` the in-run ones (`LevelOperators` builds them all).
+
+    ``part`` of ``parts``: the runs of every level split into ``parts`` contiguous shares, this call forming
+    share ``part`` (outputs are independent, so the shares may run at once: the kernel releases the GIL).
+    The solver calls it whole (0 of 1); benchmarks/bmap.py times two shares on two threads."""
     P = W * M
     s01, s10 = splat8(G[0, 1]), splat8(G[1, 0])
     rate = np.array([G[1, 0], G[0, 1]])  # a partner's rate by this entry's digit on the axis
@@ -769,8 +773,10 @@ def apply_pull(x, y, W, M, G, d_lo, lanes, beta, S0, G0, levels, Cs, d_hi, ups, 
         N = 1 << n
         C = Cs[r]
         dhr = d_hi[dh : dh + (N >> 5)]
+        runs = N >> 5
+        first, past = (runs * part // parts) << 5, (runs * (part + 1) // parts) << 5
         for nu in range(W):
-            for o0 in range(0, N, 32):
+            for o0 in range(first, past, 32):
                 d0, d1, d2, d3 = z, z, z, z
                 if above >= 0:
                     d0, d1, d2, d3 = _service_run(x, above + 2 * nu * M * N, N, M, S0, o0)
@@ -1166,12 +1172,21 @@ class LevelOperators:
         each other level i as ``x_i Q_{i,i}`` (`LevelBlock.apply`), plus ``x_{i+1} Q_{i+1,i}`` and the batches
         into it (`up_add`)."""
         if self._pull is not None:
-            apply_pull(x, out, self.model.W, self.model.M, *self._pull)
+            apply_pull(0, 1, x, out, self.model.W, self.model.M, *self._pull)
         if self._corner is not None:
             rows, cols = self._corner.shape
             out[:rows] = self._corner @ x[:cols]
         else:
             self._apply_plain(x, out)
+
+    def pull_share(self, x: np.ndarray, out: np.ndarray, part: int, parts: int) -> None:
+        """Share ``part`` of ``parts`` of `apply_flat`'s `apply_pull` call: of every level it forms, the
+        outputs of that contiguous share of its runs (nothing at all when R != 2).  The shares are independent
+        and release the GIL, so they may run on threads at once (benchmarks/bmap.py, the two-thread line)."""
+        if not (isinstance(part, int) and isinstance(parts, int) and 0 <= part < parts):
+            raise ValueError(f"pull_share: part = {part!r} of parts = {parts!r}; need integers 0 <= part < parts")
+        if self._pull is not None:
+            apply_pull(part, parts, x, out, self.model.W, self.model.M, *self._pull)
 
     def _apply_plain(self, x: np.ndarray, out: np.ndarray) -> None:
         """The levels `apply_pull` does not form, level by level (x and out may stop after the last level read or

@@ -93,6 +93,30 @@ def test_operator_equals_generator(block):
     assert sizes == {2, 4, 8, 16}
 
 
+def test_pull_shares_are_the_whole():
+    """`LevelOperators.pull_share`: three shares formed in turn, and two on two threads at once, give exactly
+    the outputs of the whole `apply_pull` call (each output is summed by the same instructions in any share)."""
+    from concurrent.futures import ThreadPoolExecutor
+    m = example(10)
+    lv = m.check_policy(bm.Policy((4,), ()))
+    ops = bs.LevelOperators(m, lv)
+    x = ops.vector()
+    x[:] = np.random.default_rng(2).random(x.size)
+    whole, thirds, halves = ops.vector(), ops.vector(), ops.vector()
+    ops.apply_flat(x, whole)
+    ops.apply_flat(x, thirds)
+    ops.apply_flat(x, halves)
+    first = int(ops.cuts[min(i for i in range(m.K + 1) if ops._pulls(i))])
+    thirds[first:] = halves[first:] = np.nan  # every pulled output must be written by some share
+    for part in range(3):
+        ops.pull_share(x, thirds, part, 3)
+    with ThreadPoolExecutor(2) as ex:
+        list(ex.map(lambda part: ops.pull_share(x, halves, part, 2), range(2)))
+    assert np.array_equal(thirds, whole) and np.array_equal(halves, whole)
+    with pytest.raises(ValueError, match="part = 2 of parts = 2"):
+        ops.pull_share(x, halves, 2, 2)
+
+
 def _kron(*factors):
     out = np.ones((1, 1))
     for f in factors:
