@@ -105,10 +105,10 @@ if K <= 10:
     dev = float(np.max(np.abs(vec(r) - d) / np.abs(d)))
 peak_solve = peak()
 
-def median_seconds(f, reps):
+def median_seconds(f, reps, clock=time.process_time):
     ts = []
     for _ in range(reps):
-        t = time.process_time(); f(); ts.append(time.process_time() - t)
+        t = clock(); f(); ts.append(clock() - t)
     return float(np.median(ts))
 
 ops = bs.LevelOperators(m, lv)
@@ -223,10 +223,7 @@ for name, mib in (("L2", 1.5), ("L3", 16), ("memory", 256)):
 from concurrent.futures import ThreadPoolExecutor
 
 def wall_seconds(f, reps):
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)
-    return float(np.median(ts))
+    return median_seconds(f, reps, time.perf_counter)
 
 @njit(nogil=True)
 def add_share(a, b, part, parts):
