@@ -242,7 +242,7 @@ add_share(big, out, 0, 1)
 bw_one_add = 3 * big.nbytes / wall_seconds(lambda: add_share(big, out, 0, 1), 5)
 bw_two = 3 * big.nbytes / wall_seconds(lambda: on_two(lambda part, parts: add_share(big, out, part, parts)), 5)
 del big, out
-pulled_states = int(x.size - ops.cuts[min(i for i in range(K + 1) if ops._pulls(i))])
+pulled_states = int(x.size - ops.cuts[ops._pulled[0]])
 print(json.dumps({"K": K, "states": m.states, "seconds": secs, "measure_seconds": measure_secs, "peak_GiB": peak_solve,
                   "residual": st.residual, "iterations": st.iterations, "dev_vs_direct": dev, "matvec_seconds": mv,
                   "bandwidth": bw, "read_bandwidth": read_bw, "floor": floor_bytes, "flops": flops, "fma_rate": fma_rate,

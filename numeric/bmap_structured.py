@@ -1171,8 +1171,7 @@ class LevelOperators:
         level of 32 columns or more in one `apply_pull` call (each output summed in registers, written once);
         each other level i as ``x_i Q_{i,i}`` (`LevelBlock.apply`), plus ``x_{i+1} Q_{i+1,i}`` and the batches
         into it (`up_add`)."""
-        if self._pull is not None:
-            apply_pull(0, 1, x, out, self.model.W, self.model.M, *self._pull)
+        self.pull_share(x, out, 0, 1)
         if self._corner is not None:
             rows, cols = self._corner.shape
             out[:rows] = self._corner @ x[:cols]
