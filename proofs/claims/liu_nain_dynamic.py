@@ -777,13 +777,48 @@ def _column_cell(table: str, row: dict, col: str) -> Outcome:
         hyps.append(Hypothesis(f"γ = {row['gamma']} as printed", v2, matches_printed(v2, printed)))
     if col == "N_bar" and not matches_printed(value, printed):
         hyps += [Hypothesis(name, v, matches_printed(v, printed)) for name, v in _nbar_averages(rep) + _nbar_other_policies(rep)]
+    what = f"{col} of the optimal policy"
+    if col == "N_max":
+        what = "N_max = the largest r at which the optimal policy activates at a departure (N_max-reading)"
+        hyps.append(Hypothesis(N_MAX_READINGS[1][0], rep.n_max_recurrent, str(rep.n_max_recurrent) == printed.strip()))
     where = f"N={rep.N}" + (" (N_s)" if table == "1.2" else " (does not bind)")
     if col != "N_bar":
-        return cells.judge_cell(TAB[table], printed, value, what=f"{col} of the optimal policy, {where}", hypotheses=hyps,
-                                error_bound=0)
+        return cells.judge_cell(TAB[table], printed, value, what=f"{what}, {where}", hypotheses=hyps, error_bound=0)
     value, err, how = nbar_value(table, row)
     return cells.judge_cell(TAB[table], printed, value, what=f"{col} of the optimal policy, {where}", hypotheses=hyps,
                             error_bound=err, note=how)
+
+
+# N_max (Table 1.3, "the maximum number of crawlers used by the overall optimal dynamic policy"): the reading
+# recorded, and the natural alternative, each as a function of the exact solution of a row.
+N_MAX_READINGS = (
+    ("largest r at which the optimal policy activates at a departure", lambda rep: rep.n_max),
+    ("largest r visited (recurrent class of the optimal chain)", lambda rep: rep.n_max_recurrent),
+    ("largest r the policy reaches by activating, max activating r + 1", lambda rep: rep.n_max + 1),
+)
+
+
+@claim(f"{P}.table-1.3.N_max-reading", source=src("§1.2.3", "Table 1.3, N_max"), method=Method.FLOAT,
+       statement="Table 1.3's N_max is read off the optimal policy: the largest r at which it activates a crawler at a "
+                 "departure")
+def _n_max_reading() -> Outcome:
+    """Evidence for the reading of N_max used by every N_max cell (issue 32, item 9): each reading of
+    :data:`N_MAX_READINGS` is counted on the 27 rows; the recorded one must reproduce more cells than any other.
+    The policy's switching curve can activate in states the optimal chain never enters, so the visited maximum may be
+    lower."""
+    counts, low = [0] * len(N_MAX_READINGS), []
+    rows = parse(TABLE_1_3)
+    for row in rows:
+        rep = instance("1.3", row)
+        vals = [f(rep) for _, f in N_MAX_READINGS]
+        for i, v in enumerate(vals):
+            counts[i] += str(v) == row["N_max"].strip()
+        if vals[1] != vals[0]:
+            low.append(f"{row_label(row)}: printed {row['N_max']}, visited {vals[1]}")
+    text = "; ".join(f"{name}: {c}/{len(rows)}" for (name, _), c in zip(N_MAX_READINGS, counts))
+    ok = counts[0] > max(counts[1:])
+    return Outcome.judge(ok, f"{text}; the visited maximum is below the activation maximum in {len(low)} rows "
+                             f"({'; '.join(low[:4])}{', ...' if len(low) > 4 else ''})")
 
 
 def _cell_check(table: str, row: dict, col: str):
