@@ -316,11 +316,15 @@ for _fig in FIGS:
 def _convention_claim(table: str) -> None:
     @claim(f"{P}.table-{table}.convention", source=src("§1.2.3", f"Table {table}"), method=Method.FLOAT,
            slow=table == "1.2",
-           statement=f"Table {table} prints C_d and N̄ rounded (not truncated) to the printed digits")
+           statement=f"Table {table} prints C_d and N̄ rounded (not truncated) to the printed digits, and Rel. Impr. "
+                     "from the 5-decimal C_s and C_d")
     def _check() -> Outcome:
-        counts, nbar = {"C_d": [0, 0, 0], "N_bar": [0, 0, 0]}, {}
+        counts, nbar, impr = {"C_d": [0, 0, 0], "N_bar": [0, 0, 0]}, {}, [0, 0]
         for row in parse(TABLE_1_2 if table == "1.2" else TABLE_1_3):
             values = {"C_d": cd_value(table, row)[0], "N_bar": instance(table, row).n_mean}
+            cs = static(float(row["lam"]), int(row["K"]), float(row["gamma"]))[1]
+            impr[0] += matches_printed(rel_impr(cs, values["C_d"]), row["Rel. Impr."])
+            impr[1] += matches_printed(100 * (cs - values["C_d"]) / values["C_d"], row["Rel. Impr."])
             for col, v in values.items():
                 c = counts[col]
                 c[0] += matches_printed(v, row[col])
@@ -331,7 +335,9 @@ def _convention_claim(table: str) -> None:
                 nbar[name] = nbar.get(name, 0) + matches_printed(v, row["N_bar"])
         text = "; ".join(f"{col}: {r}/{n} round, {t}/{n} truncate" for col, (r, t, n) in counts.items())
         text += "; other N̄ readings: " + ", ".join(f"{k} {v}/{counts['N_bar'][2]}" for k, v in nbar.items())
-        ok = all(r > t for r, t, _ in counts.values())
+        n = counts["C_d"][2]
+        text += f"; Rel. Impr. (rel_impr) from the 5-decimal C_s, C_d: {impr[0]}/{n}, from unrounded C_s, C_d: {impr[1]}/{n}"
+        ok = all(r > t for r, t, _ in counts.values()) and impr[0] >= impr[1]
         return Outcome.judge(ok, f"{text}; recorded: {cells.CONVENTIONS[TAB[table]].evidence}")
 
 
