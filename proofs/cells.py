@@ -172,3 +172,141 @@ def _like(printed: str) -> Callable[[object], str]:
 def _rule(printing: Printing, printed: str) -> str:
     d = _decimals(printed)
     return ("round-half" if printing is Printing.ROUND else "truncate") + f" to {d} decimal{'s' if d != 1 else ''}"
+
+
+# ----------------------------------------------------------- slip rules (issue 32, item 10)
+#
+# A printed cell that FAILs with certainty may be a printing slip.  The rules
+# below are the only way a FAIL becomes an ERRATUM from other cells: each is
+# stated once here, enabled per table with :func:`slip_rule` (its scope, the
+# neighbours it may name, and the evidence that established it, like a
+# printing convention), and applied by the same function to every table of
+# every paper.  They read *computed* values of named neighbour cells and, for
+# ``ROW_ARITHMETIC`` only, the printed inputs of the cell's own row.  A rule
+# never turns anything into a PASS and never acts on a PASS.
+
+
+@dataclass(frozen=True)
+class SlipRule:
+    """A named rule that turns a certain FAIL into an ERRATUM, stated in one sentence."""
+
+    name: str
+    sentence: str
+
+
+COPIED_CELL = SlipRule(
+    "copied cell",
+    "a cell whose computed value fails its print with certainty, while its printed text is, under the table's "
+    "convention, the certain computed value of a neighbour cell of the same column, prints the neighbour's value")
+COPIED_INPUT = SlipRule(
+    "copied input",
+    "a derived cell (a formula of cells of its row) that fails its print with certainty, while its printed text is "
+    "the formula's certain value with one input replaced by the computed value of that input's neighbour, follows "
+    "a copied input")
+ROW_ARITHMETIC = SlipRule(
+    "row arithmetic",
+    "a derived cell that fails its print with certainty, while its formula applied to its own row's printed inputs "
+    "gives the computed value to the printed digits and not the printed text, is an arithmetic slip of that row")
+
+
+@dataclass(frozen=True)
+class SlipScope:
+    """Where a rule applies in one table: the neighbours it may name (text) and the evidence for enabling it."""
+
+    neighbours: str
+    evidence: str
+
+
+SLIP_RULES: dict[str, dict[str, SlipScope]] = {}
+
+
+def slip_rule(table: str, rule: SlipRule, neighbours: str, evidence: str) -> None:
+    """Enable ``rule`` for ``table``: ``neighbours`` says which cells it may name (e.g. "the next row of the same
+    column": a column slip), ``evidence`` where the counts that establish it are computed."""
+    SLIP_RULES.setdefault(table, {})[rule.name] = SlipScope(neighbours, evidence)
+
+
+def _scope(table: str, rule: SlipRule) -> SlipScope:
+    try:
+        return SLIP_RULES[table][rule.name]
+    except KeyError:
+        raise KeyError(f"slip rule {rule.name!r} is not enabled for {table!r}; call cells.slip_rule() first") from None
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A computed value a slip rule may name: another cell's value (``COPIED_CELL``), or this cell's formula with one
+    input taken from another cell (``COPIED_INPUT``); ``label`` says which ("the computed C_d of row ..."),
+    ``certain`` when its error cannot change how it prints."""
+
+    label: str
+    value: float
+    certain: bool
+
+
+def _certain_fail(outcome: Outcome) -> bool:
+    return outcome.status.value == "FAIL" and outcome.certain is not None and bool(outcome.certain)  # numpy bools too
+
+
+def _slip(rule: SlipRule, scope: SlipScope, outcome: Outcome, printed: str, corrected: str, because: str) -> Outcome:
+    return Outcome.erratum_(
+        f"{outcome.detail}; slip rule '{rule.name}': {because}", printed=printed, corrected=corrected,
+        evidence=f"{because}; rule '{rule.name}': {rule.sentence} (neighbours: {scope.neighbours}; {scope.evidence})",
+        computed=outcome.computed, error_bound=outcome.error_bound, certain=True)
+
+
+def _named(rule: SlipRule, table: str, outcome: Outcome, printed: str, neighbours) -> Outcome:
+    scope = _scope(table, rule)
+    if not _certain_fail(outcome):
+        return outcome
+    printing = printing_of(table)
+    hit = next((n for n in neighbours if n.certain and matches(printing, n.value, printed)), None)
+    if hit is None:
+        return outcome
+    shown = f"{float(hit.value):.{_decimals(printed) + 2}f}" + ("%" if printed.strip().endswith("%") else "")
+    return _slip(rule, scope, outcome, printed, outcome.computed or "", f"the printed {printed} is {hit.label} ({shown})")
+
+
+def copied_cell(table: str, outcome: Outcome, printed: str, neighbours: Iterable[Neighbour]) -> Outcome:
+    """:data:`COPIED_CELL` applied to the judged ``outcome`` of a cell printed ``printed``: an ERRATUM naming the
+    first certain neighbour whose value prints as ``printed``, else ``outcome`` unchanged.
+
+    >>> convention("Slip Table", Printing.ROUND, "example")
+    >>> slip_rule("Slip Table", COPIED_CELL, "the next row of the column", "example")
+    >>> own = judge_cell("Slip Table", "0.120", 0.0816, error_bound=1e-9)
+    >>> copied_cell("Slip Table", own, "0.120", [Neighbour("the computed value of row 2", 0.1202, True)]).status.value
+    'ERRATUM'
+    >>> copied_cell("Slip Table", own, "0.120", [Neighbour("the computed value of row 2", 0.1302, True)]).status.value
+    'FAIL'
+    """
+    return _named(COPIED_CELL, table, outcome, printed, neighbours)
+
+
+def copied_input(table: str, outcome: Outcome, printed: str, substituted: Iterable[Neighbour]) -> Outcome:
+    """:data:`COPIED_INPUT` applied to a derived cell: ``substituted`` are the cell's formula evaluated with one input
+    replaced by a neighbour's computed value (``label`` names it); an ERRATUM for the first certain one that prints as
+    ``printed``, else ``outcome`` unchanged."""
+    return _named(COPIED_INPUT, table, outcome, printed, substituted)
+
+
+def row_arithmetic(table: str, outcome: Outcome, printed: str, from_printed_inputs: float, inputs: str) -> Outcome:
+    """:data:`ROW_ARITHMETIC`: ``from_printed_inputs`` is the cell's formula on its own row's printed ``inputs``
+    (text); an ERRATUM when it prints as the computed value (``outcome.computed``) and not as ``printed``.
+
+    >>> convention("Slip Table", Printing.ROUND, "example")
+    >>> slip_rule("Slip Table", ROW_ARITHMETIC, "the row's own printed inputs", "example")
+    >>> own = judge_cell("Slip Table", "27%", 25.648, error_bound=1e-9)
+    >>> row_arithmetic("Slip Table", own, "27%", 25.64, "C_s = 0.10207, C_d = 0.08124").status.value
+    'ERRATUM'
+    >>> row_arithmetic("Slip Table", own, "27%", 26.6, "C_s = 0.1021, C_d = 0.0806").status.value
+    'FAIL'
+    """
+    scope = _scope(table, ROW_ARITHMETIC)
+    printing = printing_of(table)
+    if not _certain_fail(outcome) or outcome.computed is None:
+        return outcome
+    if not matches(printing, from_printed_inputs, outcome.computed) or matches(printing, from_printed_inputs, printed):
+        return outcome
+    shown = _like(printed)(from_printed_inputs)
+    return _slip(ROW_ARITHMETIC, scope, outcome, printed, outcome.computed,
+                 f"the row's printed {inputs} give {from_printed_inputs:.6g} -> {shown}, as computed, not {printed}")

@@ -606,3 +606,17 @@ def test_float_route_stationary_on_first_use():
     pi = M.stationary_distribution(m.policy_matrix(s.policy), s.recurrent)
     assert s.stationary.tobytes() == pi.tobytes() and s.stationary is s.stationary
     assert s.n_mean == pytest.approx(M.policy_iteration(m).n_mean, rel=1e-12)
+
+
+def test_trend_breaks_counts_every_adjacent_comparison():
+    """summary.trend (issue 32 item 7): 12 comparisons per γ row over a 3×3 (λ, K) grid; a decrease is found, and
+    the γ average can hide a per-row decrease (why both readings are reported)."""
+    from crawlmath.proofs.claims import liu_nain_dynamic as D
+
+    grid = {(lam, K, i): lam * 10 + K + i for lam in (0.01, 0.05, 0.1) for K in (5, 10, 15) for i in range(3)}
+    assert D._trend_breaks(grid) == (36, [])
+    grid[(0.1, 15, 0)] = 0.0
+    n, broken = D._trend_breaks(grid)
+    assert n == 36 and len(broken) == 2 and all("γ-row 1" in b for b in broken)
+    avg = D._gamma_average({**grid, (0.1, 15, 1): 100.0})
+    assert len(avg) == 9 and D._trend_breaks(avg) == (12, [])

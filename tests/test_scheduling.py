@@ -71,6 +71,20 @@ def test_golden_distances_use_corrected_bracket():
         assert set(np.unique(d[pg == i])) <= {s.fibonacci(j), s.fibonacci(j + 1), s.fibonacci(j + 2)}
 
 
+def test_printed_golden_index_readings():
+    """Issue 32 item 8: ceil(ln_phi f) with ln_phi to the base phi^-1 is the bracket (PASS); floor under either base,
+    or an index one off, is not (the check can fail)."""
+    import math
+
+    from crawlmath.proofs.claims import coffman_golden as cg
+
+    f = np.linspace(0.001, 0.999, 997)
+    assert all(math.ceil(cg._log(v, 1 / s.PHI)) == s.golden_bracket(v) for v in f)
+    assert cg._judge_index("ceil, base phi^-1", math.ceil).status.value == "PASS"
+    assert cg._judge_index("floor", math.floor).status.value == "ERRATUM"
+    assert cg._judge_index("ceil + 2", lambda y: math.ceil(y) + 2).status.value != "PASS"
+
+
 def test_closed_form_and_kkt_agree_when_weights_proportional():
     p = s.make_problem([0.3, 1.0, 2.5], Gamma(2.0, 2.0), [0.6, 2.0, 5.0])  # c0 = 2
     a = s.optimal_frequencies(p)
