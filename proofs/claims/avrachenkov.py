@@ -79,6 +79,12 @@ EXACT = "Avrachenkov exact"  # thresholds, j*, mode sets: equality of the text
 cells.convention(COSTS, Printing.TRUNCATE,
                  "cost cells of Tables 2-4: 226 of 245 truncate, 147 round (Table 2 54/33 of 60, Table 3 73/44 of 75, Table 4 99/70 "
                  "of 110); Table 1 is split (2 round only, 2 truncate only) and the §7 text prints C_3 = 89.405 for 89.40512")
+# The last-digit rule (issue 32): costs print as trunc(v (1 + e)), 0 <= e <= LAST_DIGIT_BOUND.  The bound sits in the gap
+# the data leave: the largest deviation a cell needs is 4.3e-5 (Table 1, modes 4, 2), the smallest a cell outside the rule
+# would need is 1.0e-4 (Table 4, s = 30, C_1); `avrachenkov.costs.last-digit` recounts both, and both directions.
+LAST_DIGIT_BOUND = 5e-5
+cells.last_digit_rule(COSTS, LAST_DIGIT_BOUND, "recounted per table by claim avrachenkov.costs.last-digit (cells printed one unit "
+                                                "high vs one unit low near a truncation boundary)")
 cells.convention(MEANS, Printing.ROUND, "b_1 column 15/15 round, 10/15 truncate; g_1 column 22/22 round, 15/22 truncate "
                                         "(e.g. g_1 = 16.667 printed 16.7)")
 cells.convention(BMAP_CHARS, Printing.ROUND, "10 of 12 cells either way; lambda_g^(4) = 1.4286 printed 1.43 needs rounding, "
@@ -911,7 +917,8 @@ def _t2_cell(K: int, col: str, printed: str):
             if col == "C_1" and K < 30:  # the C_1 column reads like the row below's values
                 nxt = table2_row({10: 20, 20: 30}.get(K, K + 1))["C_1"]
                 tried.append(Hypothesis("C_1 of the next computed row (a shifted column)", nxt, prints_as(COSTS, nxt, printed)))
-            return hp_cell(COSTS, cv, printed, f"K = {K}, {col}" + (" (modes {3, 1})" if col == "C^*" else ""), tried, error_bound=bound)
+            out = hp_cell(COSTS, cv, printed, f"K = {K}, {col}" + (" (modes {3, 1})" if col == "C^*" else ""), tried, error_bound=bound)
+            return _c1_slip(K, printed, out) if col == "C_1" and out.status.value == "FAIL" else out
         tried = [other_reading(v, printed, R_T2)]
         out = cell(R_T2, v, printed, f"K = {K}, R", tried, note=f"from the certified C* and C_r: R = {v:.12f} ± {bound:.1e}",
                    error_bound=bound)
@@ -922,6 +929,36 @@ def _t2_cell(K: int, col: str, printed: str):
                                     computed=f"{v:.4g}", error_bound=out.error_bound, certain=out.certain)
         return out
     return check
+
+
+def _c1_slip(K: int, printed: str, out: Outcome) -> Outcome:
+    """ERRATUM when the C_1 column is shifted up by one row at K: the printed C_1 of row K is our C_1 of the next row (not
+    our own), and our C_1 of row K is printed nowhere in the column, or only one row up where the same slip put it.
+    Evidence only (our values against the printed column), never another cell's verdict."""
+    ks = [int(r["K"]) for r in T.parse(T.TABLE_2)]
+    ours = {k: table2_certified(k)["C_1"][0] for k in ks}
+    col = {k: printed_row(T.TABLE_2, "K", str(k))["C_1"] for k in ks}
+    late = [k for k, nxt in zip(ks, ks[1:]) if prints_as(COSTS, ours[nxt], col[k]) and not prints_as(COSTS, ours[k], col[k])]
+    where = [k for k in ks if prints_as(COSTS, ours[K], col[k])]
+    prev = ks[ks.index(K) - 1] if K != ks[0] else None
+    if K not in late or where not in ([], [prev]) or (where and prev not in late):
+        return out
+    lo = hi = ks.index(K)
+    while lo > 0 and ks[lo - 1] in late:
+        lo -= 1
+    while ks[hi + 1] in late:
+        hi += 1
+    run = ks[lo:hi + 1]  # the contiguous rows shifted with K
+    nxt = {k: ks[ks.index(k) + 1] for k in run}
+    lost = [k for k in run if k != K and not any(prints_as(COSTS, ours[k], col[j]) for j in ks)]
+    return Outcome.erratum_(
+        out.detail, printed=f"K = {K}: C_1 = {printed}", corrected=f"K = {K}: C_1 = {ours[K]:.4f}",
+        evidence=f"the printed C_1 at K = {', '.join(map(str, run))} ({', '.join(col[k] for k in run)}) are our C_1 at K = "
+                 f"{', '.join(str(nxt[k]) for k in run)} ({', '.join(f'{ours[nxt[k]]:.4f}' for k in run)}): the column is shifted up "
+                 f"by one row there; our C_1 at K = {K} ({ours[K]:.4f}) is printed "
+                 + (f"one row up (K = {prev})" if where else "in no row of the column")
+                 + (f"; our C_1 at K = {', '.join(map(str, lost))} ({', '.join(f'{ours[k]:.4f}' for k in lost)}) appears nowhere" if lost else ""),
+        computed=out.computed, digits=out.digits, error_bound=out.error_bound, certain=out.certain)
 
 
 for _row in T.parse(T.TABLE_2):
@@ -1368,3 +1405,95 @@ def _hp_table1():
             changed.append(row["modes"])
     return Outcome.judge(worst >= 12 and not changed, f"15 optima: float64 agrees with 50 digits to >= {worst:.1f} digits; "
                                                        f"verdicts changed: {changed or 'none'}", digits=worst)
+
+
+# --- The last-digit rule's evidence (issue 32 item 1) ---------------------------------------------------------------------
+
+def cost_cells() -> list[tuple[str, str, str, float, float]]:
+    """Every printed cost cell of the paper judged under COSTS, as (table, row, column, printed, certified value); the
+    error bounds of the values (<= 1e-9) are far below every distance the evidence uses."""
+    out = []
+    for row in T.parse(T.TABLE_1):
+        out.append(("Table 1", row["modes"], "cost", row["cost"], float(certified(table1, example(5), _modes_of(row["modes"])).cost.value)))
+    for r, printed in enumerate(T.C_TEXT, start=1):
+        out.append(("§7 text", "C_r", f"C_{r}", printed, float(certified(table1, example(5), (r,)).cost.value)))
+    cols = ("C^*", "C_1", "C_2", "C_3", "C_4")
+    for row in T.parse(T.TABLE_2):
+        out += [("Table 2", f"K = {row['K']}", c, row[c], table2_certified(int(row["K"]))[c][0]) for c in cols]
+    for name, table, which in (("Table 3", T.TABLE_3, "service"), ("Table 4", T.TABLE_4, "obsolescence")):
+        for row in T.parse(table):
+            computed = scaled_row(which, float(row["s"]))
+            out += [(name, f"s = {row['s']}", c, row[c], computed[c]) for c in cols]
+    for row in T.parse(T.TABLE_5):
+        out.append(("Table 5", row["modes"], "cost", row["cost"], float(certified(table5, real(), _modes_of(row["modes"])).cost.value)))
+    return out
+
+
+def downward_deviation(value: float, printed: str) -> float | None:
+    """The mirror of `cells.upward_deviation`: the smallest e > 0 with trunc(v (1 - e)) = printed when v lies at or above
+    the end of the printed truncation interval (a cell printed one unit *low*), else None."""
+    from fractions import Fraction
+
+    top = Fraction(printed) + Fraction(1, 10 ** _decimals(printed))
+    v = Fraction(value)
+    return float((v - top) / v) if v >= top else None
+
+
+def _near_boundary(value: float, printed: str, bound: float) -> str:
+    """'below' when the nearest truncation boundary lies above ``value`` within min(bound v, unit / 2), 'above' when it
+    lies below within that window, '' otherwise: the windows in which a deviation of the rule's size upward or downward
+    would change the digits (capped at half a unit so that each cell is in at most one)."""
+    unit = 10.0 ** -_decimals(printed)
+    low = math.floor(value / unit + 1e-12) * unit
+    reach = min(bound * value, unit / 2)
+    up, down = low + unit - value, value - low
+    if up < down:
+        return "below" if up <= reach else ""
+    return "above" if down <= reach else ""
+
+
+@claim(f"{P}.costs.last-digit", source=src("§7", "Tables 1-5 and the text: every printed cost"), method=Method.NUMERIC_HP, slow=True,
+       statement="The costs print as the truncation of v (1 + e) with 0 <= e <= 5e-5 (relative): cells one unit above the "
+                 "truncation of the certified value occur, only just below a truncation boundary, and no cell prints one unit "
+                 "below it; cells off by more stay FAIL.")
+def _last_digit():
+    from scipy.stats import fisher_exact
+
+    bound = LAST_DIGIT_BOUND
+    seen, tables, off = set(), {}, []
+    window = {"below": [0, 0], "above": [0, 0]}  # [printed off in the rule's direction, cells in the window]
+    for table, row, col, printed, v in cost_cells():
+        key = (printed, round(v, 9))
+        if key in seen:  # Table 3's and Table 4's s = 1 rows repeat Table 2's K = 5 (and Table 1's) computations
+            continue
+        seen.add(key)
+        up, down = cells.upward_deviation(v, printed), downward_deviation(v, printed)
+        t = tables.setdefault(table, {"cells": 0, "truncate": 0, "high": 0, "low": 0, "off": 0, "largest e": 0.0})
+        t["cells"] += 1
+        if up == 0:
+            t["truncate"] += 1
+        elif up is not None and up <= bound:
+            t["high"] += 1
+            t["largest e"] = max(t["largest e"], up)
+        elif down is not None and down <= bound:
+            t["low"] += 1
+        else:
+            t["off"] += 1
+            off.append((table, row, col, printed, v, up if up is not None else down))
+        side = _near_boundary(v, printed, bound)
+        if side:
+            window[side][1] += 1
+            window[side][0] += (side == "below" and up is not None and 0 < up <= bound) or (side == "above" and down is not None and down <= bound)
+    high = sum(t["high"] for t in tables.values())
+    low = sum(t["low"] for t in tables.values())
+    (hb, nb), (la, na) = window["below"], window["above"]
+    p = fisher_exact([[hb, nb - hb], [la, na - la]])[1]
+    nearest_off = min((e for *_, e in off), default=math.inf)
+    per_table = "; ".join(f"{k}: {t['cells']} cells, {t['truncate']} truncate, {t['high']} one unit high (largest e "
+                          f"{t['largest e']:.2g}), {t['low']} one unit low, {t['off']} off by more" for k, t in tables.items())
+    detail = (f"distinct (printed, certified value) cost cells: {per_table}.  Within the rule's window (bound {bound:g} relative) "
+              f"of a truncation boundary: {hb} of {nb} cells just below one print one unit high, {la} of {na} just above one print "
+              f"one unit low (two-sided Fisher exact p = {p:.1e} for equal rates).  Cells off by more than the rule allows "
+              f"({len(off)}; their claims stay FAIL or ERRATUM; nearest would need e = {nearest_off:.1e}): "
+              + ", ".join(f"{tb} {r} {c} printed {pr} vs {v:.4f}" for tb, r, c, pr, v, _ in off))
+    return Outcome.judge(high > 0 and low == 0 and nearest_off > bound, detail)
