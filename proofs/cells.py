@@ -252,3 +252,35 @@ def last_digit_margin(table: str, value, printed: str) -> float:
     a cell passed by the rule would flip; its upper end, the printed p itself, only hands over to plain truncation)."""
     p = float(printed.strip().rstrip("%"))
     return float(value) - p / (1 + LAST_DIGIT[table].bound)
+
+
+# --- Row readings (issue 32): a derived column computed from its row's printed cells -------------------------------
+#
+# The one documented exception to "no other printed cell decides a cell": a derived column (a relative profit
+# R = 100 (1 - C*/min C_r)) that the authors evidently computed from the numbers *as printed* in its row.  Recorded once
+# per table, like a printing convention, by a claim that counts the cells each reading reproduces (both counts shown).
+
+
+@dataclass(frozen=True)
+class RowReading:
+    """How a derived column of a table is computed from its row's printed cells, and the evidence (counts) for it."""
+    reading: str
+    evidence: str
+
+
+ROW_READINGS: dict[str, RowReading] = {}
+
+
+def row_reading(table: str, reading: str, evidence: str) -> None:
+    """Record that the cells of ``table`` (a derived column) are computed from their row's printed cells.
+
+    >>> row_reading("Example R", "R from the row's printed costs", "recounted by claim example.R.convention")
+    >>> row_reading_of("Example R").reading
+    "R from the row's printed costs"
+    """
+    ROW_READINGS[table] = RowReading(reading, evidence)
+
+
+def row_reading_of(table: str) -> RowReading | None:
+    """The recorded row reading of ``table``, or None (its cells are then judged from computed values only)."""
+    return ROW_READINGS.get(table)

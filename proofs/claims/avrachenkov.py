@@ -37,6 +37,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import replace
+from fractions import Fraction
 from functools import lru_cache
 
 import mpmath
@@ -89,8 +90,10 @@ cells.convention(MEANS, Printing.ROUND, "b_1 column 15/15 round, 10/15 truncate;
                                         "(e.g. g_1 = 16.667 printed 16.7)")
 cells.convention(BMAP_CHARS, Printing.ROUND, "10 of 12 cells either way; lambda_g^(4) = 1.4286 printed 1.43 needs rounding, "
                                              "lambda_g^(1) = 0.85371 printed 0.853 truncation: undecided, recorded as rounding like MEANS")
-cells.convention(R_T2, Printing.TRUNCATE, "Table 2 R column: 10 of 12 truncate, 8 of 12 round")
-cells.convention(R_T34, Printing.ROUND, "R columns of Tables 3-4: 32 of 37 round, 14 of 37 truncate")
+cells.convention(R_T2, Printing.TRUNCATE, "Table 2 R column, recounted by claim avrachenkov.R.convention")
+cells.convention(R_T34, Printing.ROUND, "R columns of Tables 3-4, recounted by claim avrachenkov.R.convention")
+cells.row_reading(R_T34, "R = 100 (1 - C*/min C_r) from the row's printed C* and C_r (except a row whose printed C* is an "
+                         "erratum, judged from the computed costs)", "recounted by claim avrachenkov.R.convention")
 cells.convention(EXACT, Printing.EXACT, "integers and lists are compared as text")
 TEXT = "Avrachenkov §7 variances"  # the variance ranges quoted in the text of Figs 2-4
 cells.convention(TEXT, Printing.TRUNCATE, "var_s = 0.43184, 3.41561 and 5.79855 printed 0.431, 3.415 and 5.798, variance 449.65 "
@@ -884,6 +887,11 @@ def printed_row(table: str, key: str, value: str) -> dict:
     return next(r for r in T.parse(table) if r[key] == value)
 
 
+def _row_R_exact(pr: dict) -> Fraction:
+    """R = 100 (1 - C*/min C_r) from a printed row's own C^* and C_r, exactly (the printed decimals as rationals)."""
+    return 100 * (1 - Fraction(pr["C^*"]) / min(Fraction(pr[f"C_{r}"]) for r in range(1, 5)))
+
+
 def _row_R(pr: dict) -> float:
     """R from a printed row's own C^* and C_r (evidence for an ERRATUM only)."""
     return 100 * (1 - float(pr["C^*"]) / min(float(pr[f"C_{r}"]) for r in range(1, 5)))
@@ -919,10 +927,11 @@ def _t2_cell(K: int, col: str, printed: str):
                 tried.append(Hypothesis("C_1 of the next computed row (a shifted column)", nxt, prints_as(COSTS, nxt, printed)))
             out = hp_cell(COSTS, cv, printed, f"K = {K}, {col}" + (" (modes {3, 1})" if col == "C^*" else ""), tried, error_bound=bound)
             return _c1_slip(K, printed, out) if col == "C_1" and out.status.value == "FAIL" else out
-        tried = [other_reading(v, printed, R_T2)]
+        own = _row_R(printed_row(T.TABLE_2, "K", str(K)))
+        tried = [other_reading(v, printed, R_T2), Hypothesis("R from the row's printed C* and C_r, truncated", own, prints_as(R_T2, own, printed)),
+                 Hypothesis("R from the row's printed C* and C_r, rounded", own, cells.matches(Printing.ROUND, own, printed))]
         out = cell(R_T2, v, printed, f"K = {K}, R", tried, note=f"from the certified C* and C_r: R = {v:.12f} ± {bound:.1e}",
                    error_bound=bound)
-        own = _row_R(printed_row(T.TABLE_2, "K", str(K)))
         if out.status.value == "FAIL" and not prints_as(R_T2, own, printed) and abs(own - v) < 0.1:
             return Outcome.erratum_(out.detail, printed=f"K = {K}: R = {printed}%", corrected=f"K = {K}: R = {v:.2f}%",
                                     evidence=f"the row's own printed C* and C_r give R = {own:.3f}%, as computed ({v:.3f}%), not {printed}",
@@ -1069,11 +1078,7 @@ def _scaled_cell(which: str, s: str, col: str, printed: str):
             return _modes_cell(row, s, printed, table)
         extra = f"optimal modes {row['modes']}, j* = {row['j^*']}"
         if col == "R, %":
-            trunc_in = 100 * (1 - _trunc2(row["C^*"]) / min(_trunc2(row[f"C_{r}"]) for r in range(1, 5)))
-            r_bound = row["certified"][col][1]
-            return cell(R_T34, row[col], printed, f"s = {s}, R", [other_reading(row[col], printed, R_T34),
-                        Hypothesis("R from the computed costs truncated to 2 decimals", trunc_in, prints_as(R_T34, trunc_in, printed))],
-                        note=f"{extra}; from the certified C* and C_r: R = {row[col]:.12f} ± {r_bound:.1e}", error_bound=r_bound)
+            return _scaled_R(row, s, printed, table, extra)
         cv, bound = row["certified"][col]
         out = hp_cell(COSTS, cv, printed, f"s = {s}, {col}", [other_reading(row[col], printed, COSTS)], note=extra, error_bound=bound)
         if col == "C^*" and out.status.value == "FAIL":
@@ -1088,6 +1093,34 @@ def _scaled_cell(which: str, s: str, col: str, printed: str):
                                         digits=out.digits, error_bound=out.error_bound, certain=out.certain)
         return out
     return check
+
+
+def prints_cost(value: float, printed: str) -> bool:
+    """Does a computed cost print as ``printed`` (COSTS: truncation, or the last-digit rule)?"""
+    return prints_as(COSTS, value, printed) or cells.last_digit_match(COSTS, value, printed) is not None
+
+
+def _scaled_R(row: dict, s: str, printed: str, table: str, extra: str) -> Outcome:
+    """Tables 3-4's R under the table's row reading (`cells.row_reading`): R from the row's printed C* and C_r, which the
+    evidence of `avrachenkov.R.convention` shows the authors used.  A row whose printed C* our C* does not reproduce (an
+    erratum of that cell) cannot be where R came from: that R is judged from the certified costs."""
+    pr = printed_row(table, "s", s)
+    exact, r_bound = row["R, %"], row["certified"]["R, %"][1]
+    own_exact = _row_R_exact(pr)
+    own = float(own_exact)
+    trunc_in = 100 * (1 - _trunc2(row["C^*"]) / min(_trunc2(row[f"C_{r}"]) for r in range(1, 5)))
+    tried = [Hypothesis("R from the certified costs", exact, prints_as(R_T34, exact, printed)), other_reading(exact, printed, R_T34),
+             Hypothesis("R from the computed costs truncated to 2 decimals", trunc_in, prints_as(R_T34, trunc_in, printed))]
+    note = f"{extra}; from the certified C* and C_r: R = {exact:.12f} ± {r_bound:.1e}"
+    if prints_cost(row["C^*"], pr["C^*"]):
+        return cell(R_T34, own, printed, f"s = {s}, R from the row's printed C* = {pr['C^*']} and min C_r = "
+                                         f"{min(float(pr[f'C_{r}']) for r in range(1, 5))} (table-level row reading)",
+                    [h for h in tried if h.reading != "R from the computed costs truncated to 2 decimals"], note=note,
+                    error_bound=float(abs(Fraction(own) - own_exact)))
+    return cell(R_T34, exact, printed, f"s = {s}, R from the certified costs (the row's printed C* = {pr['C^*']} is not our C*, "
+                                       f"so the row reading does not apply)",
+                [tried[1], tried[2], Hypothesis("R from the row's printed costs", own, prints_as(R_T34, own, printed))],
+                note=note, error_bound=r_bound)
 
 
 def _trunc2(x: float) -> float:
@@ -1497,3 +1530,69 @@ def _last_digit():
               f"({len(off)}; their claims stay FAIL or ERRATUM; nearest would need e = {nearest_off:.1e}): "
               + ", ".join(f"{tb} {r} {c} printed {pr} vs {v:.4f}" for tb, r, c, pr, v, _ in off))
     return Outcome.judge(high > 0 and low == 0 and nearest_off > bound, detail)
+
+
+# --- The printing conventions' evidence, recounted (issue 32 item 5) -------------------------------------------------
+
+def _counts(pairs, readings) -> dict[str, int]:
+    """{reading: cells it reproduces} over (printed, {reading: value}) pairs."""
+    return {name: sum(cells.matches(printing, values[name], printed) for printed, values in pairs)
+            for name, printing in readings.items()}
+
+
+def _convention_outcome(what: str, counts: dict[str, int], chosen: str, total: int) -> Outcome:
+    """PASS when the recorded reading ``chosen`` reproduces at least as many of the ``total`` cells as any other."""
+    best = max(counts.values())
+    shown = ", ".join(f"{name}: {n}/{total}" + (" (recorded)" if name == chosen else "") for name, n in counts.items())
+    return Outcome.judge(counts[chosen] == best, f"{what}: {shown}" + ("" if counts[chosen] == best else
+                                                                       f"; another reading reproduces more ({best})"))
+
+
+@claim(f"{P}.costs.convention", source=src("§7", "Tables 1-5 and the text: every printed cost"), method=Method.NUMERIC_HP, slow=True,
+       statement="The costs print by truncation: truncating the certified values reproduces at least as many cost cells as "
+                 "rounding them (recounted over every distinct cost cell).")
+def _costs_convention():
+    seen, pairs = set(), []
+    for _, _, _, printed, v in cost_cells():
+        if (printed, round(v, 9)) not in seen:
+            seen.add((printed, round(v, 9)))
+            pairs.append((printed, {"truncation": v, "rounding": v}))
+    counts = _counts(pairs, {"truncation": Printing.TRUNCATE, "rounding": Printing.ROUND})
+    return _convention_outcome("distinct cost cells reproduced", counts, cells.printing_of(COSTS).value, len(pairs))
+
+
+def _r_pairs(table: str, exact) -> list:
+    return [(r["R, %"], {"exact R truncated": exact(r), "exact R rounded": exact(r), "R from the printed costs, truncated": _row_R(r),
+                         "R from the printed costs, rounded": _row_R(r)}) for r in T.parse(table)]
+
+
+R_READINGS = {"exact R truncated": Printing.TRUNCATE, "exact R rounded": Printing.ROUND,
+              "R from the printed costs, truncated": Printing.TRUNCATE, "R from the printed costs, rounded": Printing.ROUND}
+
+
+@claim(f"{P}.R.convention", source=src("§7", "Tables 2-4, column R"), method=Method.NUMERIC_HP, slow=True,
+       statement="Table 2's R truncates the exact R; Tables 3-4's R is R = 100 (1 - C*/min C_r) from the row's printed costs, "
+                 "rounded: each recorded reading reproduces at least as many R cells as the other three.")
+def _r_convention():
+    t2 = _r_pairs(T.TABLE_2, lambda r: table2_certified(int(r["K"]))["R, %"][0])
+    t34 = (_r_pairs(T.TABLE_3, lambda r: scaled_row("service", float(r["s"]))["R, %"])
+           + _r_pairs(T.TABLE_4, lambda r: scaled_row("obsolescence", float(r["s"]))["R, %"]))
+    a = _convention_outcome("Table 2", _counts(t2, R_READINGS), "exact R truncated", len(t2))
+    chosen = "R from the printed costs, rounded" if cells.row_reading_of(R_T34) else "exact R rounded"
+    b = _convention_outcome("Tables 3-4", _counts(t34, R_READINGS), chosen, len(t34))
+    return Outcome.judge(a.status.value == b.status.value == "PASS", f"{a.detail}; {b.detail}")
+
+
+@claim(f"{P}.means.convention", source=src("§7", "b_1, g_1 columns of Tables 3-4; BMAP characteristics"), method=Method.NUMERIC_HP,
+       slow=True, statement="The means b_1, g_1 of Tables 3-4 round (rounding reproduces at least as many cells as truncation); the "
+                            "§7 BMAP characteristics lambda, lambda_g, c_cor are recorded as rounding, which must fit at least as well.")
+def _means_convention():
+    pairs = [(r["b_1"], dict.fromkeys(("rounding", "truncation"), scaled_row("service", float(r["s"]))["mean"])) for r in T.parse(T.TABLE_3)]
+    pairs += [(r["g_1"], dict.fromkeys(("rounding", "truncation"), scaled_row("obsolescence", float(r["s"]))["mean"]))
+              for r in T.parse(T.TABLE_4)]
+    readings = {"rounding": Printing.ROUND, "truncation": Printing.TRUNCATE}
+    a = _convention_outcome("b_1 and g_1 columns", _counts(pairs, readings), cells.printing_of(MEANS).value, len(pairs))
+    chars = [(p, dict.fromkeys(readings, getattr(example().arrivals[r], what)))
+             for what, ps in T.BMAP_CHARACTERISTICS.items() for r, p in enumerate(ps)]
+    b = _convention_outcome("BMAP characteristics", _counts(chars, readings), cells.printing_of(BMAP_CHARS).value, len(chars))
+    return Outcome.judge(a.status.value == b.status.value == "PASS", f"{a.detail}; {b.detail}")
