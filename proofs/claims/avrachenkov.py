@@ -19,8 +19,17 @@ Readings stated once for the whole paper (and applied to every cell):
   s = 3 row only fits it), see `jstar`;
 - printing: recorded per column group from the evidence with
   :func:`crawlmath.proofs.cells.convention` (costs truncate, the means b_1, g_1
-  and Tables 3–4's R round, ...); each group has a ``.convention`` claim that
-  recounts the evidence and fails when the other reading would fit better;
+  and Tables 3–4's R round, ...); the claims ``avrachenkov.costs.convention``,
+  ``avrachenkov.R.convention`` and ``avrachenkov.means.convention`` recount the
+  evidence and fail when another reading would fit better;
+- costs: the last-digit rule (`cells.last_digit_rule`, issue 32): a cost prints
+  as trunc(v (1 + e)) for some 0 <= e <= 5e-5; ``avrachenkov.costs.last-digit``
+  recounts the cells printed one unit high and low near a boundary;
+- Tables 3–4's R: computed from the row's printed C* and C_r (the row reading of
+  `cells.row_reading`, 35 of 37 cells against 32 for the exact R), except in a
+  row whose printed C* is an erratum;
+- the real-data MAP: chosen inside the printed rounding boxes of D_0 and A by
+  the rule of `real_generator_rule` (``avrachenkov.inputs.real-D0``);
 - the chain is built on the exactly lumped PH representations (the
   example's obsolescence is Exp(0.2)); `avrachenkov.reduction.*` shows every
   measure equal to the full chain's to 1e-12;
@@ -1575,8 +1584,6 @@ def cost_cells() -> list[tuple[str, str, str, float, float]]:
 def downward_deviation(value: float, printed: str) -> float | None:
     """The mirror of `cells.upward_deviation`: the smallest e > 0 with trunc(v (1 - e)) = printed when v lies at or above
     the end of the printed truncation interval (a cell printed one unit *low*), else None."""
-    from fractions import Fraction
-
     top = Fraction(printed) + Fraction(1, 10 ** _decimals(printed))
     v = Fraction(value)
     return float((v - top) / v) if v >= top else None
