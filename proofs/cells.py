@@ -9,6 +9,14 @@ The printing convention of a table (rounding to the printed digits, or
 truncation) is established once, from evidence, with :func:`convention`, and
 recorded here; a cell is never granted whichever reading happens to pass.
 
+Two further table-level rules, each recorded once per table on evidence a
+claim recounts, and each able to fail: the *last-digit rule*
+(:func:`last_digit_rule`: a truncating table whose cells print as
+trunc(v (1 + e)) for some 0 <= e <= a stated relative bound, never lower), and a
+*row reading* (:func:`row_reading`: a derived column computed from its row's
+printed cells, the one documented exception to "no other printed cell decides
+a cell").
+
 A cell that does not match lists, in its detail, the other readings that were
 tried (:class:`Hypothesis`) with their numbers, so a reader can see what was
 searched before the printed value was called unreproduced.

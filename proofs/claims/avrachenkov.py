@@ -873,7 +873,12 @@ def _opt_cells(get, model, table: str, row_label: str, modes, th_printed: str, c
         got = ",".join(map(str, arg.label))
         at = [c for th, c in o.curve if ",".join(map(str, th)) == th_printed]
         tried = [Hypothesis("J at the printed thresholds (a tie would also be optimal)", at[0], abs(at[0] - o.cost) <= 1e-9 * o.cost)] if at else []
-        return exact_cell(got, th_printed, f"modes {modes}: optimal thresholds (J = {float(arg.cost.value):.6g})", arg, tried)
+        out = exact_cell(got, th_printed, f"modes {modes}: optimal thresholds (J = {float(arg.cost.value):.6g})", arg, tried)
+        ths = th_printed.split(",")
+        if len(set(ths)) < len(ths):  # the paper's own text forbids this; the contradiction is its own claim
+            out = replace(out, detail=out.detail + "; coinciding thresholds, which §7's text forbids (avrachenkov.table-1."
+                                                   "coinciding-thresholds)")
+        return out
 
     register(Claim(f"{ident}.cost", src("§7", f"{table}, {row_label}"), f"{table}: optimal cost for modes '{row_label}' = {cost_printed}",
                    Method.NUMERIC_HP, cost_check, TableCell(table, row_label, "optimal cost", cost_printed), slow=slow))
@@ -1639,14 +1644,16 @@ def _last_digit():
     (hb, nb), (la, na) = window["below"], window["above"]
     p = fisher_exact([[hb, nb - hb], [la, na - la]])[1]
     nearest_off = min((e for *_, e in off), default=math.inf)
+    largest = max(t["largest e"] for t in tables.values())
     per_table = "; ".join(f"{k}: {t['cells']} cells, {t['truncate']} truncate, {t['high']} one unit high (largest e "
                           f"{t['largest e']:.2g}), {t['low']} one unit low, {t['off']} off by more" for k, t in tables.items())
     detail = (f"distinct (printed, certified value) cost cells: {per_table}.  Within the rule's window (bound {bound:g} relative) "
               f"of a truncation boundary: {hb} of {nb} cells just below one print one unit high, {la} of {na} just above one print "
               f"one unit low (two-sided Fisher exact p = {p:.1e} for equal rates).  Cells off by more than the rule allows "
-              f"({len(off)}; their claims stay FAIL or ERRATUM; nearest would need e = {nearest_off:.1e}): "
+              f"({len(off)}; their claims stay FAIL or ERRATUM; nearest would need e = {nearest_off:.1e}, so any bound in "
+              f"[{largest:.1e}, {nearest_off:.1e}) gives the same verdicts): "
               + ", ".join(f"{tb} {r} {c} printed {pr} vs {v:.4f}" for tb, r, c, pr, v, _ in off))
-    return Outcome.judge(high > 0 and low == 0 and nearest_off > bound, detail)
+    return Outcome.judge(high > 0 and low == 0 and largest <= bound < nearest_off, detail)
 
 
 # --- The printing conventions' evidence, recounted (issue 32 item 5) -------------------------------------------------
