@@ -235,7 +235,11 @@ def _printed_real() -> tuple[list[Fraction], list[Fraction], list[Fraction], lis
 
 def _map_lam(A, d) -> Fraction | float:
     """lambda^(1) = (sum_k k d_k / sum_k d_k) theta A e of the 2-state MAP D_0 = -diag(A e), D_1 = A (theta its stationary
-    vector: theta is proportional to (A[1,0], A[0,1])); exact for Fraction inputs."""
+    vector: theta is proportional to (A[1,0], A[0,1])); exact for Fraction inputs.
+
+    >>> _map_lam([Fraction(1), Fraction(1), Fraction(1), Fraction(1)], [Fraction(1, 2), Fraction(1, 2)])  # rate 2, batches 1.5
+    Fraction(3, 1)
+    """
     a00, a01, a10, a11 = A
     mean_batch = sum(k * x for k, x in enumerate(d, start=1)) / sum(d)
     return mean_batch * (a10 * (a00 + a01) + a01 * (a10 + a11)) / (a01 + a10)
@@ -1588,7 +1592,11 @@ def cost_cells() -> list[tuple[str, str, str, float, float]]:
 
 def downward_deviation(value: float, printed: str) -> float | None:
     """The mirror of `cells.upward_deviation`: the smallest e > 0 with trunc(v (1 - e)) = printed when v lies at or above
-    the end of the printed truncation interval (a cell printed one unit *low*), else None."""
+    the end of the printed truncation interval (a cell printed one unit *low*), else None.
+
+    >>> round(downward_deviation(86.12633, "86.11"), 8), downward_deviation(86.12633, "86.12")
+    (7.35e-05, None)
+    """
     top = Fraction(printed) + Fraction(1, 10 ** _decimals(printed))
     v = Fraction(value)
     return float((v - top) / v) if v >= top else None
@@ -1597,7 +1605,11 @@ def downward_deviation(value: float, printed: str) -> float | None:
 def _near_boundary(value: float, printed: str, bound: float) -> str:
     """'below' when the nearest truncation boundary lies above ``value`` within min(bound v, unit / 2), 'above' when it
     lies below within that window, '' otherwise: the windows in which a deviation of the rule's size upward or downward
-    would change the digits (capped at half a unit so that each cell is in at most one)."""
+    would change the digits (capped at half a unit so that each cell is in at most one).
+
+    >>> _near_boundary(139.96997, "139.97", 5e-5), _near_boundary(139.97003, "139.97", 5e-5), _near_boundary(84.99, "85.0", 5e-5)
+    ('below', 'above', '')
+    """
     unit = 10.0 ** -_decimals(printed)
     low = math.floor(value / unit + 1e-12) * unit
     reach = min(bound * value, unit / 2)
@@ -1834,7 +1846,11 @@ def _t5_joint():
 
 
 def _trunc_distance(value: float, printed: str) -> float:
-    """Distance from ``value`` to the truncation interval [p, p + one unit) of ``printed`` (0 inside)."""
+    """Distance from ``value`` to the truncation interval [p, p + one unit) of ``printed`` (0 inside).
+
+    >>> round(_trunc_distance(667.65475, "666.28"), 5), _trunc_distance(666.285, "666.28")
+    (1.36475, 0.0)
+    """
     p, unit = float(printed), 10.0 ** -_decimals(printed)
     return max(p - value, value - (p + unit), 0.0)
 
