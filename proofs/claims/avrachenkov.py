@@ -1619,6 +1619,28 @@ def _near_boundary(value: float, printed: str, bound: float) -> str:
     return "above" if down <= reach else ""
 
 
+def _last_digit_alternatives(pairs) -> dict[str, int]:
+    """How many of ``pairs`` (printed, value) each single printing rule reproduces: truncation, rounding, single precision
+    then truncation, rounding to one more decimal then truncating (double rounding), and truncation after one constant
+    relative offset c for all cells (the best c among the deviations the cells need)."""
+    def trunc(v, printed):
+        return cells.matches(Printing.TRUNCATE, v, printed)
+
+    def double(v, printed):
+        d = _decimals(printed) + 1
+        return trunc(float(round(Fraction(v), d)), printed)
+
+    needed = sorted({e for pr, v in pairs if (e := cells.upward_deviation(v, pr)) is not None})
+    best_c = max(needed, key=lambda c: sum(trunc(v * (1 + c), pr) for pr, v in pairs))
+    return {"truncation": sum(trunc(v, pr) for pr, v in pairs),
+            "rounding": sum(cells.matches(Printing.ROUND, v, pr) for pr, v in pairs),
+            "float32 then truncation": sum(trunc(float(np.float32(v)), pr) for pr, v in pairs),
+            "round to one more decimal, then truncate": sum(double(v, pr) for pr, v in pairs),
+            f"one constant offset (best c = {best_c:.1e})": sum(trunc(v * (1 + best_c), pr) for pr, v in pairs),
+            "the last-digit rule (a per-cell 0 <= e <= bound)": sum(cells.last_digit_match(COSTS, v, pr) is not None or trunc(v, pr)
+                                                                   for pr, v in pairs)}
+
+
 @claim(f"{P}.costs.last-digit", source=src("§7", "Tables 1-5 and the text: every printed cost"), method=Method.NUMERIC_HP, slow=True,
        statement="The costs print as the truncation of v (1 + e) with 0 <= e <= 5e-5 (relative): cells one unit above the "
                  "truncation of the certified value occur, only just below a truncation boundary, and no cell prints one unit "
@@ -1627,13 +1649,14 @@ def _last_digit():
     from scipy.stats import fisher_exact
 
     bound = LAST_DIGIT_BOUND
-    seen, tables, off = set(), {}, []
+    seen, seen_cells, tables, off = set(), [], {}, []
     window = {"below": [0, 0], "above": [0, 0]}  # [printed off in the rule's direction, cells in the window]
     for table, row, col, printed, v in cost_cells():
         key = (printed, round(v, 9))
         if key in seen:  # Table 3's and Table 4's s = 1 rows repeat Table 2's K = 5 (and Table 1's) computations
             continue
         seen.add(key)
+        seen_cells.append((printed, v))
         up, down = cells.upward_deviation(v, printed), downward_deviation(v, printed)
         t = tables.setdefault(table, {"cells": 0, "truncate": 0, "high": 0, "low": 0, "off": 0, "largest e": 0.0})
         t["cells"] += 1
@@ -1653,6 +1676,7 @@ def _last_digit():
             window[side][0] += (side == "below" and up is not None and 0 < up <= bound) or (side == "above" and down is not None and down <= bound)
     high = sum(t["high"] for t in tables.values())
     low = sum(t["low"] for t in tables.values())
+    others = _last_digit_alternatives([(pr, v) for pr, v in seen_cells if (pr, v) not in {(o[3], o[4]) for o in off}])
     (hb, nb), (la, na) = window["below"], window["above"]
     p = fisher_exact([[hb, nb - hb], [la, na - la]])[1]
     nearest_off = min((e for *_, e in off), default=math.inf)
@@ -1661,11 +1685,17 @@ def _last_digit():
                           f"{t['largest e']:.2g}), {t['low']} one unit low, {t['off']} off by more" for k, t in tables.items())
     detail = (f"distinct (printed, certified value) cost cells: {per_table}.  Within the rule's window (bound {bound:g} relative) "
               f"of a truncation boundary: {hb} of {nb} cells just below one print one unit high, {la} of {na} just above one print "
-              f"one unit low (two-sided Fisher exact p = {p:.1e} for equal rates).  Cells off by more than the rule allows "
+              f"one unit low (two-sided Fisher exact p = {p:.1e} for equal rates).  "
+              f"Single printing rules tried on the {len(seen_cells) - len(off)} other cells (each must explain all of them): "
+              + ", ".join(f"{k} {n}" for k, n in others.items()) + ".  "
+              f"Cells off by more than the rule allows "
               f"({len(off)}; their claims stay FAIL or ERRATUM; nearest would need e = {nearest_off:.1e}, so any bound in "
               f"[{largest:.1e}, {nearest_off:.1e}) gives the same verdicts): "
               + ", ".join(f"{tb} {r} {c} printed {pr} vs {v:.4f}" for tb, r, c, pr, v, _ in off))
-    return Outcome.judge(high > 0 and low == 0 and largest <= bound < nearest_off, detail)
+    n = len(seen_cells) - len(off)
+    rule = others.pop("the last-digit rule (a per-cell 0 <= e <= bound)")
+    needed = rule == n and max(others.values()) < n  # the rule explains every cell, and no single printing rule does
+    return Outcome.judge(high > 0 and low == 0 and largest <= bound < nearest_off and needed, detail)
 
 
 # --- The printing conventions' evidence, recounted (issue 32 item 5) -------------------------------------------------
