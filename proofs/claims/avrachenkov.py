@@ -308,7 +308,7 @@ def _real_d0():
     old_out = [float(x) for x, p, h in zip(old_D0, D0, hD) if abs(x - p) > h]
     ok = bool(msg) and generator and max(inside) <= 1 and all(hits) and as_rule
     return Outcome.judge(ok, (
-        f"printed input rejected as given ({msg}), by -3.42e-5 and -7e-5 per row, within the rounding of its two-digit entries. "
+        f"printed input rejected as given ({msg}): row sums within the rounding of its two-digit entries. "
         f"Model (exact decimals): A = [[{float(mine[0]):.7g}, {float(mine[1]):.7g}], [{float(mine[2]):.7g}, {float(mine[3]):.7g}]], "
         f"D_0 = -diag(A e) = diag({float(mine_D0[0]):.9g}, {float(mine_D0[1]):.9g}) (exactly: {generator}); deviation from the print in "
         f"half-units of the last printed digit: {', '.join(f'{float(x):.3f}' for x in inside)} (all <= 1: {max(inside) <= 1}); "
