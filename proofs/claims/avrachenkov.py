@@ -1568,6 +1568,11 @@ def _hp_table1():
                                                        f"verdicts changed: {changed or 'none'}", digits=worst)
 
 
+# The claims that recount the evidence of the table-level rules read every table's computed values: one work-sharing
+# group (proofs/runner.py), so that a parallel run computes the tables once more, not once per claim
+EVIDENCE_GROUP = f"{P}.evidence"
+
+
 # --- The last-digit rule's evidence (issue 32 item 1) ---------------------------------------------------------------------
 
 def cost_cells() -> list[tuple[str, str, str, float, float]]:
@@ -1641,7 +1646,7 @@ def _last_digit_alternatives(pairs) -> dict[str, int]:
                                                                    for pr, v in pairs)}
 
 
-@claim(f"{P}.costs.last-digit", source=src("§7", "Tables 1-5 and the text: every printed cost"), method=Method.NUMERIC_HP, slow=True,
+@claim(f"{P}.costs.last-digit", group=EVIDENCE_GROUP, source=src("§7", "Tables 1-5 and the text: every printed cost"), method=Method.NUMERIC_HP, slow=True,
        statement="The costs print as the truncation of v (1 + e) with 0 <= e <= 5e-5 (relative): cells one unit above the "
                  "truncation of the certified value occur, only just below a truncation boundary, and no cell prints one unit "
                  "below it; cells off by more stay FAIL.")
@@ -1714,7 +1719,7 @@ def _convention_outcome(what: str, counts: dict[str, int], chosen: str, total: i
                                                                        f"; another reading reproduces more ({best})"))
 
 
-@claim(f"{P}.costs.convention", source=src("§7", "Tables 1-5 and the text: every printed cost"), method=Method.NUMERIC_HP, slow=True,
+@claim(f"{P}.costs.convention", group=EVIDENCE_GROUP, source=src("§7", "Tables 1-5 and the text: every printed cost"), method=Method.NUMERIC_HP, slow=True,
        statement="The costs print by truncation: truncating the certified values reproduces at least as many cost cells as "
                  "rounding them (recounted over every distinct cost cell).")
 def _costs_convention():
@@ -1736,7 +1741,7 @@ R_READINGS = {"exact R truncated": Printing.TRUNCATE, "exact R rounded": Printin
               "R from the printed costs, truncated": Printing.TRUNCATE, "R from the printed costs, rounded": Printing.ROUND}
 
 
-@claim(f"{P}.R.convention", source=src("§7", "Tables 2-4, column R"), method=Method.NUMERIC_HP, slow=True,
+@claim(f"{P}.R.convention", group=EVIDENCE_GROUP, source=src("§7", "Tables 2-4, column R"), method=Method.NUMERIC_HP, slow=True,
        statement="Table 2's R truncates the exact R; Tables 3-4's R is R = 100 (1 - C*/min C_r) from the row's printed costs, "
                  "rounded: each recorded reading reproduces at least as many R cells as the other three.")
 def _r_convention():
@@ -1749,7 +1754,7 @@ def _r_convention():
     return Outcome.judge(a.status.value == b.status.value == "PASS", f"{a.detail}; {b.detail}")
 
 
-@claim(f"{P}.means.convention", source=src("§7", "b_1, g_1 columns of Tables 3-4; BMAP characteristics"), method=Method.NUMERIC_HP,
+@claim(f"{P}.means.convention", group=EVIDENCE_GROUP, source=src("§7", "b_1, g_1 columns of Tables 3-4; BMAP characteristics"), method=Method.NUMERIC_HP,
        slow=True, statement="The means b_1, g_1 of Tables 3-4 round (rounding reproduces at least as many cells as truncation); the "
                             "§7 BMAP characteristics lambda, lambda_g, c_cor are recorded as rounding, which must fit at least as well.")
 def _means_convention():
