@@ -86,27 +86,24 @@ R_T2 = "Avrachenkov Table 2 R"
 R_T34 = "Avrachenkov Tables 3-4 R"
 EXACT = "Avrachenkov exact"  # thresholds, j*, mode sets: equality of the text
 
-cells.convention(COSTS, Printing.TRUNCATE,
-                 "cost cells of Tables 2-4: 226 of 245 truncate, 147 round (Table 2 54/33 of 60, Table 3 73/44 of 75, Table 4 99/70 "
-                 "of 110); Table 1 is split (2 round only, 2 truncate only) and the §7 text prints C_3 = 89.405 for 89.40512")
+cells.convention(COSTS, Printing.TRUNCATE, "every distinct cost cell of Tables 1-5 and the text, recounted by claim "
+                                           "avrachenkov.costs.convention")
 # The last-digit rule (issue 32): costs print as trunc(v (1 + e)), 0 <= e <= LAST_DIGIT_BOUND.  The bound sits in the gap
 # the data leave: the largest deviation a cell needs is 4.3e-5 (Table 1, modes 4, 2), the smallest a cell outside the rule
 # would need is 1.0e-4 (Table 4, s = 30, C_1); `avrachenkov.costs.last-digit` recounts both, and both directions.
 LAST_DIGIT_BOUND = 5e-5
 cells.last_digit_rule(COSTS, LAST_DIGIT_BOUND, "recounted per table by claim avrachenkov.costs.last-digit (cells printed one unit "
                                                 "high vs one unit low near a truncation boundary)")
-cells.convention(MEANS, Printing.ROUND, "b_1 column 15/15 round, 10/15 truncate; g_1 column 22/22 round, 15/22 truncate "
-                                        "(e.g. g_1 = 16.667 printed 16.7)")
-cells.convention(BMAP_CHARS, Printing.ROUND, "10 of 12 cells either way; lambda_g^(4) = 1.4286 printed 1.43 needs rounding, "
-                                             "lambda_g^(1) = 0.85371 printed 0.853 truncation: undecided, recorded as rounding like MEANS")
+cells.convention(MEANS, Printing.ROUND, "b_1 and g_1 columns of Tables 3-4, recounted by claim avrachenkov.means.convention")
+cells.convention(BMAP_CHARS, Printing.ROUND, "recounted by claim avrachenkov.means.convention: the two readings tie (one "
+                                             "cell needs each), recorded as rounding like MEANS")
 cells.convention(R_T2, Printing.TRUNCATE, "Table 2 R column, recounted by claim avrachenkov.R.convention")
 cells.convention(R_T34, Printing.ROUND, "R columns of Tables 3-4, recounted by claim avrachenkov.R.convention")
 cells.row_reading(R_T34, "R = 100 (1 - C*/min C_r) from the row's printed C* and C_r (except a row whose printed C* is an "
                          "erratum, judged from the computed costs)", "recounted by claim avrachenkov.R.convention")
 cells.convention(EXACT, Printing.EXACT, "integers and lists are compared as text")
 TEXT = "Avrachenkov §7 variances"  # the variance ranges quoted in the text of Figs 2-4
-cells.convention(TEXT, Printing.TRUNCATE, "var_s = 0.43184, 3.41561 and 5.79855 printed 0.431, 3.415 and 5.798, variance 449.65 "
-                                          "printed 449: 4 of 4 truncate, 0 of 4 round")
+cells.convention(TEXT, Printing.TRUNCATE, "the four variances of the Figs 2-4 text, recounted by claim avrachenkov.means.convention")
 
 
 def prints_as(group: str, value: float, printed: str) -> bool:
@@ -1756,7 +1753,8 @@ def _r_convention():
 
 @claim(f"{P}.means.convention", group=EVIDENCE_GROUP, source=src("§7", "b_1, g_1 columns of Tables 3-4; BMAP characteristics"), method=Method.NUMERIC_HP,
        slow=True, statement="The means b_1, g_1 of Tables 3-4 round (rounding reproduces at least as many cells as truncation); the "
-                            "§7 BMAP characteristics lambda, lambda_g, c_cor are recorded as rounding, which must fit at least as well.")
+                            "§7 BMAP characteristics lambda, lambda_g, c_cor are recorded as rounding and the §7 text's variances "
+                            "as truncation, each of which must fit at least as well as the other reading.")
 def _means_convention():
     pairs = [(r["b_1"], dict.fromkeys(("rounding", "truncation"), scaled_row("service", float(r["s"]))["mean"])) for r in T.parse(T.TABLE_3)]
     pairs += [(r["g_1"], dict.fromkeys(("rounding", "truncation"), scaled_row("obsolescence", float(r["s"]))["mean"]))
@@ -1766,7 +1764,19 @@ def _means_convention():
     chars = [(p, dict.fromkeys(readings, getattr(example().arrivals[r], what)))
              for what, ps in T.BMAP_CHARACTERISTICS.items() for r, p in enumerate(ps)]
     b = _convention_outcome("BMAP characteristics", _counts(chars, readings), cells.printing_of(BMAP_CHARS).value, len(chars))
-    return Outcome.judge(a.status.value == b.status.value == "PASS", f"{a.detail}; {b.detail}")
+    c = _convention_outcome("§7 variances (Figs 2-4 text)", _counts(_text_variances(), readings), cells.printing_of(TEXT).value, 4)
+    return Outcome.judge(a.status.value == b.status.value == c.status.value == "PASS", f"{a.detail}; {b.detail}; {c.detail}")
+
+
+def _text_variances() -> list:
+    """The four variances quoted in §7's text of Figures 2-4, as (printed, {reading: value}): the hyperexponential service
+    (mean b_1) at alpha_1 = 1.521, 4, 9 and the obsolescence (mean g_1) at alpha_1 = 7."""
+    from ...numeric.bmap_figures import hyperexponential
+
+    base = example(5)
+    cases = [(1.521, base.service.mean, "0.431"), (4.0, base.service.mean, "3.415"), (9.0, base.service.mean, "5.798"),
+             (7.0, base.obsolescence.mean, "449")]
+    return [(p, dict.fromkeys(("rounding", "truncation"), hyperexponential(a, mean).variance)) for a, mean, p in cases]
 
 
 # --- Table 1 against §7's own threshold rule (issue 32 item 5) -------------------------------------------------------
