@@ -9,6 +9,14 @@ The printing convention of a table (rounding to the printed digits, or
 truncation) is established once, from evidence, with :func:`convention`, and
 recorded here; a cell is never granted whichever reading happens to pass.
 
+Two further table-level rules, each recorded once per table on evidence a
+claim recounts, and each able to fail: the *last-digit rule*
+(:func:`last_digit_rule`: a truncating table whose cells print as
+trunc(v (1 + e)) for some 0 <= e <= a stated relative bound, never lower), and a
+*row reading* (:func:`row_reading`: a derived column computed from its row's
+printed cells, the one documented exception to "no other printed cell decides
+a cell").
+
 A cell that does not match lists, in its detail, the other readings that were
 tried (:class:`Hypothesis`) with their numbers, so a reader can see what was
 searched before the printed value was called unreproduced.
@@ -130,8 +138,12 @@ def judge_cell(table: str, printed: str, value, *, fmt: Callable[[object], str] 
     report (default: as many decimals as printed)."""
     printing = printing_of(table)
     ok = matches(printing, value, printed)
+    upward = None if ok else last_digit_match(table, value, printed)
+    ok = ok or upward is not None
     shown = (fmt or _like(printed))(value)
     how = printing.value if printing is Printing.EXACT else f"{printing.value}: {_rule(printing, printed)}"
+    if upward is not None:
+        how += f"; {LAST_DIGIT_NAME}: printed = truncation of v (1 + e) with e = {upward:.2g} <= {LAST_DIGIT[table].bound:g}"
     detail = f"{what + ': ' if what else ''}computed {shown} vs printed {printed} ({how}); {'match' if ok else 'no match'}"
     tried = list(hypotheses)
     if tried:
@@ -139,7 +151,9 @@ def judge_cell(table: str, printed: str, value, *, fmt: Callable[[object], str] 
     if note:
         detail += f"; {note}"
     certain = None
-    if error_bound is not None and printing is not Printing.EXACT and isinstance(value, (int, float, Fraction)):
+    if upward is not None and error_bound is not None:
+        certain = last_digit_margin(table, value, printed) > error_bound
+    elif error_bound is not None and printing is not Printing.EXACT and isinstance(value, (int, float, Fraction)):
         certain = (isinstance(value, Fraction) and error_bound == 0) or stable_within(printing, value, printed, error_bound)
     elif printing is Printing.EXACT and error_bound == 0:
         certain = True
@@ -310,3 +324,109 @@ def row_arithmetic(table: str, outcome: Outcome, printed: str, from_printed_inpu
     shown = _like(printed)(from_printed_inputs)
     return _slip(ROW_ARITHMETIC, scope, outcome, printed, outcome.computed,
                  f"the row's printed {inputs} give {from_printed_inputs:.6g} -> {shown}, as computed, not {printed}")
+
+
+# --- The last-digit rule (issue 32): a table printed by truncation after a small upward deviation -------------------
+#
+# Some tables print the truncation of a value that was nudged upward first: the printed digits are those of
+# trunc(v (1 + e)) for a per-cell 0 <= e <= bound (relative).  Such a table prints some cells one unit above the
+# truncation of the exact value, and only cells just below a truncation boundary, never one unit below.  The rule is
+# recorded once per table with `last_digit_rule`, on evidence a claim recounts (both directions counted); it only
+# widens a truncating table's interval downward, by at most ``bound`` relative, so a cell off by more still fails.
+
+LAST_DIGIT_NAME = "last-digit rule"
+
+
+@dataclass(frozen=True)
+class LastDigitRule:
+    """printed = trunc(v (1 + e)) for some 0 <= e <= ``bound`` (relative), and the claim that recounts its evidence."""
+    bound: float
+    evidence: str
+
+
+LAST_DIGIT: dict[str, LastDigitRule] = {}
+
+
+def last_digit_rule(table: str, bound: float, evidence: str) -> None:
+    """Record the last-digit rule for ``table`` (which must print by truncation), with its relative ``bound``.
+
+    >>> convention("Example costs", Printing.TRUNCATE, "all cells truncate")
+    >>> last_digit_rule("Example costs", 5e-5, "claim example.last-digit recounts it")
+    >>> o = judge_cell("Example costs", "74.47", 74.4677)   # needs e = 3.1e-5
+    >>> o.status.value, "last-digit rule" in o.detail
+    ('PASS', True)
+    >>> judge_cell("Example costs", "230.45", 230.42598).status.value   # needs e = 1.0e-4: off by more
+    'FAIL'
+    >>> judge_cell("Example costs", "74.45", 74.4677).status.value   # one unit below: never absorbed
+    'FAIL'
+    """
+    if printing_of(table) is not Printing.TRUNCATE:
+        raise ValueError(f"{table}: the last-digit rule refines truncation; the table is recorded as {printing_of(table).value}")
+    if not 0 < bound < 1e-3:
+        raise ValueError(f"{table}: last-digit bound {bound!r} must be a small positive relative deviation (< 1e-3)")
+    LAST_DIGIT[table] = LastDigitRule(bound, evidence)
+
+
+def upward_deviation(value, printed: str) -> float | None:
+    """The smallest relative e >= 0 with trunc(value (1 + e)) = printed: 0 when ``value`` truncates to ``printed``,
+    (p - v)/v when ``value`` lies below the printed number p, None when it lies above p's truncation interval (no
+    upward deviation lowers the digits) or is not a positive number.
+
+    >>> upward_deviation(74.4677, "74.47") > 3e-5, upward_deviation(74.471, "74.47"), upward_deviation(74.49, "74.47")
+    (True, 0.0, None)
+    """
+    if not isinstance(value, (int, float, Fraction)) or not math.isfinite(float(value)) or value <= 0:
+        return None
+    if matches(Printing.TRUNCATE, value, printed):
+        return 0.0
+    p = Fraction(printed.strip().rstrip("%"))
+    v = Fraction(value)
+    return float((p - v) / v) if v < p else None
+
+
+def last_digit_match(table: str, value, printed: str) -> float | None:
+    """The deviation e of `upward_deviation` when ``table`` has a last-digit rule and e is within its bound, else None."""
+    rule = LAST_DIGIT.get(table)
+    if rule is None:
+        return None
+    e = upward_deviation(value, printed)
+    return e if e is not None and e <= rule.bound else None
+
+
+def last_digit_margin(table: str, value, printed: str) -> float:
+    """Distance from ``value`` to the lower end p / (1 + bound) of the interval the rule accepts (the only edge at which
+    a cell passed by the rule would flip; its upper end, the printed p itself, only hands over to plain truncation)."""
+    p = float(printed.strip().rstrip("%"))
+    return float(value) - p / (1 + LAST_DIGIT[table].bound)
+
+
+# --- Row readings (issue 32): a derived column computed from its row's printed cells -------------------------------
+#
+# The one documented exception to "no other printed cell decides a cell": a derived column (a relative profit
+# R = 100 (1 - C*/min C_r)) that the authors evidently computed from the numbers *as printed* in its row.  Recorded once
+# per table, like a printing convention, by a claim that counts the cells each reading reproduces (both counts shown).
+
+
+@dataclass(frozen=True)
+class RowReading:
+    """How a derived column of a table is computed from its row's printed cells, and the evidence (counts) for it."""
+    reading: str
+    evidence: str
+
+
+ROW_READINGS: dict[str, RowReading] = {}
+
+
+def row_reading(table: str, reading: str, evidence: str) -> None:
+    """Record that the cells of ``table`` (a derived column) are computed from their row's printed cells.
+
+    >>> row_reading("Example R", "R from the row's printed costs", "recounted by claim example.R.convention")
+    >>> row_reading_of("Example R").reading
+    "R from the row's printed costs"
+    """
+    ROW_READINGS[table] = RowReading(reading, evidence)
+
+
+def row_reading_of(table: str) -> RowReading | None:
+    """The recorded row reading of ``table``, or None (its cells are then judged from computed values only)."""
+    return ROW_READINGS.get(table)

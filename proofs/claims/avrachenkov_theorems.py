@@ -572,12 +572,10 @@ def _qbd_mean(which: int):
         if off_printed <= FLOAT_REL:
             return Outcome.passed(detail + f"; largest relative difference {off_printed:.1e}")
         if which == 1 and off_corr <= FLOAT_REL:
-            return Outcome.erratum_(
-                detail, printed="V̄^(2) = (1/(lambda P_obs)) sum_i p_i (D_1 e ⊗ I) C_{i,1} w_i^(2) with w_i^(2) of Corollary 1 as "
-                                "printed (gives -V̄^(2))",
-                corrected="the same §6 formula with w_i^(2) without Corollary 1's leading minus",
-                evidence=f"sign-corrected within {off_corr:.1e} of the enumerated tagged chain's E[V; obsolete]/P_obs; the §6 "
-                         f"reduction itself is right, the sign comes from Corollary 1 (avrachenkov.cor-1.w2)")
+            # §6 takes w_i^(2) from Corollary 1 by reference: its one error is Corollary 1's sign, counted once there
+            return Outcome.passed(detail + f"; the §6 reduction holds (within {off_corr:.1e}) with Corollary 1's w^(2); with "
+                                           f"w^(2) as printed it gives -V̄^(2), the sign error of avrachenkov.cor-1.w2, counted "
+                                           f"there once")
         return Outcome.failed(detail + f"; printed off by {off_printed:.3g}")
     return check
 
@@ -588,7 +586,8 @@ for _which, _name in [(0, "v1"), (1, "v2")]:
                     f"the enumerated tagged chain's transform at u = {', '.join(map(str, US))}.")(_qbd_lst(_which))
     claim(f"{P}.qbd.mean-v{_which + 1}", group=GROUP, source=src("§6", f"V̄^({_which + 1}) for ordinary arrivals"), method=Method.FLOAT,
           statement=f"§6's V̄^({_which + 1}) = (1/(lambda P)) sum_i p_i (D_1^(chi(i)) e ⊗ I) C_(i,1) w_i^({_which + 1}) equals the "
-                    f"enumerated tagged chain's mean sojourn.")(_qbd_mean(_which))
+                    f"enumerated tagged chain's mean sojourn" + (" (w^(2) of Corollary 1, its sign as corrected by "
+                                                                  "avrachenkov.cor-1.w2)." if _which else "."))(_qbd_mean(_which))
 
 
 # --- §7: the hyperexponential fit ----------------------------------------------------------------
