@@ -2,8 +2,8 @@
 
 A printed table cell is decided by three things only: the printed text of
 *that* cell, the value crawlmath computes for it, and the printing convention
-of its table.  No other printed cell ever decides a verdict (it may appear in
-an ERRATUM's evidence, written by the claim itself).
+of its table.  No other printed cell ever decides a verdict, except through
+the table-level rules below, each stated once here and enabled per table.
 
 The printing convention of a table (rounding to the printed digits, or
 truncation) is established once, from evidence, with :func:`convention`, and
@@ -15,7 +15,11 @@ claim recounts, and each able to fail: the *last-digit rule*
 trunc(v (1 + e)) for some 0 <= e <= a stated relative bound, never lower), and a
 *row reading* (:func:`row_reading`: a derived column computed from its row's
 printed cells, the one documented exception to "no other printed cell decides
-a cell").
+a cell").  The *slip rules* (:data:`COPIED_CELL`, :data:`COPIED_INPUT`,
+:data:`ROW_ARITHMETIC`, enabled per table with :func:`slip_rule`) are the only
+way a certain FAIL becomes an ERRATUM from other cells: they name a neighbour's
+*computed* value (or the row's printed inputs) that the printed text matches,
+and never turn anything into a PASS.
 
 A cell that does not match lists, in its detail, the other readings that were
 tried (:class:`Hypothesis`) with their numbers, so a reader can see what was
