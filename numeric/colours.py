@@ -435,6 +435,8 @@ class ProductForm:
     colours_ball: object = field(repr=False)  # flint.arb enclosing E[S] for the input p (normalised exactly)
     p_new_ball: object = field(repr=False)
     ratio: object = field(repr=False)  # h_{K-2}/h_{K-1} of the normalised p, a flint.arb
+    inverse_colours_ball: object = field(repr=False, default=None)  # E[1/S] = h_K/h_{K-1} (normalised p)
+    p_max_ball: object = field(repr=False, default=None)  # max_i p_i / sum_i p_i
     digits: int = 0  # certified correct relative digits of colours (from the ball's radius)
     prec: int = 0  # working precision in bits
     method: str = ""
@@ -553,6 +555,9 @@ def exact_stationary(p, K: int, dps: int = 30) -> ProductForm:
     python-flint balls at ``prec`` bits, so ``colours_ball`` encloses the
     stationary value of that input and ``digits`` says how many relative
     digits the ball certifies (at least ``dps``, else `SolverError`).
+    Also :math:`E[1/S] = h_K/h_{K-1}` (``inverse_colours_ball``): with
+    :math:`\pi(q) \propto S(q)\prod p_i^{q_i}` the normaliser is
+    :math:`\sum_i p_i h_{K-1} = h_{K-1}` and :math:`\sum_q \prod p_i^{q_i} = h_K`.
     The independent route is :func:`exact_stationary_series`.
 
     >>> r = exact_stationary(np.full(4, 0.25), 3)
@@ -572,26 +577,28 @@ def exact_stationary(p, K: int, dps: int = 30) -> ProductForm:
     try:
         if K == 1:
             P = power_sums_arb(q, 4, prec)
-            ratio = flint.arb(0)
+            ratio, inverse = flint.arb(0), flint.arb(1)
         else:
-            P = power_sums_arb(q, max(K, 4), prec)
-            h = newton_h(P, K - 1)
+            P = power_sums_arb(q, max(K + 1, 4), prec)
+            h = newton_h(P, K)
             ratio = P[0] * h[K - 2] / h[K - 1]  # h_n(p/P1) = h_n(p)/P1^n
+            inverse = h[K] / h[K - 1] / P[0]
+        p_max = flint.arb(float(q[0])) / P[0]
         P2, P3 = P[1] / P[0] ** 2, P[2] / P[0] ** 3
         colours = gen.product_form_colours_arb(P2, ratio) if K > 1 else flint.arb(1)
         p_new = gen.product_form_p_new_arb(P2, P3, ratio) if K > 1 else 1 - P2
     finally:
         flint.ctx.prec = old
-    return _product_form_result(K, q.size, colours, p_new, ratio, prec, dps, "product form; power sums and Newton's identities in arb balls")
+    return _product_form_result(K, q.size, colours, p_new, ratio, prec, dps, "product form; power sums and Newton's identities in arb balls", inverse, p_max)
 
 
-def _product_form_result(K, C, colours, p_new, ratio, prec, dps, method) -> ProductForm:
+def _product_form_result(K, C, colours, p_new, ratio, prec, dps, method, inverse=None, p_max=None) -> ProductForm:
     """Package the balls; refuse (`SolverError`) a ball certifying fewer than ``dps`` digits."""
     bits = colours.rel_accuracy_bits()
     digits = int(bits * math.log10(2)) if bits < 10**6 else 10**6
     if digits < dps:
         raise SolverError(f"{method}: the enclosure of E[S] certifies {digits} digits (< {dps}) at {prec} bits: {colours.str(20, radius=True)}")
-    return ProductForm(K, C, float(colours.mid()), float(p_new.mid()), colours, p_new, ratio, digits, prec, method)
+    return ProductForm(K, C, float(colours.mid()), float(p_new.mid()), colours, p_new, ratio, inverse, p_max, digits, prec, method)
 
 
 def exact_stationary_series(p, K: int, dps: int = 30, max_prec: int = 4096) -> ProductForm:
@@ -618,14 +625,14 @@ def exact_stationary_series(p, K: int, dps: int = 30, max_prec: int = 4096) -> P
     old_prec, old_cap = flint.ctx.prec, flint.ctx.cap
     try:
         while True:
-            flint.ctx.prec, flint.ctx.cap = prec, K + 2
-            colours, p_new, ratio = _series_values(q, K)
+            flint.ctx.prec, flint.ctx.cap = prec, K + 3
+            colours, p_new, ratio, inverse = _series_values(q, K)
             if colours.rel_accuracy_bits() >= dps * 3.33 + 4 or prec >= max_prec:
                 break
             prec *= 2
     finally:
         flint.ctx.prec, flint.ctx.cap = old_prec, old_cap
-    return _product_form_result(K, q.size, colours, p_new, ratio, prec, dps, "product form; h_n by series inversion of prod(1 - p_i t) in arb balls")
+    return _product_form_result(K, q.size, colours, p_new, ratio, prec, dps, "product form; h_n by series inversion of prod(1 - p_i t) in arb balls", inverse)
 
 
 def _series_values(q: np.ndarray, K: int):
@@ -634,7 +641,7 @@ def _series_values(q: np.ndarray, K: int):
 
     ball = [flint.arb(float(x)) for x in q]
     P1 = sum(ball, flint.arb(0))
-    blocks = [flint.arb_series(flint.arb_poly.from_roots(ball[s:s + K]).coeffs()[::-1], prec=K + 2)
+    blocks = [flint.arb_series(flint.arb_poly.from_roots(ball[s:s + K]).coeffs()[::-1], prec=K + 3)
               for s in range(0, len(ball), K)]  # prod (x - p_i) reversed is prod (1 - p_i t)
     while len(blocks) > 1:
         blocks = [blocks[i] * blocks[i + 1] for i in range(0, len(blocks) - 1, 2)] + blocks[len(blocks) - len(blocks) % 2:]
@@ -644,7 +651,7 @@ def _series_values(q: np.ndarray, K: int):
     P3 = -(e[1] ** 3) + 3 * e[1] * e[2] - 3 * e[3]
     P2, P3 = P2 / P1 ** 2, P3 / P1 ** 3
     ratio = P1 * h[K - 2] / h[K - 1]
-    return gen.product_form_colours_arb(P2, ratio), gen.product_form_p_new_arb(P2, P3, ratio), ratio
+    return gen.product_form_colours_arb(P2, ratio), gen.product_form_p_new_arb(P2, P3, ratio), ratio, h[K] / h[K - 1] / P1
 
 
 def exact_stationary_rational(p, K: int) -> Fraction:
