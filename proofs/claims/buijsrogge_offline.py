@@ -27,7 +27,9 @@ How each kind of statement is checked:
   the band's edges, used only when Shapiro–Wilk does not reject normality);
   an uncertain cell doubles its runs (16, 32, up to
   ``SINGLE_RUN_MAX_REPLICATES``) while more runs can decide it, and otherwise
-  says that its printed value sits on the band's edge.
+  says that its printed value sits on the band's edge.  The 627 cells are
+  not 627 independent tests: they rest on 174 to 376 thesis runs
+  (:func:`table_8_series` says which cells share a run).
 
 Readings stated once for all of Chapter 8 (evidence in the claims named):
 
@@ -681,6 +683,35 @@ for _tab in ("8.8", "8.9", "8.10"):
             _cell(f"Buijsrogge Table {_tab}", _row["row"], f"T{_col}k", _row[_col], ONE_QUEUE, "0.9",
                   int(_row["row"]), int(_col) * 1000,
                   ref=f", {'T*' if _tab == '8.10' else 'T'}={_col}·10³")
+
+
+def table_8_series() -> tuple[int, int, int]:
+    """(cells, fewest, most): the single-run cells of Tables 8.1, 8.2, 8.4–8.10 and how many independent
+    thesis runs they rest on; cells read from one run are not independent tests.  Shared for certain: Tables 8.1
+    and 8.2 print two counts of one run per (γ, δ) (§8.2); Table 8.5's γ = 0.9 column (δ = 10..2) is Table 8.6's
+    run 200000/1 (``buijsrogge.table-8.run-length``); a row of Table 8.8 or 8.9 is one trajectory read every
+    5·10⁴ steps.  Unknown, hence two counts: whether the columns T/simulation k of Tables 8.4, 8.6 and 8.7 are one
+    run per (δ, k) read at several T (fewest) or a run per column (most), and likewise one run per row of Table
+    8.10 or one per T*.
+
+    >>> table_8_series()
+    (627, 174, 376)
+    """
+    def shape(name, cols):
+        rows = T.parse(getattr(T, f"TABLE_{name}"), cols)
+        return rows, sum(r[c] != "-" for r in rows for c in cols)
+
+    (r81, c81), (_, c82) = shape("8_1", T.GAMMAS), shape("8_2", T.GAMMAS)
+    (r84, c84), (r86, c86), (_, c87) = (shape("8_4", T.SIM_COLUMNS_8_4), shape("8_6", T.SIM_COLUMNS_8_4),
+                                        shape("8_7", T.SIM_COLUMNS_8_7))
+    (_, c85), (r88, c88), (r89, c89), (r810, c810) = (shape("8_5", T.GAMMAS_8_5), shape("8_8", T.STEPS_8_8),
+                                                      shape("8_9", T.STEPS_8_8), shape("8_10", T.STEPS_8_8))
+    cells = c81 + c82 + c84 + c85 + c86 + c87 + c88 + c89 + c810
+    certain = c81 + (c85 - len(r86)) + len(r88) + len(r89)  # 8.1 = 8.2; 8.5 minus its 8.6 column; a row per run
+    sims = {c.split("/")[1] for c in T.SIM_COLUMNS_8_4 + T.SIM_COLUMNS_8_7}
+    fewest = certain + len(r84) * len(sims) + len(r86) * len(sims) + len(r810)
+    most = certain + c84 + c86 + c87 + c810
+    return cells, fewest, most
 
 
 @claim("buijsrogge.table-8.run-length", source=src("§8.1–8.2", "Tables 8.1, 8.2, 8.5 (T not stated)"),
