@@ -76,3 +76,13 @@ def test_mean_field_closed_form_for_huge_sizes():
         m.colours
     with pytest.raises(TooLarge, match="nu"):
         m.nu
+
+
+def test_cli_reports_the_enclosure(capsys):
+    import json
+
+    assert main(["colours", "--K", "100", "--C", "1000", "--dist", "powerlaw:1.1", "--exact", "product", "--json"]) == 0
+    e = json.loads(capsys.readouterr().out)["exact"]
+    assert e["digits"] >= 30 and e["radius"] < 1e-13
+    other = nc.exact_stationary_series(nc.colour_distribution("powerlaw", 1000, 1.1), 100)  # the second route
+    assert other.colours_ball.overlaps(flint.arb(e["enclosure"]))
