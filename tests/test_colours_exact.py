@@ -86,3 +86,9 @@ def test_cli_reports_the_enclosure(capsys):
     assert e["digits"] >= 30 and e["radius"] < 1e-13
     other = nc.exact_stationary_series(nc.colour_distribution("powerlaw", 1000, 1.1), 100)  # the second route
     assert other.colours_ball.overlaps(flint.arb(e["enclosure"]))
+
+
+@pytest.mark.parametrize("K,C", [(3, 2), (6, 4), (9, 9)])
+def test_rational_chain_keeps_the_exact_value(K, C):
+    # the chain solved over the rationals against the product form's closed form (KC - 1)/(K + C - 2)
+    assert nc.exact_uniform(K, C, "rational").colours_exact == Fraction(K * C - 1, K + C - 2)
