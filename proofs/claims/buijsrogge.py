@@ -313,7 +313,8 @@ def _super() -> Outcome:
         "exact product form (arb balls, 30+ digits), K = 1000: " + evidence + ". The super colour dominates (it is "
         "online with probability 1 − O(1e-40) and E[S] is small) while p* <= E[1/S]: the printed criterion never "
         "holds in stationarity (rate balance p_i = E[1{q_i>0}/S] <= E[1/S]); what marks domination is p* = E[1/S] "
-        "up to a gap below 1e-44",
+        "up to a gap below 1e-44 (E[1/S] at γ = 1.1, C = 1e5 is cross-checked by the series route in "
+        "buijsrogge.colours.exact-two-routes)",
         printed="the super colour dominates when p* > E[1/S] > 1/K; not when p* < E[1/S]",
         corrected="in stationarity p* <= E[1/S] always (p_i = E[1{q_i>0}/S]); the super colour dominates when "
                   "E[1/S] − p* is small, since P(it is absent) <= K (E[1/S] − p*)",
@@ -636,15 +637,17 @@ def _sim_exact() -> Outcome:
 
 
 @claim("buijsrogge.colours.exact-two-routes", source=src("§5.5", "Fig 5.16 (γ = 1.1, C = 1e5, K = 1000)"),
-       statement="(our exact route at the thesis's largest size) the product-form E[S] and P_new agree to 30 digits "
+       statement="(our exact route at the thesis's largest size) the product-form E[S], P_new and E[1/S] agree to 30 digits "
                  "by power sums with Newton's identities and by series inversion of prod(1 - p_i t)",
        method=Method.INTERVAL, slow=True)
 def _exact_two_routes() -> Outcome:
     p = nc.colour_distribution("powerlaw", 100_000, 1.1)
     a = nc.exact_stationary(p, 1000)
     b = nc.exact_stationary_series(p, 1000)
-    ok = a.colours_ball.overlaps(b.colours_ball) and a.p_new_ball.overlaps(b.p_new_ball) and min(a.digits, b.digits) >= 30
-    return Outcome.judge(ok, f"E[S]: Newton {a.colours_ball.mid().str(32, radius=False)} ± {float(a.colours_ball.rad()):.1e} "
+    ok = (a.colours_ball.overlaps(b.colours_ball) and a.p_new_ball.overlaps(b.p_new_ball)
+          and a.inverse_colours_ball.overlaps(b.inverse_colours_ball) and min(a.digits, b.digits) >= 30)
+    return Outcome.judge(ok, f"E[1/S] {float(a.inverse_colours_ball.mid()):.17f} in both routes' balls (radii "
+                         f"{float(a.inverse_colours_ball.rad()):.1e}, {float(b.inverse_colours_ball.rad()):.1e}); E[S]: Newton {a.colours_ball.mid().str(32, radius=False)} ± {float(a.colours_ball.rad()):.1e} "
                          f"({a.prec} bits), series {b.colours_ball.mid().str(32, radius=False)} ± {float(b.colours_ball.rad()):.1e} "
                          f"({b.prec} bits); P_new {a.p_new:.15f} / {b.p_new:.15f}; the float64 power sums of the "
                          "previous release gave 8.2589 (p_1^k underflows for k > ~320)",
