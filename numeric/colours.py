@@ -12,7 +12,14 @@ online`` (``(C - S)/C`` for uniform colours, as in Theorem 4.2.1).
 - :func:`mean_field` is Theorem 4.2.1 / Corollary 4.2.1;
 - :func:`exact_uniform` solves the exact chain on occupancy partitions of K
   (uniform colours), :func:`exact_general` the chain on occupancy vectors
-  (any ``p``, small sizes).
+  (any ``p``, small sizes);
+- :func:`exact_stationary` gives E[S], P_new and E[1/S] at any size from the
+  product form as rigorous balls (power sums and Newton's identities), with
+  :func:`exact_stationary_series` (series inversion) as the independent route
+  and :func:`exact_stationary_rational` (Fractions) for small sizes.  They are
+  exact for the float64 vector given: :func:`colour_distribution` rounds
+  each p_c to float64, which moves E[S] by less than 1e-15 relative (1-ulp
+  perturbations of p, powerlaw γ = 1, C = 1e4, K = 1000).
 
 >>> round(initial_expected(colour_distribution("uniform", 1000), 100), 4)
 95.2079
@@ -102,32 +109,62 @@ def initial_expected(p, K: int) -> float:
 
 @dataclass(frozen=True)
 class MeanField:
-    """Theorem 4.2.1 and Corollary 4.2.1 for uniform colours."""
+    """Theorem 4.2.1 and Corollary 4.2.1 for uniform colours: the exact Fractions of the closed forms, their floats,
+    and ν(i), i = 0..K, formed on demand (``nu``: K + 1 floats, refused with `TooLarge` beyond the memory limit).
+    """
 
     K: int
     C: int
-    colours: float  # KC/(K+C-1)
-    p_new: float  # (C-1)/(K+C-1)
-    nu: np.ndarray = field(repr=False)  # nu(i), i = 0..K (nu(0) = C - colours)
+    colours_exact: Fraction  # KC/(K+C-1)
+    p_new_exact: Fraction  # (C-1)/(K+C-1)
     method: str = "closed form (Thm 4.2.1, Cor 4.2.1)"
+
+    @property
+    def colours(self) -> float:
+        """KC/(K+C−1) as a float (correctly rounded from the Fraction)."""
+        return _float_of(self.colours_exact, "K" if self.K >= self.C else "C", self.K if self.K >= self.C else self.C)
+
+    @property
+    def p_new(self) -> float:
+        """(C−1)/(K+C−1) as a float (in [0, 1], always representable)."""
+        return float(self.p_new_exact)
+
+    @property
+    def nu(self) -> np.ndarray:
+        """ν(i), i = 0..K (Cor 4.2.1), ν(0) = C − KC/(K+C−1); K + 1 float64 values."""
+        nbytes = 16.0 * (self.K + 1) if self.K < 10**300 else math.inf  # a float beyond 1e308 would overflow
+        require_memory(nbytes, "K", f"the mean-field nu(i), i = 0..K, at K = {self.K}", value=self.K)
+        K, C = self.K, self.C
+        if K == 1:
+            # The float form exp((i-1) log(K-1) - ...) is 0 * -inf at K = 1; the
+            # mpmath twin evaluates the derived power form, 0**0 = 1.
+            nu_K = np.array([float(gen.mean_field_nu_mp(1, 1, C))])
+        else:
+            nu_K = gen.mean_field_nu(np.arange(1, K + 1, dtype=float), float(K), float(C))
+        return np.concatenate([[float(C - self.colours_exact)], nu_K])
+
+
+def _float_of(x: Fraction, argument: str, value) -> float:
+    """``float(x)``, or `TooLarge` naming ``argument`` when x exceeds the float range."""
+    try:
+        return float(x)
+    except OverflowError:
+        raise TooLarge(argument, "the value exceeds the float64 range (1.8e308); use the exact Fraction "
+                                 "(colours_exact)", value=value) from None
 
 
 def mean_field(K: int, C: int) -> MeanField:
     """The mean-field values for uniform colours: E[S] ≈ KC/(K+C−1), P_new ≈ (C−1)/(K+C−1) and ν(i), i = 0..K
-    (Buijsrogge, Thm 4.2.1, Cor 4.2.1).
+    (Buijsrogge, Thm 4.2.1, Cor 4.2.1), exact in integers for any K, C ≥ 1 (the closed form needs no memory).
+
+    >>> mean_field(10**400, 10**400).colours_exact == Fraction(10**800, 2 * 10**400 - 1)
+    True
+    >>> mean_field(10**18, 10**18).colours
+    5e+17
     """
     K = require_int(K, "K", minimum=1)
     C = require_int(C, "C", minimum=1)
-    if K == 1 and C == 1:
-        return MeanField(1, 1, 1.0, 0.0, np.array([0.0, 1.0]))
-    s = float(gen.mean_field_colours(K, C))
-    if K == 1:
-        # The float form exp((i-1) log(K-1) - ...) is 0 * -inf at K = 1; the
-        # mpmath twin evaluates the derived power form, 0**0 = 1.
-        nu_K = np.array([float(gen.mean_field_nu_mp(1, 1, C))])
-    else:
-        nu_K = gen.mean_field_nu(np.arange(1, K + 1, dtype=float), float(K), float(C))
-    return MeanField(K, C, s, float(gen.mean_field_p_new(K, C)), np.concatenate([[C - s], nu_K]))
+    return MeanField(K, C, Fraction(K * C, K + C - 1), Fraction(C - 1, K + C - 1))
 
 
 # ----------------------------------------------------------------------------
@@ -150,6 +187,7 @@ class ExactResult:
     iterations: int = 0
     pi: np.ndarray | None = field(default=None, repr=False)
     partitions: list | None = field(default=None, repr=False)
+    colours_exact: Fraction | None = None  # E[S] as a Fraction (method "rational"; the floats above are its roundings)
 
 
 def partition_count(K: int, C: int) -> int:
@@ -161,6 +199,24 @@ def partition_count(K: int, C: int) -> int:
         for n in range(part, K + 1):
             q[n] += q[n - part]
     return q[K]
+
+
+def require_chain_states(K: int, C: int) -> None:
+    """Refuse (`TooLarge`) an exact chain on partitions with more than ``EXACT_STATE_LIMIT`` states, in
+    O(1) when a lower bound already exceeds it: partitions of K into at most 3 parts number at least K²/12.
+
+    >>> try:
+    ...     require_chain_states(10**9, 10**9)
+    ... except TooLarge as e:
+    ...     print(e)
+    K: exact chain would have at least 83333333333333333 states (> 40000); lower K (got 1000000000)
+    """
+    m = min(K, C)
+    if m >= 3 and K * K // 12 > EXACT_STATE_LIMIT:
+        raise TooLarge("K", f"exact chain would have at least {K * K // 12} states (> {EXACT_STATE_LIMIT}); lower K", value=K)
+    n = partition_count(K, C) if m >= 3 else (K // 2 + 1 if m == 2 else 1)
+    if n > EXACT_STATE_LIMIT:
+        raise TooLarge("K", f"exact chain would have {n} states (> {EXACT_STATE_LIMIT}); lower K", value=K)
 
 
 def _partitions(K: int, maxparts: int):
@@ -232,9 +288,7 @@ def exact_uniform(K: int, C: int, method: str = "lu", keep_pi: bool = False) -> 
     """
     K = require_int(K, "K", minimum=1)
     C = require_int(C, "C", minimum=1)
-    n = partition_count(K, C)
-    if n > EXACT_STATE_LIMIT:
-        raise TooLarge("K", f"exact chain would have {n} states (> {EXACT_STATE_LIMIT}); lower K", value=K)
+    require_chain_states(K, C)
     if method not in ("lu", "power", "rational"):
         raise InvalidInput("method", "must be lu, power or rational", value=method)
     parts, rows, cols, probs = uniform_transitions(K, C, exact=(method == "rational"))
@@ -255,7 +309,7 @@ def exact_uniform(K: int, C: int, method: str = "lu", keep_pi: bool = False) -> 
             nu[v] += x
     nu[0] = C - colours
     return ExactResult(K, C, len(parts), colours, 1 - colours / C, nu, method, resid, it,
-                       pif if keep_pi else None, parts if keep_pi else None)
+                       pif if keep_pi else None, parts if keep_pi else None, S if method == "rational" else None)
 
 
 def _stationary_lu(P, pin: int = -1) -> np.ndarray:
@@ -329,6 +383,9 @@ def exact_general(p, K: int, state_limit: int = 20_000) -> ExactResult:
     p = require_probability_vector(p, "p")
     K = require_int(K, "K", minimum=1)
     C = p.size
+    log_n = math.lgamma(K + C) - math.lgamma(C) - math.lgamma(K + 1)  # before forming the exact binomial
+    if log_n > math.log(state_limit) + 1:
+        raise TooLarge("K", f"exact chain on occupancy vectors would have about e^{log_n:.1f} states (> {state_limit})", value=K)
     n = math.comb(K + C - 1, C - 1)
     if n > state_limit:
         raise TooLarge("K", f"exact chain on occupancy vectors would have {n} states (> {state_limit})", value=K)
@@ -376,87 +433,258 @@ def agree(a: float, b: float, rel: float = FLOAT_REL) -> bool:
 
 @dataclass(frozen=True)
 class ProductForm:
-    """Exact stationary E[S] and P_new for any colour law p from the product form π(q) ∝ NNZ(q) ∏ p_i^{q_i},
-    with the ratio h_{K−2}/h_{K−1} and the working digits.
+    """Exact stationary E[S] and P_new for any colour law p from the product form π(q) ∝ NNZ(q) ∏ p_i^{q_i}:
+    the float values, the rigorous balls they come from (python-flint ``arb``), the ratio h_{K−2}/h_{K−1}, the
+    working precision and the certified relative digits.
     """
     K: int
     C: int
-    colours: float  # E[S] = 1 + (1 - P2) h_{K-2}/h_{K-1}
+    colours: float  # E[S] = 1 + (1 - P2) h_{K-2}/h_{K-1}, the midpoint of colours_ball
     p_new: float  # E[absent mass] = (1 - P2) - (P2 - P3) h_{K-2}/h_{K-1}
-    ratio: object  # h_{K-2}(p)/h_{K-1}(p) at working precision
-    digits: int
-    method: str = "product form; h_n by Newton's identities in mpmath"
+    colours_ball: object = field(repr=False)  # flint.arb enclosing E[S] for the input p (normalised exactly)
+    p_new_ball: object = field(repr=False)
+    ratio: object = field(repr=False)  # h_{K-2}/h_{K-1} of the normalised p, a flint.arb
+    inverse_colours_ball: object = field(repr=False, default=None)  # E[1/S] = h_K/h_{K-1} (normalised p)
+    p_max_ball: object = field(repr=False, default=None)  # max_i p_i / sum_i p_i
+    digits: int = 0  # certified correct relative digits of colours (from the ball's radius)
+    prec: int = 0  # working precision in bits
+    method: str = ""
+
+    @property
+    def radius(self) -> float:
+        """Rigorous bound on |colours − E[S]|: the ball's radius plus the rounding of its midpoint to float."""
+        return float(self.colours_ball.rad()) + abs(self.colours) * 2.0**-52
 
 
-def product_form_cost(C: int, K: int) -> tuple[float, float]:
-    """Estimated (bytes, seconds) of :func:`exact_stationary`: the K²/2 mpmath
-    products of Newton's identities, the C·K power-sum products (mpmath below
-    3·10⁶ of them, numpy above) and one mpf per colour (measured on this machine)."""
-    powers = C * (K - 1)
-    seconds = 1.5e-6 * K * K / 2 + (2e-6 if powers <= 3_000_000 else 2e-9) * powers + 2e-6 * C
-    return 120.0 * C + 200.0 * K, seconds
+# Cost model of the product form (measured on this machine with python-flint 0.9: one arb product and sum
+# per active power, one arb multiply-add per term of Newton's identities).
+ARB_OP_SECONDS = 2.0e-6
+ARB_BYTES = 64  # one arb and its list slot
 
 
-def require_product_form_budget(C: int, K: int) -> None:
-    """Refuse (`TooLarge`) a product-form evaluation beyond the memory or time limit."""
-    nbytes, seconds = product_form_cost(C, K)
+def _active_powers(q: np.ndarray, K: int, bits: float) -> np.ndarray:
+    r"""Per colour (``q`` sorted descending, positive), how many of the powers
+    :math:`(q_i/q_1)^k`, ``k = 1..K``, reach :math:`2^{-\text{bits}}`: the terms
+    :func:`power_sums_arb` forms; smaller ones go into a rigorous tail bound."""
+    L = np.log2(q[0] / q)
+    with np.errstate(divide="ignore"):
+        reach = np.floor(bits / L)  # inf where q_i = q_1: every power is formed
+    return np.minimum(K, reach).clip(min=1).astype(np.int64)
+
+
+def product_form_cost(C: int, K: int, terms: int | None = None) -> tuple[float, float]:
+    """Estimated (bytes, seconds) of :func:`exact_stationary`: ``terms`` active powers (at most C·(K−1); pass
+    the count from :func:`_active_powers` when p is known), K²/2 terms of Newton's identities, one arb per colour."""
+    terms = C * (K - 1) if terms is None else terms
+    seconds = ARB_OP_SECONDS * (terms + K * K / 2 + C)
+    return float(ARB_BYTES) * (C + 2 * K) + 24.0 * C, seconds
+
+
+def require_product_form_budget(C: int, K: int, terms: int | None = None) -> None:
+    """Refuse (`TooLarge`) a product-form evaluation beyond the memory or time limit; called before ``p`` is built
+    with the lower bound ``terms = C`` (every colour's first power), and again with the exact count."""
+    nbytes, seconds = product_form_cost(C, K, terms)
     require_memory(nbytes, "C", f"the product form with C = {C} colours", value=C)
-    require_seconds(seconds, "K", f"the product form at K = {K} (K²/2 high-precision products)", value=K)
+    require_seconds(seconds, "K", f"the product form at K = {K} ({K}²/2 ball products and the power sums)", value=K)
+
+
+def _sorted_positive(p) -> np.ndarray:
+    """``p`` as positive float64 entries sorted descending (the order does not change E[S])."""
+    p = require_probability_vector(p, "p")
+    q = np.sort(p[p > 0])[::-1]
+    return q
+
+
+def power_sums_arb(q: np.ndarray, K: int, prec: int) -> list:
+    r"""Balls enclosing :math:`P_k = \sum_i q_i^k`, ``k = 1..K-1``, for the float64 entries
+    ``q`` (sorted descending), each entry taken exactly.
+
+    Every product is a ball product, so no power underflows or loses digits
+    (float64 powers underflow at :math:`q_1^k < 10^{-308}`, k ≈ 320 for
+    :math:`q_1 = 0.1`: issue 30).  A power with :math:`(q_i/q_1)^k < 2^{-b}`,
+    :math:`b = \text{prec} + \log_2 C + 8`, is not formed: those terms add the
+    rigorous interval :math:`[0, n_{dropped}\,2^{1-b} q_1^k]`.
+
+    >>> import flint
+    >>> P = power_sums_arb(np.array([0.5, 0.25, 0.25]), 4, 64)
+    >>> [p.str(5) for p in P]
+    ['1.0000', '0.37500', '0.15625']
+    """
+    import flint
+
+    C = q.size
+    bits = prec + math.log2(C) + 8
+    with np.errstate(divide="ignore"):
+        L = np.log2(q[0] / q)  # ascending, L[0] = 0
+    ball = [flint.arb(float(x)) for x in q]  # exact: a float64 is a dyadic rational
+    tail_unit = flint.arb(2) ** (1 - math.ceil(bits))
+    P = [sum(ball, flint.arb(0))]
+    cur = ball
+    for k in range(2, K):
+        n = int(np.searchsorted(L, bits / k, side="right"))  # colours with (q_i/q_1)^k >= 2^-bits
+        cur = [c * x for c, x in zip(cur[:n], ball[:n])]
+        s = sum(cur, flint.arb(0))
+        if n < C:
+            s += flint.arb(0).union((C - n) * tail_unit * ball[0] ** k)
+        P.append(s)
+    return P
+
+
+def newton_h(P: list, n_max: int) -> list:
+    r"""Complete homogeneous symmetric polynomials :math:`h_0..h_{n_{max}}` from the power
+    sums by Newton's identities :math:`n h_n = \sum_{k=1}^n P_k h_{n-k}`: only positive
+    terms, so ball radii stay relative to the values (no cancellation).
+
+    >>> import flint
+    >>> h = newton_h([flint.arb(1), flint.arb(0.5)], 2)   # p = (1/2, 1/2)
+    >>> [x.str(5) for x in h]
+    ['1.0000', '1.0000', '0.75000']
+    """
+    import flint
+
+    h = [flint.arb(1)]
+    for n in range(1, n_max + 1):
+        acc = flint.arb(0)
+        for k in range(1, n + 1):
+            acc += P[k - 1] * h[n - k]
+        h.append(acc / n)
+    return h
 
 
 def exact_stationary(p, K: int, dps: int = 30) -> ProductForm:
     r"""Exact stationary E[colours] and P_new of the chain without offline
-    structure, any colour distribution ``p``, any size.
+    structure, any colour distribution ``p``, any size, as rigorous balls.
 
     With :math:`h_n` the complete homogeneous symmetric polynomials of ``p``
-    and :math:`P_k = \sum_i p_i^k`:
+    and :math:`P_k = \sum_i p_i^k` (``p`` normalised exactly, :math:`P_1 = 1`):
     :math:`E[S] = 1 + (1-P_2)\,h_{K-2}/h_{K-1}` and
     :math:`P_{new} = (1-P_2) - (P_2-P_3)\,h_{K-2}/h_{K-1}`;
-    for uniform p, :math:`E[S] = (KC-1)/(K+C-2)`.
-    Newton's identities :math:`n h_n = \sum_{k=1}^n P_k h_{n-k}` have only
-    positive terms, so the recursion is stable; it runs in mpmath at ``dps``
-    digits (power sums from float64 ``p``, summed with ``math.fsum``).
-    """
-    import mpmath
+    for uniform p, :math:`E[S] = (KC-1)/(K+C-2)`.  The float64 entries of
+    ``p`` are taken exactly and divided by their exact sum (a float64 vector
+    rarely sums to 1); :func:`power_sums_arb` and :func:`newton_h` run in
+    python-flint balls at ``prec`` bits, so ``colours_ball`` encloses the
+    stationary value of that input and ``digits`` says how many relative
+    digits the ball certifies (at least ``dps``, else `SolverError`).
+    Also :math:`E[1/S] = h_K/h_{K-1}` (``inverse_colours_ball``): with
+    :math:`\pi(q) \propto S(q)\prod p_i^{q_i}` the normaliser is
+    :math:`\sum_i p_i h_{K-1} = h_{K-1}` and :math:`\sum_q \prod p_i^{q_i} = h_K`.
+    The independent route is :func:`exact_stationary_series`.
 
-    p = require_probability_vector(p, "p")
+    >>> r = exact_stationary(np.full(4, 0.25), 3)
+    >>> r.colours, r.digits >= 30    # (KC - 1)/(K + C - 2) = 11/5
+    (2.2, True)
+    """
+    import flint
+
     K = require_int(K, "K", minimum=1)
-    require_product_form_budget(p.size, K)
-    if K == 1:
-        return ProductForm(1, p.size, 1.0, float(1 - math.fsum(p * p)), mpmath.mpf(0), dps)
-    with mpmath.workdps(dps + 10):
-        n_needed = K - 1
-        # power sums P_k, k = 1..K-1, at working precision (vectorised in float
-        # would lose digits for large k; use repeated products in mpmath); the
-        # mpf copy of p is built only where it is used (C conversions cost more
-        # than the float power sums at C = 1e5)
-        pm = None
-        if np.count_nonzero(p) * n_needed > 3_000_000:
-            pw = np.array(p[p > 0], dtype=float)
-            cur = pw.copy()
-            P = [mpmath.mpf(1)]
-            for k in range(2, n_needed + 1):
-                cur = cur * pw
-                P.append(mpmath.mpf(float(np.sum(cur))))
+    dps = require_int(dps, "dps", minimum=1)
+    q = _sorted_positive(p)
+    require_product_form_budget(q.size, K, q.size)
+    prec = int(dps * 3.33) + 64
+    require_product_form_budget(q.size, K, int(_active_powers(q, K, prec + math.log2(q.size) + 8).sum()))
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        if K == 1:
+            P = power_sums_arb(q, 4, prec)
+            ratio, inverse = flint.arb(0), flint.arb(1)
         else:
-            pm = [mpmath.mpf(float(x)) for x in p[p > 0]]
-            cur = list(pm)
-            P = [mpmath.fsum(pm)]
-            for k in range(2, n_needed + 1):
-                cur = [a * b for a, b in zip(cur, pm)]
-                P.append(mpmath.fsum(cur))
-        h = [mpmath.mpf(1)]
-        for n in range(1, n_needed + 1):
-            h.append(mpmath.fsum(P[k - 1] * h[n - k] for k in range(1, n + 1)) / n)
-        ratio = h[K - 2] / h[K - 1]
-        if len(P) < 3 and pm is None:
-            pm = [mpmath.mpf(float(x)) for x in p[p > 0]]
-        P2 = P[1] if len(P) > 1 else mpmath.fsum(x * x for x in pm)
-        P3 = P[2] if len(P) > 2 else mpmath.fsum(x**3 for x in pm)
-        # closed forms derived from the product form (derive/buijsrogge.py)
-        colours = gen.product_form_colours_mp(P2, ratio)
-        p_new = gen.product_form_p_new_mp(P2, P3, ratio)
-    return ProductForm(K, p.size, float(colours), float(p_new), ratio, dps)
+            P = power_sums_arb(q, max(K + 1, 4), prec)
+            h = newton_h(P, K)
+            ratio = P[0] * h[K - 2] / h[K - 1]  # h_n(p/P1) = h_n(p)/P1^n
+            inverse = h[K] / h[K - 1] / P[0]
+        p_max = flint.arb(float(q[0])) / P[0]
+        P2, P3 = P[1] / P[0] ** 2, P[2] / P[0] ** 3
+        colours = gen.product_form_colours_arb(P2, ratio) if K > 1 else flint.arb(1)
+        p_new = gen.product_form_p_new_arb(P2, P3, ratio) if K > 1 else 1 - P2
+    finally:
+        flint.ctx.prec = old
+    return _product_form_result(K, q.size, colours, p_new, ratio, prec, dps, "product form; power sums and Newton's identities in arb balls", inverse, p_max)
+
+
+def _product_form_result(K, C, colours, p_new, ratio, prec, dps, method, inverse=None, p_max=None) -> ProductForm:
+    """Package the balls; refuse (`SolverError`) a ball certifying fewer than ``dps`` digits."""
+    bits = colours.rel_accuracy_bits()
+    digits = int(bits * math.log10(2)) if bits < 10**6 else 10**6
+    if digits < dps:
+        raise SolverError(f"{method}: the enclosure of E[S] certifies {digits} digits (< {dps}) at {prec} bits: {colours.str(20, radius=True)}")
+    return ProductForm(K, C, float(colours.mid()), float(p_new.mid()), colours, p_new, ratio, inverse, p_max, digits, prec, method)
+
+
+def exact_stationary_series(p, K: int, dps: int = 30, max_prec: int = 4096) -> ProductForm:
+    r"""The second route to :func:`exact_stationary`: :math:`h_n` read off the
+    generating function :math:`\sum_n h_n t^n = 1/\prod_i (1 - p_i t)`
+    (Macdonald, *Symmetric functions*, I.2.5) instead of Newton's identities.
+    The product is built by a tree of ``arb_poly.from_roots`` blocks and
+    truncated series products, then inverted as a power series; the
+    inversion cancels (the coefficients of :math:`\prod(1-p_i t)` alternate),
+    so the precision doubles from twice the target until the ball certifies ``dps``
+    digits or ``max_prec`` bits is reached (`SolverError`).
+
+    >>> r = exact_stationary_series(np.full(4, 0.25), 3)
+    >>> r.colours
+    2.2
+    """
+    import flint
+
+    K = require_int(K, "K", minimum=2)
+    dps = require_int(dps, "dps", minimum=1)
+    q = _sorted_positive(p)
+    require_product_form_budget(q.size, K)
+    prec = 2 * (int(dps * 3.33) + 64)  # the inversion loses about as many bits as it keeps (measured: C >= 1e4, K = 1000)
+    old_prec, old_cap = flint.ctx.prec, flint.ctx.cap
+    try:
+        while True:
+            flint.ctx.prec, flint.ctx.cap = prec, K + 3
+            colours, p_new, ratio, inverse = _series_values(q, K)
+            if colours.rel_accuracy_bits() >= dps * 3.33 + 4 or prec >= max_prec:
+                break
+            prec *= 2
+    finally:
+        flint.ctx.prec, flint.ctx.cap = old_prec, old_cap
+    return _product_form_result(K, q.size, colours, p_new, ratio, prec, dps, "product form; h_n by series inversion of prod(1 - p_i t) in arb balls", inverse)
+
+
+def _series_values(q: np.ndarray, K: int):
+    """(E[S], P_new, ratio) balls by the generating-function route at the current flint precision."""
+    import flint
+
+    ball = [flint.arb(float(x)) for x in q]
+    P1 = sum(ball, flint.arb(0))
+    blocks = [flint.arb_series(flint.arb_poly.from_roots(ball[s:s + K]).coeffs()[::-1], prec=K + 3)
+              for s in range(0, len(ball), K)]  # prod (x - p_i) reversed is prod (1 - p_i t)
+    while len(blocks) > 1:
+        blocks = [blocks[i] * blocks[i + 1] for i in range(0, len(blocks) - 1, 2)] + blocks[len(blocks) - len(blocks) % 2:]
+    e = blocks[0].coeffs() + [flint.arb(0)] * 4  # e_k with sign (-1)^k
+    h = blocks[0].inv().coeffs()
+    P2 = e[1] ** 2 - 2 * e[2]  # Newton: P2 = e1^2 - 2 e2, P3 = e1^3 - 3 e1 e2 + 3 e3 (e_k = |coefficient|)
+    P3 = -(e[1] ** 3) + 3 * e[1] * e[2] - 3 * e[3]
+    P2, P3 = P2 / P1 ** 2, P3 / P1 ** 3
+    ratio = P1 * h[K - 2] / h[K - 1]
+    return gen.product_form_colours_arb(P2, ratio), gen.product_form_p_new_arb(P2, P3, ratio), ratio, h[K] / h[K - 1] / P1
+
+
+def exact_stationary_rational(p, K: int) -> Fraction:
+    r"""E[S] as an exact Fraction for the float64 entries of ``p`` (normalised exactly), by
+    Newton's identities over the rationals: a third route, for small C·K only.
+
+    >>> exact_stationary_rational([0.25] * 4, 3)
+    Fraction(11, 5)
+    """
+    q = _sorted_positive(p)
+    K = require_int(K, "K", minimum=2)
+    require_seconds(1e-6 * q.size * K + 1e-5 * K * K * (len(q) + K), "K", f"exact rational product form at K = {K}, C = {q.size}", value=K)
+    f = [Fraction(float(x)) for x in q]
+    P1 = sum(f)
+    f = [x / P1 for x in f]
+    P, cur = [], [Fraction(1)] * len(f)
+    for _ in range(max(K - 1, 2)):
+        cur = [c * x for c, x in zip(cur, f)]
+        P.append(sum(cur))
+    h = [Fraction(1)]
+    for n in range(1, K):
+        h.append(sum(P[k - 1] * h[n - k] for k in range(1, n + 1)) / n)
+    return 1 + (1 - P[1]) * h[K - 2] / h[K - 1]
 
 
 def exact_nu_uniform(K: int, C: int) -> list[Fraction]:

@@ -5,7 +5,7 @@ import math
 
 from ._common import Progress, add_progress_option, inputs, integer, print_json, progress_wanted, require_finite_output
 
-BYTES_PER_COLOUR = 48  # p (or the mean field's nu) and a few float64 work arrays per entry
+BYTES_PER_COLOUR = 48  # p and a few float64 work arrays per entry
 
 NAME = "colours"
 HELP = "Expected colours in the BUbiNG workbench: (3.1), mean field KC/(K+C-1), exact chain, simulation, offline strategies."
@@ -107,10 +107,12 @@ def run(args) -> int:
         require_int(args.simulate, "--simulate", minimum=MIN_STEPS)
         if not 0 <= args.seed <= MAX_SEED:
             raise InvalidInput("--seed", "must lie in [0, 2**64)", value=args.seed)
+    if args.exact == "product":  # its least work (K²/2 ball products, one power per colour), before p is built
+        nc.require_product_form_budget(C, K, C)
+    elif args.exact == "chain":
+        nc.require_chain_states(K, C)
     # p and the few float64 work arrays of length C that building it needs
     require_memory(BYTES_PER_COLOUR * C, "--C", f"C = {C} colours ({BYTES_PER_COLOUR} bytes each)", value=C)
-    if kind == "uniform":  # the mean field's nu(i), i = 0..K, and its work arrays
-        require_memory(BYTES_PER_COLOUR * K, "--K", f"the mean field at K = {K} ({BYTES_PER_COLOUR} bytes per K)", value=K)
     p = nc.colour_distribution(kind, C, *params)
     out = {"K": K, "C": C, "dist": args.dist, "initial_expected": nc.initial_expected(p, K)}
     if kind == "uniform":
@@ -129,7 +131,8 @@ def run(args) -> int:
                         "residual": r.residual}
     elif args.exact == "product":
         r = nc.exact_stationary(p, K)
-        out["exact"] = {"colours": r.colours, "p_new": r.p_new, "method": r.method, "digits": r.digits}
+        out["exact"] = {"colours": r.colours, "p_new": r.p_new, "method": r.method, "digits": r.digits,
+                        "radius": r.radius, "enclosure": r.colours_ball.str(r.digits, radius=True)}
     if args.exact and out["p_new"] is None:
         out["p_new"] = out["exact"]["p_new"]
     if args.simulate is not None:

@@ -285,17 +285,40 @@ def _cor_424_p() -> Outcome:
 
 
 @claim("buijsrogge.colours.super-colour", source=src("§4.3.2", "super colours"),
-       statement="a colour dominates when p* > E[1/S]; uniform colours never do", method=Method.SYMBOLIC, slow=True)
+       statement="the super colour dominates the online structure when p* > E[1/S] (> 1/K), and no longer when "
+                 "p* < E[1/S]", method=Method.NUMERIC_HP, slow=True)
 def _super() -> Outcome:
-    # load of a uniform colour at the mean-field S: p S = S/C = K/(K+C-1) < 1 for C > 1
+    # In stationarity colour i leaves at rate E[1{q_i > 0}/S] and enters at rate p_i, so p_i = E[1{q_i>0}/S] <= E[1/S]:
+    # the printed criterion can never hold.  From the product form E[1/S] = h_K/h_{K-1} (numeric/colours.py), and
+    # P(colour i absent)/K <= E[1{q_i = 0}/S] = E[1/S] - p_i gives P(absent) <= K (E[1/S] - p_i).
     load = sp.simplify(d.super_colour_load(1 / C_, d.mean_field_colours()))
-    ok = _zero(load - K_ / (K_ + C_ - 1)) and sp.simplify(1 - load) == sp.simplify((C_ - 1) / (K_ + C_ - 1))
-    # power law gamma = 1.1, C = 1e5, K = 1000: exact stationary S is small and p_1 S > 1
-    p = nc.colour_distribution("powerlaw", 100_000, 1.1)
-    ex = nc.exact_stationary(p, 1000, dps=20)
-    rho = p[0] * ex.colours
-    return Outcome.judge(ok and rho > 1, f"uniform load p*S = {load} < 1; power law γ=1.1 (C=1e5, K=1000): exact "
-                         f"E[S] = {ex.colours:.3f}, p_1 = {p[0]:.4f}, load {rho:.2f} > 1 (super colour)")
+    uniform_ok = _zero(load - K_ / (K_ + C_ - 1))
+    K, rows, dominated, printed_fires = 1000, [], True, False
+    for gamma, C in (("1.1", 100_000), ("1.0", 10_000)):
+        ex = nc.exact_stationary(nc.colour_distribution("powerlaw", C, float(gamma)), K)
+        gap = ex.inverse_colours_ball - ex.p_max_ball  # E[1/S] - p*, a ball
+        printed_fires = printed_fires or bool(gap < 0)  # the balls would contradict the rate-balance identity
+        absent = K * float(gap.upper())
+        dominated = dominated and absent < 1e-6 and ex.colours < 0.05 * K
+        rows.append(f"γ = {gamma}, C = {C}: E[S] = {ex.colours:.4f}, p* = {float(ex.p_max_ball.mid()):.15f}, E[1/S] = "
+                    f"{float(ex.inverse_colours_ball.mid()):.15f}, 0 <= E[1/S] − p* <= {float(gap.upper()):.2e} "
+                    f"(balls at {ex.prec} bits), so P(super colour absent) <= {absent:.2e}")
+    uni = nc.exact_stationary(np.full(1000, 1e-3), K)
+    rows.append(f"uniform C = K = 1000: p*/E[1/S] = {float((uni.p_max_ball / uni.inverse_colours_ball).mid()):.6f} "
+                f"= K/(K+C-1) = {K / (2 * K - 1):.6f} (symbolic: p·S at the mean field = {load})")
+    evidence = "; ".join(rows)
+    if printed_fires or not (dominated and uniform_ok):
+        return Outcome.failed("exact product form, K = 1000: " + evidence)
+    return Outcome.erratum_(
+        "exact product form (arb balls, 30+ digits), K = 1000: " + evidence + ". The super colour dominates (it is "
+        "online with probability 1 − O(1e-40) and E[S] is small) while p* <= E[1/S]: the printed criterion never "
+        "holds in stationarity (rate balance p_i = E[1{q_i>0}/S] <= E[1/S]); what marks domination is p* = E[1/S] "
+        "up to a gap below 1e-44 (E[1/S] at γ = 1.1, C = 1e5 is cross-checked by the series route in "
+        "buijsrogge.colours.exact-two-routes)",
+        printed="the super colour dominates when p* > E[1/S] > 1/K; not when p* < E[1/S]",
+        corrected="in stationarity p* <= E[1/S] always (p_i = E[1{q_i>0}/S]); the super colour dominates when "
+                  "E[1/S] − p* is small, since P(it is absent) <= K (E[1/S] − p*)",
+        evidence=evidence)
 
 
 # --------------------------------------------------------------------------- §4.3.1, heterogeneous colours
@@ -611,6 +634,24 @@ def _sim_exact() -> Outcome:
     z = (sim.mean - ex) / sim.stderr
     return Outcome.judge(abs(z) <= SIMULATION_SIGMAS, f"simulated {sim.mean:.4f} ± {sim.stderr:.4f}, exact {ex:.4f} "
                          f"(z = {z:.2f}); mean field {gen.mean_field_colours(100, 1000):.4f}")
+
+
+@claim("buijsrogge.colours.exact-two-routes", source=src("§5.5", "Fig 5.16 (γ = 1.1, C = 1e5, K = 1000)"),
+       statement="(our exact route at the thesis's largest size) the product-form E[S], P_new and E[1/S] agree to 30 digits "
+                 "by power sums with Newton's identities and by series inversion of prod(1 - p_i t)",
+       method=Method.INTERVAL, slow=True)
+def _exact_two_routes() -> Outcome:
+    p = nc.colour_distribution("powerlaw", 100_000, 1.1)
+    a = nc.exact_stationary(p, 1000)
+    b = nc.exact_stationary_series(p, 1000)
+    ok = (a.colours_ball.overlaps(b.colours_ball) and a.p_new_ball.overlaps(b.p_new_ball)
+          and a.inverse_colours_ball.overlaps(b.inverse_colours_ball) and min(a.digits, b.digits) >= 30)
+    return Outcome.judge(ok, f"E[1/S] {float(a.inverse_colours_ball.mid()):.17f} in both routes' balls (radii "
+                         f"{float(a.inverse_colours_ball.rad()):.1e}, {float(b.inverse_colours_ball.rad()):.1e}); E[S]: Newton {a.colours_ball.mid().str(32, radius=False)} ± {float(a.colours_ball.rad()):.1e} "
+                         f"({a.prec} bits), series {b.colours_ball.mid().str(32, radius=False)} ± {float(b.colours_ball.rad()):.1e} "
+                         f"({b.prec} bits); P_new {a.p_new:.15f} / {b.p_new:.15f}; the float64 power sums of the "
+                         "previous release gave 8.2589 (p_1^k underflows for k > ~320)",
+                         digits=min(a.digits, b.digits), error_bound=a.radius, certain=ok)
 
 
 @claim("buijsrogge.colours.sim-vs-exact-powerlaw", source=src("§5.5", "Fig 5.16 (stationary level)"),
