@@ -14,6 +14,12 @@ Keys::
     costs = {c_loss, c_obs, a, c_rob, c_star};  modes = [..] (optional default)
 
 A bare file name is looked up in the shipped ``crawlmath/proofs/models``.
+
+Numbers keep the decimals as written: JSON and TOML floats are parsed as
+`DecimalText` (a float that remembers its text), so the model built is the
+model of the printed decimals, exactly (``0.2`` is 1/5, and the lumped
+obsolescence rate of the §7 example is 1/5, not 0.19999999999999996); the
+float64 solvers use the correctly rounded copies.
 """
 from __future__ import annotations
 
@@ -31,7 +37,7 @@ from .bmap_model import BmapModel, Costs
 from .errors import InvalidInput
 from .tolerance import STRUCTURE_ABS
 from .validate import require_memory
-from .phase_type import BMAP, PhaseType, bmmap, independent_robots, thinned
+from .phase_type import BMAP, DecimalText, PhaseType, bmmap, exact, exact_array, independent_robots, thinned
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "proofs" / "models"
 
@@ -59,7 +65,7 @@ def _decode(p: Path) -> dict:
         if len(data) > MAX_FILE_BYTES:
             raise InvalidInput("MODEL", f"is larger than {MAX_FILE_BYTES} bytes; not a model file", value=str(p))
         text = data.decode("utf-8")
-        return tomllib.loads(text) if kind == "TOML" else json.loads(text)
+        return tomllib.loads(text, parse_float=DecimalText) if kind == "TOML" else json.loads(text, parse_float=DecimalText)
     except OSError as exc:
         raise InvalidInput("MODEL", f"cannot be read: {exc.strerror or exc}", value=str(p)) from None
     except UnicodeDecodeError as exc:
@@ -170,10 +176,11 @@ def _number_problems(obj, where=()) -> list[tuple[str, str]]:
     if isinstance(obj, bool):
         return []
     if isinstance(obj, float):
+        text = obj.text if isinstance(obj, DecimalText) else repr(obj)
         if not math.isfinite(obj):
-            return [(_path(where), f"must be finite (got {obj})")]
-        if obj != 0 and abs(obj) < sys.float_info.min:
-            return [(_path(where), f"must be 0 or at least {sys.float_info.min:.3g} in magnitude (got {obj!r})")]
+            return [(_path(where), f"must be finite (got {text})")]
+        if exact(obj, argument=_path(where)) != 0 and abs(obj) < sys.float_info.min:
+            return [(_path(where), f"must be 0 or at least {sys.float_info.min:.3g} in magnitude (got {text})")]
         return []
     if isinstance(obj, int) and abs(obj) > 2**53:
         return [(_path(where), f"must be at most 2**53 in magnitude (got {obj})")]
@@ -331,10 +338,12 @@ def _get(spec: dict, key: str, where: str):
 
 
 def _common(c: dict) -> list:
+    """The common BMAP's matrices [D_0, D_1, ...] as exact arrays (``D_k = d_k A`` computed exactly)."""
     if "D" in c:
-        return c["D"]
-    D0, A, d = _get(c, "D0", "arrivals.common"), np.asarray(_get(c, "A", "arrivals.common"), float), _get(c, "d", "arrivals.common")
-    return [D0] + [dk * A for dk in d]
+        return [exact_array(m, f"arrivals.common.D[{k}]", 2) for k, m in enumerate(c["D"])]
+    D0, A, d = _get(c, "D0", "arrivals.common"), _get(c, "A", "arrivals.common"), _get(c, "d", "arrivals.common")
+    A = exact_array(A, "arrivals.common.A", 2)
+    return [exact_array(D0, "arrivals.common.D0", 2)] + [exact(dk, argument="arrivals.common.d", entry=k) * A for k, dk in enumerate(d)]
 
 
 def arrivals_from_spec(a: dict) -> list[BMAP]:
@@ -347,7 +356,7 @@ def arrivals_from_spec(a: dict) -> list[BMAP]:
     if kind == "scaled":
         base = _common(_get(a, "common", "arrivals"))
         N = int(_get(a, "robots", "arrivals"))
-        return [BMAP([r * np.asarray(d, float) for d in base], name=f"D^({r})") for r in range(1, N + 1)]
+        return [BMAP([r * d for d in base], name=f"D^({r})") for r in range(1, N + 1)]
     if kind == "thinned":
         return thinned(BMAP(_common(_get(a, "common", "arrivals"))), _get(a, "q", "arrivals"))
     if kind == "independent":

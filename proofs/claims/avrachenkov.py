@@ -262,7 +262,7 @@ def _bmap_ball(b: BMAP, what: str):
         flint.ctx.prec = prec
         try:
             n = b.order
-            D = [flint.arb_mat([[ball(x) for x in row] for row in Dk]) for Dk in b.D]
+            D = [flint.arb_mat([[ball(x) for x in row] for row in Dk]) for Dk in b.D_exact]
             D1 = sum(D[1:], D[0])
             A = D1.transpose()
             for j in range(n):
@@ -1008,9 +1008,9 @@ def _ph_mean_ball(ph: PhaseType):
         flint.ctx.prec = prec
         try:
             n = ph.order
-            S = flint.arb_mat([[ball(x) for x in row] for row in ph.S])
+            S = flint.arb_mat([[ball(x) for x in row] for row in ph.S_exact])
             x = (-S).solve(flint.arb_mat([[1]] * n))
-            return sum((ball(b) * x[i, 0] for i, b in enumerate(ph.beta)), flint.arb(0))
+            return sum((ball(b) * x[i, 0] for i, b in enumerate(ph.beta_exact)), flint.arb(0))
         finally:
             flint.ctx.prec = old
     return compute
