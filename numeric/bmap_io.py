@@ -36,7 +36,7 @@ import numpy as np
 from .bmap_model import BmapModel, Costs
 from .errors import InvalidInput
 from .tolerance import STRUCTURE_ABS
-from .validate import require_memory
+from .validate import require_memory, require_seconds
 from .phase_type import BMAP, DecimalText, PhaseType, bmmap, exact, exact_array, independent_robots, thinned
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "proofs" / "models"
@@ -64,6 +64,7 @@ def _decode(p: Path) -> dict:
         data = p.read_bytes()
         if len(data) > MAX_FILE_BYTES:
             raise InvalidInput("MODEL", f"is larger than {MAX_FILE_BYTES} bytes; not a model file", value=str(p))
+        require_seconds(SECONDS_PER_BYTE * len(data), "MODEL", f"decoding a {len(data)}-byte model file", value=str(p))
         text = data.decode("utf-8")
         return tomllib.loads(text, parse_float=DecimalText) if kind == "TOML" else json.loads(text, parse_float=DecimalText)
     except OSError as exc:
@@ -91,6 +92,7 @@ def read_spec(name: str | Path) -> dict:
 # generator summing to 0) is checked by `_matrix_rules`, also naming key paths.
 
 MAX_FILE_BYTES = 16 * 2**20
+SECONDS_PER_BYTE = 3e-6  # decoding with every number kept as DecimalText (8.2 MB: 20 s under load; benchmarks/bmap_estimate.py)
 _NUMBER = {"type": "number"}
 _VECTOR = {"type": "array", "minItems": 1, "items": _NUMBER}
 _MATRIX = {"type": "array", "minItems": 1, "items": _VECTOR}
@@ -201,6 +203,22 @@ def _raise_all(problems: list[tuple[str, str]]) -> None:
     raise InvalidInput("MODEL", head + "; ".join(shown) + more)
 
 
+SECONDS_PER_ITEM = 2e-4  # jsonschema's check of one number or list (measured 1.8e-4 s under load; benchmarks/bmap_estimate.py)
+
+
+def _count_items(obj) -> int:
+    """Numbers, strings, lists and tables in a decoded model (iteratively: no recursion limit)."""
+    count, stack = 0, [obj]
+    while stack:
+        x = stack.pop()
+        count += 1
+        if isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    return count
+
+
 def validate_spec(spec, matrices: bool = True) -> None:
     """Check a decoded model against `MODEL_SCHEMA`, the arrivals schema of its
     interpretation and (``matrices``) the matrix rules; raise one
@@ -211,6 +229,15 @@ def validate_spec(spec, matrices: bool = True) -> None:
     ...
     crawlmath.numeric.errors.InvalidInput: MODEL: 5 problems: ... Costs: unknown key (did you mean 'costs'?); K: must be an integer (got 2.7)
     """
+    try:  # the arrivals' size first: a spec too large to build is refused before the (slower) schema check
+        size_known = bool(arrival_size(spec))
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError):
+        size_known = False  # malformed: the schema says why
+    if size_known:
+        require_arrivals(spec)
+    items = _count_items(spec)
+    require_seconds(SECONDS_PER_ITEM * items, "MODEL", f"checking a model of {items} numbers and lists against the schema",
+                    value=items)
     validator = jsonschema.Draft202012Validator(MODEL_SCHEMA)
     problems = [m for e in validator.iter_errors(spec) for m in _schema_messages(e)]
     if not isinstance(spec, dict):
@@ -366,10 +393,15 @@ def arrivals_from_spec(a: dict) -> list[BMAP]:
     raise InvalidInput("arrivals.interpretation", "must be direct, scaled, thinned, independent or bmmap", value=kind)
 
 
-def arrival_bytes(spec: dict) -> float:
-    """Estimated bytes of the per-mode BMAPs a (validated) spec builds: N modes
-    of (kmax + 1) W x W float64 matrices and their copies (x 4), W the phase
-    count (the product of the robots' orders for 'independent')."""
+# Building the arrivals (exact Fractions, then each BMAP validated in float64): ~4 ms per BMAP of order 2 and ~20 us and
+# ~240 bytes per exact matrix entry (Fraction objects, float copies), measured by benchmarks/bmap_estimate.py and rounded up.
+SECONDS_PER_BMAP, SECONDS_PER_ENTRY, BYTES_PER_ENTRY = 4e-3, 2e-5, 240.0
+
+
+def arrival_size(spec: dict) -> tuple[float, float]:
+    """(BMAPs, matrix entries) a validated spec builds: N modes of (kmax + 1)
+    W x W matrices, W the phase count (the product of the robots' orders for
+    'independent', whose kmax is the sum of theirs)."""
     a = spec["arrivals"]
     kind = a["interpretation"]
     if kind == "direct":
@@ -383,13 +415,25 @@ def arrival_bytes(spec: dict) -> float:
         W = math.prod(float(len(m[0])) for m in a["robots"])
     else:
         N, kmax, W = len(a["D"]), max(len(x) for x in a["D"]), len(a["D0"])
-    return 4 * 8 * float(N) * (kmax + 1) * float(W) ** 2
+    return float(N), float(N) * (kmax + 1) * float(W) ** 2
+
+
+def require_arrivals(spec: dict) -> None:
+    """Refuse (`TooLarge`, naming ``MODEL``) a spec whose arrival matrices
+    (every robot count: ``arrivals.robots`` is a size parameter) would exceed
+    the memory or time limits, before building any."""
+    bmaps, entries = arrival_size(spec)
+    what = f"arrivals: the matrices of {bmaps:.3g} robot count(s) ({entries:.3g} exact entries)"
+    robots = spec["arrivals"].get("robots")
+    value = f"arrivals.robots = {robots}" if isinstance(robots, int) else f"{bmaps:.0f} robot counts"
+    require_memory(BYTES_PER_ENTRY * entries, "MODEL", what, value=value)
+    require_seconds(SECONDS_PER_BMAP * bmaps + SECONDS_PER_ENTRY * entries, "MODEL", what, value=value)
 
 
 def model_from_spec(spec: dict, K: int | None = None, reduce: bool = True) -> BmapModel:
     """Validate a model spec (a dict) and build its :class:`BmapModel` (``K`` overrides the spec's; ``reduce`` lumps phases)."""
     validate_spec(spec)
-    require_memory(arrival_bytes(spec), "MODEL", "the arrival matrices of every robot count")
+    require_arrivals(spec)
     arr = arrivals_from_spec(_get(spec, "arrivals", "MODEL"))
     sv = _get(spec, "service", "MODEL")
     ob = _get(spec, "obsolescence", "MODEL")

@@ -57,7 +57,7 @@ from .errors import InvalidInput, SolverError, TooLarge
 from .generated import avrachenkov_lemma as lemma
 from .tolerance import FLOAT_REL, STRUCTURE_ABS
 from .phase_type import BMAP, Lumping, PhaseType, exact, random_bmap, random_phase_type
-from .validate import require_int, require_memory, require_real
+from .validate import require_int, require_memory, require_real, require_seconds
 
 # --- model and policy -------------------------------------------------------
 
@@ -844,6 +844,8 @@ def _tagged_vectors(model: BmapModel, ar: _Arith, A_solve: Callable | None = Non
             # service completion: the head of the buffer (r_1, or the tagged page when t = 1) starts service
             out = np.multiply.outer(S0, (beta @ v).reshape(-1))  # (M, R^{t-1}) over (r_2..r_tag)
             out = np.repeat(out.reshape(M, 1, -1), R, axis=1).reshape(-1)
+            if R == 1 and n_ahead:  # one obsolescence phase: the n_ahead positions give the same term, formed once
+                return out + n_ahead * _insert_axis(v, M, G0)
             for q in range(n_ahead):  # obsolescence of buffered page q ahead of the tagged one
                 out = out + _insert_axis(v, M * R**q, G0)
             return out
@@ -1539,6 +1541,64 @@ def evaluate_levels(model: BmapModel, levels: Sequence[int], solver: str = "auto
     st = SOLVERS[solver](model, levels)
     m = measures(model, levels, st)
     return _with_seconds(m, time.perf_counter() - t0)
+
+
+# --- cost model (issue 33) ------------------------------------------------------
+# One estimate for every entry point (CLI, `crawlmath.api`, benchmarks/bmap_estimate.py prints it against measured runs).
+# A float evaluation costs (a) building the level blocks and the tagged-page vectors: the Lemma's recipe has O(i) terms
+# per block of level i, so ~(kmax + 1) K^2 term products in all; (b) the solve: GTH on the dense generator (n^3) up to
+# `DENSE_STATES`, SuperLU up to `SPARSE_STATES`, then the matrix-free structured solver, whose level operators cost
+# ~K^2 (the Kronecker sums of Γ built per level) plus a per-state matvec cost.  Constants measured on the 2-core
+# development machine under load (benchmarks/bmap_estimate.py; README) and rounded up.
+
+DENSE_STATES, SPARSE_STATES = 600, 1500  # the 'auto' solver's choice (`evaluate_levels`)
+SECONDS_PER_TERM = 2e-5  # one recipe term of one level block, per unit of (kmax + 1) K^2
+SECONDS_STRUCTURED_K2 = 4e-4  # the structured solver's per-level operators, per K^2
+SECONDS_STRUCTURED_START = 4.0  # first call: numba compilation of the structured kernels
+SECONDS_PER_STATE = {"dense": 2e-9, "sparse": 2e-5, "structured": 1.5e-4}  # dense: per state^3
+BYTES_PER_STATE = {"dense": 24.0, "sparse": 2000.0, "structured": 1000.0}  # dense: per state^2
+SECONDS_PER_EVALUATION = 0.02
+
+
+def approx_states(model: BmapModel) -> float:
+    """``W̄ (1 + M (R^K - 1)/(R - 1))`` (``W̄ (1 + M K)`` for R = 1) as a float
+    (inf when it overflows), without forming R^K or summing K levels."""
+    W, M, R, K = model.W, model.M, model.R, model.K
+    if R == 1:
+        return float(W) * (1.0 + M * float(K))
+    log = math.log(W * M) + K * math.log(R) - math.log(R - 1)
+    return math.exp(log) if log < 700 else math.inf
+
+
+def auto_solver(states: float) -> str:
+    """The solver family 'auto' uses for a chain of ``states`` states."""
+    return "dense" if states <= DENSE_STATES else "sparse" if states <= SPARSE_STATES else "structured"
+
+
+def estimate_cost(model: BmapModel, evaluations: float = 1.0, solver: str = "auto") -> tuple[float, float]:
+    """(seconds, bytes) estimated for ``evaluations`` float evaluations of
+    policies of ``model`` with ``solver`` (see the constants above)."""
+    n = approx_states(model)
+    family = auto_solver(n) if solver == "auto" else ("structured" if solver == "structured" else "sparse")
+    K2 = float(model.K) ** 2
+    setup = SECONDS_PER_TERM * (model.kmax + 1) * K2
+    if family == "dense":
+        per, mem = SECONDS_PER_STATE["dense"] * n**3, BYTES_PER_STATE["dense"] * n**2
+    elif family == "sparse":
+        per, mem = SECONDS_PER_STATE["sparse"] * n, BYTES_PER_STATE["sparse"] * n
+    else:
+        setup += SECONDS_STRUCTURED_START
+        per, mem = SECONDS_STRUCTURED_K2 * K2 + SECONDS_PER_STATE["structured"] * n, BYTES_PER_STATE["structured"] * n
+    return setup + evaluations * (SECONDS_PER_EVALUATION + per), mem
+
+
+def require_cost(model: BmapModel, evaluations: float = 1.0, solver: str = "auto", *, argument: str = "K", value=None) -> None:
+    """Refuse (`TooLarge`, naming ``argument``) before any work when `estimate_cost` exceeds the limits
+    (``CRAWLMATH_MAX_SECONDS`` / ``CRAWLMATH_MAX_MEMORY``)."""
+    seconds, nbytes = estimate_cost(model, evaluations, solver)
+    what = f"{evaluations:.3g} evaluation(s) of K = {model.K} ({approx_states(model):.3g} states after lumping)"
+    require_memory(nbytes, argument, what, value=model.K if value is None else value)
+    require_seconds(seconds, argument, what, value=model.K if value is None else value)
 
 
 def _with_seconds(m: Measures, s: float) -> Measures:

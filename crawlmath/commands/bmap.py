@@ -85,23 +85,6 @@ def _row(m, modes, thresholds, model) -> dict:
     return d
 
 
-# Measured (README): the matrix-free solver needs ~450 bytes and ~7e-5 s per
-# state (K = 20, 4.2e6 states: 1.8 GiB, 4.6 min); small chains cost ~5 ms per
-# solve.  Estimates use ~2x.
-BYTES_PER_STATE, SECONDS_PER_STATE, SECONDS_PER_SOLVE = 1000, 1.5e-4, 0.01
-
-
-def log_states(model) -> float:
-    """ln of W (1 + M (R^K - 1)/(R - 1)) (W (1 + M K) for R = 1), the chain's
-    states after the exact lumping, without forming R^K (K may be 10^9)."""
-    W, M, R, K = model.W, model.M, model.R, model.K
-    if R == 1:
-        return math.log(W) + math.log1p(M * K)
-    # R^K - 1 ~ R^K for the sizes where it matters; exact below 2^60
-    geometric = math.log((R**K - 1) // (R - 1)) if K * math.log2(R) < 60 else K * math.log(R) - math.log(R - 1)
-    return math.log(W) + math.log1p(M * math.exp(geometric)) if geometric < 700 else math.log(W * M) + geometric
-
-
 def evaluations(model, modes, args) -> float:
     """Policies a run evaluates (an upper bound: optimize shares solves)."""
     if not args.optimize:
@@ -121,18 +104,13 @@ def evaluations(model, modes, args) -> float:
 
 
 def check_cost(model, modes, args) -> None:
-    """Refuse (TooLarge) before building any generator: states after lumping,
-    and the number of solves --optimize needs."""
-    from ..numeric.validate import require_memory, require_seconds
+    """Refuse (TooLarge) before building any generator: `bmap_model.require_cost` for the states after lumping and the
+    number of solves --optimize needs."""
+    from ..numeric.bmap_model import require_cost
 
-    ls = log_states(model)
-    states = math.exp(ls) if ls < 700 else math.inf
-    blame, value = ("--K", args.K) if args.K is not None else ("MODEL", f"K = {model.K} in the model file")
-    what = f"K = {model.K} ({states:.3g} states after lumping)"
-    require_memory(BYTES_PER_STATE * states, blame, what, value=value)
     n = evaluations(model, modes, args)
-    require_seconds(n * (SECONDS_PER_SOLVE + SECONDS_PER_STATE * states), "--optimize" if n > 1 else blame,
-                    f"{n:.3g} solve(s) of {states:.3g} states", value=value)
+    blame, value = ("--K", args.K) if args.K is not None else ("MODEL", f"K = {model.K} in the model file")
+    require_cost(model, n, args.solver, argument="--optimize" if n > 1 else blame, value=value)
 
 
 def run(args) -> int:
