@@ -91,7 +91,12 @@ def load_bmap(model: "str | Path | dict", *, K: int | None = None, reduce: bool 
     """A BMAP/PH/1/K model with obsolescence (Avrachenkov et al.) from a model file
     (path, or the name of a shipped one) or a dict of the same structure, checked
     against the model schema; ``K`` overrides the capacity; ``reduce`` lumps the PH
-    representations exactly (default).
+    representations exactly (default).  Numbers stay exact: a file's decimals as
+    printed, a dict's int, Fraction or Decimal as given and its floats as their
+    shortest decimals (0.2 is 1/5); certified values are for those exact inputs.
+    The arrivals' size (``arrivals.robots``, 'independent' products) is estimated
+    first and refused with `TooLarge` above ``CRAWLMATH_MAX_MEMORY`` /
+    ``CRAWLMATH_MAX_SECONDS``.
 
     Examples
     --------
@@ -106,21 +111,35 @@ def load_bmap(model: "str | Path | dict", *, K: int | None = None, reduce: bool 
     return load_model(model, K=K, reduce=reduce)
 
 
-def solve_bmap(model: "BmapModel", modes: Sequence[int], thresholds: Sequence[int] = (), *,
+def solve_bmap(model: "BmapModel | str | Path", modes: Sequence[int], thresholds: Sequence[int] = (), *,
                solver: str = "auto") -> "Measures":
     """Stationary measures and cost J (eq. 2) of a threshold policy: ``modes`` the
     numbers of active robots from the empty system up, ``thresholds`` the queue
-    lengths at which the mode changes (one fewer than the modes).
+    lengths at which the mode changes (one fewer than the modes).  ``model`` is a
+    `load_bmap` model, or a model file's path or shipped name (loaded with its own
+    K).  The run is estimated first and refused with `TooLarge` above the limits
+    (``CRAWLMATH_MAX_SECONDS`` / ``CRAWLMATH_MAX_MEMORY``, as on the command line).
 
     Examples
     --------
     >>> m = load_bmap("avrachenkov-example.json", K=30)
     >>> round(solve_bmap(m, (3, 1), (3,)).cost, 4)
     57.2321
+    >>> round(solve_bmap("avrachenkov-example.json", (3, 1), (2,)).cost, 2)
+    63.54
     """
     from .numeric import bmap_model as bm
+    from .numeric.errors import InvalidInput
 
-    return bm.evaluate(model, bm.Policy(tuple(modes), tuple(thresholds)), solver=solver)
+    if isinstance(model, (str, Path)):
+        model = load_bmap(model)
+    if not isinstance(model, bm.BmapModel):
+        raise InvalidInput("model", "must be a BmapModel (load_bmap), a model file's path or a shipped model's name",
+                           value=type(model).__name__)
+    policy = bm.Policy(tuple(modes), tuple(thresholds))
+    model.check_policy(policy)
+    bm.require_cost(model, 1, solver)
+    return bm.evaluate(model, policy, solver=solver)
 
 
 def optimal_frequencies(rates: Sequence[float], access: str = "det:1", weights=None) -> "FrequencyResult":

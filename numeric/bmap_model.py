@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from fractions import Fraction
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -1553,11 +1554,12 @@ def evaluate_levels(model: BmapModel, levels: Sequence[int], solver: str = "auto
 
 DENSE_STATES, SPARSE_STATES = 600, 1500  # the 'auto' solver's choice (`evaluate_levels`)
 SECONDS_PER_TERM = 2e-5  # one recipe term of one level block, per unit of (kmax + 1) K^2
+SECONDS_PER_BLOCK_ENTRY = 1.5e-6  # dense Kronecker products of the level blocks, per K L^2 (L the largest level, R > 1)
 SECONDS_STRUCTURED_K2 = 4e-4  # the structured solver's per-level operators, per K^2
-SECONDS_STRUCTURED_START = 4.0  # first call: numba compilation of the structured kernels
-SECONDS_PER_STATE = {"dense": 2e-9, "sparse": 2e-5, "structured": 1.5e-4}  # dense: per state^3
+SECONDS_STRUCTURED_START = 4.0  # first structured solve in a process: importing numba and loading its compiled kernels
+SECONDS_PER_STATE = {"dense": 2e-9, "sparse": 2e-5, "structured": 7e-5}  # dense: per state^3
 BYTES_PER_STATE = {"dense": 24.0, "sparse": 2000.0, "structured": 1000.0}  # dense: per state^2
-SECONDS_PER_EVALUATION = 0.02
+SECONDS_PER_EVALUATION = 0.1
 
 
 def approx_states(model: BmapModel) -> float:
@@ -1582,12 +1584,15 @@ def estimate_cost(model: BmapModel, evaluations: float = 1.0, solver: str = "aut
     family = auto_solver(n) if solver == "auto" else ("structured" if solver == "structured" else "sparse")
     K2 = float(model.K) ** 2
     setup = SECONDS_PER_TERM * (model.kmax + 1) * K2
+    if family != "structured":  # the blocks are built as Kronecker products: ~K of them on the largest level's size
+        top = math.log(model.W * model.M) + (model.K - 1) * math.log(model.R)
+        setup += SECONDS_PER_BLOCK_ENTRY * model.K * math.exp(min(2 * top, 700.0))
     if family == "dense":
         per, mem = SECONDS_PER_STATE["dense"] * n**3, BYTES_PER_STATE["dense"] * n**2
     elif family == "sparse":
         per, mem = SECONDS_PER_STATE["sparse"] * n, BYTES_PER_STATE["sparse"] * n
     else:
-        setup += SECONDS_STRUCTURED_START
+        setup += 0.0 if "crawlmath.numeric.bmap_structured" in sys.modules else SECONDS_STRUCTURED_START
         per, mem = SECONDS_STRUCTURED_K2 * K2 + SECONDS_PER_STATE["structured"] * n, BYTES_PER_STATE["structured"] * n
     return setup + evaluations * (SECONDS_PER_EVALUATION + per), mem
 
