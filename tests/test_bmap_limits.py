@@ -80,3 +80,14 @@ def test_solve_bmap_accepts_a_path_or_a_name(tmp_path):
         crawlmath.solve_bmap({"K": 3}, (1,))
     with pytest.raises(InvalidInput, match="^MODEL: file not found"):
         crawlmath.solve_bmap("no-such-model.json", (1,))
+
+
+def test_cli_refuses_large_solves_and_reports_progress_while_solving(capsys):
+    from crawlmath.cli import EXIT_TOO_LARGE, main
+
+    assert main(["bmap", "avrachenkov-example.json", "--K", "2000", "--modes", "3,1", "--thresholds", "3"]) == EXIT_TOO_LARGE
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--K" in err and "min" in err  # one line: the estimate and the limit
+    assert main(["bmap", "avrachenkov-example.json", "--modes", "3,1", "--thresholds", "2", "--progress"]) == 0
+    out, err = capsys.readouterr()
+    assert "bmap: solving" in err and "63.54" in out

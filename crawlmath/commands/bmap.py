@@ -2,7 +2,10 @@
 threshold control of the robots (Avrachenkov et al., seed 000)."""
 from __future__ import annotations
 
+import contextlib
 import math
+import threading
+import time
 
 from ._common import Progress, add_progress_option, inputs, integer, print_json, progress_wanted
 
@@ -103,6 +106,34 @@ def evaluations(model, modes, args) -> float:
     return total
 
 
+@contextlib.contextmanager
+def _ticking(args, model):
+    """While one policy is solved: with --progress, a bar of the seconds elapsed against the cost model's estimate,
+    redrawn every second from a background thread (the solvers report nothing while they run)."""
+    if not progress_wanted(args):
+        yield
+        return
+    from ..numeric.bmap_model import estimate_cost
+
+    total = max(1, math.ceil(estimate_cost(model, 1, args.solver)[0]))
+    done = threading.Event()
+    with Progress("bmap: solving (seconds, against the estimate)", unit="s", total=total) as bar:
+        def tick():
+            t0 = time.monotonic()
+            while not done.wait(1.0):
+                elapsed = int(time.monotonic() - t0)
+                bar(min(elapsed, total - 1), total, f"{elapsed} s of ~{total} s estimated")
+
+        thread = threading.Thread(target=tick, daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
+            bar(total, total)
+
+
 def check_cost(model, modes, args) -> None:
     """Refuse (TooLarge) before building any generator: `bmap_model.require_cost` for the states after lumping and the
     number of solves --optimize needs."""
@@ -153,7 +184,8 @@ def run(args) -> int:
     modes = modes or (model.N,)
     thresholds = thresholds if thresholds is not None else ()
     pol = bm.Policy(modes, thresholds)
-    m = bm.evaluate(model, pol, args.solver)
+    with _ticking(args, model):
+        m = bm.evaluate(model, pol, args.solver)
     row = _row(m, modes, thresholds, model)
     if args.json:
         print_json({**row, "inputs": _inputs(args, model, modes, thresholds)})
