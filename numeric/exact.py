@@ -1,0 +1,247 @@
+"""Exact numbers from whatever the user passed, and the float convention.
+
+Every entry point that can deliver digits (``ctmc_stationary``,
+``average_cost_mdp``, ``static_optimum``, ``solve_mdp``) reads its numeric
+input through :func:`exact`, so that "certified to D digits" is a statement
+about a model the user can name:
+
+- ``int`` (and NumPy integers), ``fractions.Fraction``, SymPy ``Rational`` /
+  ``Integer`` (read through their ``.p`` / ``.q``; SymPy is never imported),
+  ``decimal.Decimal``, decimal or fraction strings (``"0.7"``, ``"-1e-3"``,
+  ``"7/10"``) and mpmath ``mpf`` (its exact binary value) are taken exactly;
+- a binary float (Python ``float``, NumPy ``floating``) stands for its
+  shortest decimal -- the digits ``repr`` prints -- so ``0.7`` means 7/10.
+  This is the convention ``FLOATS``, the same in every entry point: it makes a
+  model typed as ``0.7`` mean what its author wrote, and it is never further
+  than half an ulp from the float.  ``floats="binary"`` takes a float at its
+  exact binary value instead (0.7 → 3152519739159347/2**52).
+
+A result records which model its digits are for: ``inputs`` is ``"exact"``
+when no binary float was given (:func:`input_kind`), else the convention used.
+
+>>> exact(0.7, argument="p"), exact("1e-3", argument="p"), exact("7/10", argument="p")
+(Fraction(7, 10), Fraction(1, 1000), Fraction(7, 10))
+>>> exact(0.7, argument="p", floats="binary")
+Fraction(3152519739159347, 4503599627370496)
+>>> input_kind([[Fraction(1, 3), "0.7"], [1, 2]]), input_kind([[1, 0.5]])
+('exact', 'shortest-decimal')
+>>> exact(float("nan"), argument="Q", entry=(0, 1))
+Traceback (most recent call last):
+...
+crawlmath.numeric.errors.InvalidInput: Q[0, 1]: must be a finite real number (got nan)
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import operator
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+
+from .errors import InvalidInput
+
+FLOATS = "shortest-decimal"
+BINARY = "binary"
+EXACT = "exact"
+_FLOAT_READINGS = (FLOATS, BINARY)
+
+
+@dataclass(frozen=True)
+class Triplets:
+    """A sparse matrix of exact numbers in coordinate form, like scipy's COO:
+    entry ``(rows[k], cols[k])`` is ``values[k]``; duplicates are summed and
+    absent entries are 0.  ``values`` may hold anything :func:`exact` reads.
+
+    >>> T = Triplets((2, 2), [0, 0, 1, 1], [0, 1, 0, 1], ["-0.7", "0.7", 1, -1])
+    >>> dense(T, argument="Q")[0]
+    [Fraction(-7, 10), Fraction(7, 10)]
+    """
+
+    shape: tuple[int, int]
+    rows: Sequence[int]
+    cols: Sequence[int]
+    values: Sequence
+
+
+def _is_float(value) -> bool:
+    np = sys.modules.get("numpy")
+    return isinstance(value, float) or (np is not None and isinstance(value, np.floating))
+
+
+def _is_bool(value) -> bool:
+    np = sys.modules.get("numpy")
+    return isinstance(value, bool) or (np is not None and isinstance(value, np.bool_))
+
+
+def _is_complex(value) -> bool:
+    if isinstance(value, complex) or hasattr(value, "_mpc_"):
+        return True
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.complexfloating)
+
+
+def _finite_fraction(make, value, argument, entry) -> Fraction:
+    """``make(value)`` as a Fraction; nan, inf and unparsable text are refused."""
+    try:
+        return Fraction(make(value))
+    except (ValueError, OverflowError, ZeroDivisionError, TypeError, ArithmeticError):
+        raise InvalidInput(argument, "must be a finite real number", value=value, entry=entry) from None
+
+
+def _mpf_fraction(value) -> Fraction:
+    """The exact binary value of an mpmath ``mpf`` (or anything with ``_mpf_``, e.g. a SymPy Float)."""
+    import mpmath
+
+    x = mpmath.mpf(value)
+    if not mpmath.isfinite(x):
+        raise ValueError(x)
+    man, exp = x.man_exp
+    return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
+def exact(value, *, argument: str, entry=None, floats: str = FLOATS) -> Fraction:
+    """``value`` as an exact `Fraction` (see the module docstring for the
+    types read and the float convention ``floats``).
+
+    Refused with `InvalidInput` naming ``argument`` and ``entry``: bools,
+    complex numbers, nan, inf, text that is not a number, other types.
+
+    >>> exact(Fraction(7, 10), argument="rate"), exact(3, argument="K")
+    (Fraction(7, 10), Fraction(3, 1))
+    >>> exact(1 + 2j, argument="Q", entry=(1, 0))
+    Traceback (most recent call last):
+    ...
+    crawlmath.numeric.errors.InvalidInput: Q[1, 0]: must be real, not complex (got (1+2j))
+    """
+    if floats not in _FLOAT_READINGS:
+        raise InvalidInput("floats", f"must be one of {', '.join(map(repr, _FLOAT_READINGS))}", value=floats)
+    if _is_bool(value):
+        raise InvalidInput(argument, "must be a number, not a bool", value=value, entry=entry)
+    if _is_complex(value):
+        raise InvalidInput(argument, "must be real, not complex", value=value, entry=entry)
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, int):
+        return Fraction(value)
+    if _is_float(value):
+        # str() of a NumPy scalar is its own shortest round-trip decimal (repr adds "np.float64(...)").
+        reading = str if floats == FLOATS else float
+        return _finite_fraction(reading, value, argument, entry)
+    if isinstance(value, (Decimal, str)):
+        return _finite_fraction(lambda v: Fraction(v.strip()) if isinstance(v, str) else v, value, argument, entry)
+    if hasattr(value, "_mpf_"):
+        return _finite_fraction(_mpf_fraction, value, argument, entry)
+    p, q = getattr(value, "p", None), getattr(value, "q", None)
+    if p is not None and q is not None:  # SymPy Rational / Integer, python-flint fmpq
+        try:
+            return Fraction(operator.index(p), operator.index(q))
+        except (TypeError, ZeroDivisionError):
+            raise InvalidInput(argument, "must be a finite real number", value=value, entry=entry) from None
+    if isinstance(value, numbers.Integral) or hasattr(value, "__index__"):  # NumPy integers, flint fmpz
+        return Fraction(operator.index(value))
+    raise InvalidInput(argument, "must be an int, Fraction, Rational, Decimal, decimal string or float",
+                       value=value, entry=entry)
+
+
+def exact_or_inf(value, *, argument: str, entry=None, floats: str = FLOATS):
+    """Like :func:`exact`, but +inf (``float("inf")``, ``"inf"``, ``Decimal("inf")``,
+    an mpmath ``inf``) is kept as ``math.inf``: it marks an action that is unavailable.
+
+    >>> exact_or_inf("inf", argument="c"), exact_or_inf("0.5", argument="c")
+    (inf, Fraction(1, 2))
+    """
+    if not _is_bool(value) and not _is_complex(value):
+        try:
+            if isinstance(value, str):
+                is_inf = value.strip().lower() in ("inf", "+inf", "infinity", "+infinity")
+            else:
+                is_inf = float(value) == math.inf
+        except (TypeError, ValueError, OverflowError):
+            is_inf = False
+        if is_inf:
+            return math.inf
+    return exact(value, argument=argument, entry=entry, floats=floats)
+
+
+def _scalars(values):
+    """Every scalar of a scalar / nested sequence / NumPy array / scipy sparse / `Triplets`."""
+    np = sys.modules.get("numpy")
+    if isinstance(values, Triplets):
+        yield from values.values
+    elif hasattr(values, "tocoo"):  # scipy sparse
+        yield from _scalars(values.tocoo().data)
+    elif np is not None and isinstance(values, np.ndarray):
+        if values.dtype.kind == "f" and np.isfinite(values).any():
+            yield float(values[np.isfinite(values)].flat[0])
+        elif values.dtype.kind == "O":
+            yield from values.ravel().tolist()
+    elif isinstance(values, (list, tuple)):
+        for v in values:
+            yield from _scalars(v)
+    else:
+        yield values
+
+
+def input_kind(values, *, floats: str = FLOATS) -> str:
+    """``"exact"`` when ``values`` (a scalar, nested sequences, arrays, sparse
+    matrices, `Triplets`, or a tuple of those) hold no binary float, else the
+    float reading ``floats`` (``"shortest-decimal"`` by default).
+
+    An infinity marks an unavailable action, not a value, and does not count.
+
+    >>> import numpy as np
+    >>> input_kind(np.array([[1, 2]])), input_kind(np.array([0.5])), input_kind([1, float("inf")])
+    ('exact', 'shortest-decimal', 'exact')
+    """
+    for v in _scalars(values):
+        if _is_float(v) and not math.isinf(v):
+            return floats
+    return EXACT
+
+
+def _entries(M, argument: str):
+    """``(shape, iterator of ((i, j), raw value)))`` of a 2-D matrix in any accepted form."""
+    np = sys.modules.get("numpy")
+    if isinstance(M, Triplets):
+        shape = tuple(M.shape)
+        if not (len(M.rows) == len(M.cols) == len(M.values)):
+            raise InvalidInput(argument, "rows, cols and values must have the same length",
+                               value=(len(M.rows), len(M.cols), len(M.values)))
+        return shape, zip(zip(M.rows, M.cols), M.values)
+    if hasattr(M, "tocoo"):
+        C = M.tocoo()
+        return tuple(C.shape), zip(zip(C.row.tolist(), C.col.tolist()), C.data.tolist() if C.dtype.kind != "O" else list(C.data))
+    import numpy
+
+    try:
+        A = M if np is not None and isinstance(M, np.ndarray) else numpy.asarray(M, dtype=object)
+    except ValueError:
+        raise InvalidInput(argument, "must be a rectangular matrix (rows of equal length)") from None
+    if A.ndim != 2:
+        raise InvalidInput(argument, "must be a 2-D matrix", value=A.shape)
+    # .tolist() gives Python floats for a float64 array and keeps the objects of an object array;
+    # a float32 entry must stay a float32 so that its own shortest decimal is read.
+    rows = A.tolist() if A.dtype.kind != "f" or A.dtype.itemsize == 8 else [list(row) for row in A]
+    return A.shape, (((i, j), x) for i, row in enumerate(rows) for j, x in enumerate(row))
+
+
+def dense(M, *, argument: str, floats: str = FLOATS, allow_inf: bool = False) -> list[list]:
+    """``M`` (nested lists, NumPy array, scipy sparse or `Triplets`) as rows of
+    Fractions (``math.inf`` kept where ``allow_inf``); duplicates summed.
+
+    >>> dense([[1, "0.25"], [0.1, Fraction(1, 3)]], argument="P")
+    [[Fraction(1, 1), Fraction(1, 4)], [Fraction(1, 10), Fraction(1, 3)]]
+    """
+    shape, items = _entries(M, argument)
+    n, m = (int(s) for s in shape)
+    out = [[Fraction(0)] * m for _ in range(n)]
+    read = exact_or_inf if allow_inf else exact
+    for (i, j), x in items:
+        i, j = int(i), int(j)
+        if not (0 <= i < n and 0 <= j < m):
+            raise InvalidInput(argument, f"index outside the shape {n}x{m}", value=(i, j))
+        out[i][j] += read(x, argument=argument, entry=(i, j), floats=floats)
+    return out
