@@ -245,3 +245,81 @@ def dense(M, *, argument: str, floats: str = FLOATS, allow_inf: bool = False) ->
             raise InvalidInput(argument, f"index outside the shape {n}x{m}", value=(i, j))
         out[i][j] += read(x, argument=argument, entry=(i, j), floats=floats)
     return out
+
+
+def _refuse_dtype(A, argument: str) -> None:
+    """Refuse a complex or boolean NumPy array (``astype(float)`` would drop the imaginary part)."""
+    import numpy as np
+
+    if A.dtype.kind == "c":
+        nonreal = np.argwhere(np.imag(A) != 0)
+        where = tuple(int(i) for i in nonreal[0]) if nonreal.size else (0,) * A.ndim
+        raise InvalidInput(argument, "must be real, not complex", value=A[where], entry=where)
+    if A.dtype.kind == "b":
+        raise InvalidInput(argument, "must hold numbers, not bools", value=str(A.dtype))
+
+
+def shape(M, *, argument: str) -> tuple[int, ...]:
+    """The shape of a matrix in any accepted form, read without converting its entries."""
+    import numpy as np
+
+    if isinstance(M, Triplets):
+        return tuple(int(s) for s in M.shape)
+    if hasattr(M, "tocoo") or isinstance(M, np.ndarray):
+        return tuple(int(s) for s in M.shape)
+    try:
+        return np.shape(np.asarray(M, dtype=object))
+    except ValueError:
+        raise InvalidInput(argument, "must be a rectangular matrix (rows of equal length)") from None
+
+
+def float_matrix(M, *, argument: str):
+    """``M`` as a scipy CSR float64 matrix, for the float routes: numeric arrays
+    and sparse matrices directly, every other form entry by entry through
+    :func:`exact` (a float's shortest decimal rounds back to the float itself, so
+    the float routes are the same under either reading).  Complex and boolean
+    arrays are refused.
+
+    >>> float_matrix([["-1/2", "1/2"], [1, -1]], argument="Q").toarray().tolist()
+    [[-0.5, 0.5], [1.0, -1.0]]
+    """
+    import numpy as np
+    import scipy.sparse as sps
+
+    if isinstance(M, Triplets) or (hasattr(M, "tocoo") and M.dtype.kind == "O"):
+        T = sparse(M, argument=argument)
+        return sps.csr_matrix(([float(v) for v in T.values], (T.rows, T.cols)), shape=T.shape)
+    if hasattr(M, "tocoo"):
+        _refuse_dtype(M.tocoo().data, argument)
+        return sps.csr_matrix(M, dtype=float)
+    A = M if isinstance(M, np.ndarray) else None
+    if A is None:
+        try:
+            A = np.asarray(M)
+        except ValueError:
+            raise InvalidInput(argument, "must be a rectangular matrix (rows of equal length)") from None
+    _refuse_dtype(A, argument)
+    if A.ndim != 2:
+        raise InvalidInput(argument, "must be a 2-D matrix", value=A.shape)
+    if A.dtype.kind not in "fiu":
+        A = np.array([[float(x) for x in row] for row in dense(A, argument=argument, allow_inf=True)], dtype=float)
+    return sps.csr_matrix(A, dtype=float)
+
+
+def sparse(M, *, argument: str, floats: str = FLOATS) -> Triplets:
+    """``M`` in any accepted form as `Triplets` of nonzero Fractions, duplicates
+    summed (an explicit zero is not an entry).
+
+    >>> sparse(Triplets((1, 2), [0, 0, 0], [1, 1, 0], ["1/4", "1/4", 0]), argument="P").values
+    [Fraction(1, 2)]
+    """
+    shape_, items = _entries(M, argument)
+    n, m = (int(s) for s in shape_)
+    acc: dict[tuple[int, int], Fraction] = {}
+    for (i, j), x in items:
+        i, j = int(i), int(j)
+        if not (0 <= i < n and 0 <= j < m):
+            raise InvalidInput(argument, f"index outside the shape {n}x{m}", value=(i, j))
+        acc[i, j] = acc.get((i, j), Fraction(0)) + exact(x, argument=argument, entry=(i, j), floats=floats)
+    keys = sorted(k for k, v in acc.items() if v != 0)
+    return Triplets((n, m), [i for i, _ in keys], [j for _, j in keys], [acc[k] for k in keys])
