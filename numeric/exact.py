@@ -291,7 +291,7 @@ def float_matrix(M, *, argument: str):
         return sps.csr_matrix(([float(v) for v in T.values], (T.rows, T.cols)), shape=T.shape)
     if hasattr(M, "tocoo"):
         _refuse_dtype(M.tocoo().data, argument)
-        return sps.csr_matrix(M, dtype=float)
+        return sps.csr_matrix(M, dtype=float, copy=True)  # a copy: callers prune it in place
     A = M if isinstance(M, np.ndarray) else None
     if A is None:
         try:
@@ -303,7 +303,7 @@ def float_matrix(M, *, argument: str):
         raise InvalidInput(argument, "must be a 2-D matrix", value=A.shape)
     if A.dtype.kind not in "fiu":
         A = np.array([[float(x) for x in row] for row in dense(A, argument=argument, allow_inf=True)], dtype=float)
-    return sps.csr_matrix(A, dtype=float)
+    return sps.csr_matrix(A, dtype=float, copy=True)
 
 
 def sparse(M, *, argument: str, floats: str = FLOATS) -> Triplets:
