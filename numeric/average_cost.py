@@ -164,22 +164,8 @@ def average_cost_mdp(P, c, digits: int | None = None, *, max_iter: int = 1000,
 # ----------------------------------------------------------------- input
 
 
-def _float_costs(c) -> np.ndarray:
-    """``c`` as a float array, inf kept; exact entries converted one by one, complex refused."""
-    try:
-        cost = np.asarray(c)
-    except ValueError:
-        raise InvalidInput("c", "must be a rectangular (S, A) array") from None
-    ex._refuse_dtype(cost, "c")
-    if cost.dtype.kind in "fiu":
-        return cost.astype(float)
-    if cost.ndim != 2:
-        raise InvalidInput("c", "must be a non-empty (S, A) array", value=cost.shape)
-    return np.array([[float(x) for x in row] for row in ex.dense(cost, argument="c", allow_inf=True)], dtype=float)
-
-
 def _validate(P, c):
-    cost = _float_costs(c)
+    cost = ex.float_array(c, argument="c")
     if cost.ndim != 2 or 0 in cost.shape:
         raise InvalidInput("c", "must be a non-empty (S, A) array", value=cost.shape)
     S, A = cost.shape

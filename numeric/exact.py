@@ -221,7 +221,7 @@ def _entries(M, argument: str):
     except ValueError:
         raise InvalidInput(argument, "must be a rectangular matrix (rows of equal length)") from None
     if A.ndim != 2:
-        raise InvalidInput(argument, "must be a 2-D matrix", value=A.shape)
+        raise InvalidInput(argument, "must be a 2-D matrix (rows of equal length)", value=A.shape)
     # .tolist() gives Python floats for a float64 array and keeps the objects of an object array;
     # a float32 entry must stay a float32 so that its own shortest decimal is read.
     rows = A.tolist() if A.dtype.kind != "f" or A.dtype.itemsize == 8 else [list(row) for row in A]
@@ -268,9 +268,12 @@ def shape(M, *, argument: str) -> tuple[int, ...]:
     if hasattr(M, "tocoo") or isinstance(M, np.ndarray):
         return tuple(int(s) for s in M.shape)
     try:
-        return np.shape(np.asarray(M, dtype=object))
+        A = np.asarray(M, dtype=object)
     except ValueError:
-        raise InvalidInput(argument, "must be a rectangular matrix (rows of equal length)") from None
+        A = None
+    if A is None or (A.ndim == 1 and any(isinstance(x, (list, tuple)) for x in A)):
+        raise InvalidInput(argument, "must be a 2-D matrix (rows of equal length)")
+    return A.shape
 
 
 def float_matrix(M, *, argument: str):
@@ -283,7 +286,6 @@ def float_matrix(M, *, argument: str):
     >>> float_matrix([["-1/2", "1/2"], [1, -1]], argument="Q").toarray().tolist()
     [[-0.5, 0.5], [1.0, -1.0]]
     """
-    import numpy as np
     import scipy.sparse as sps
 
     if isinstance(M, Triplets) or (hasattr(M, "tocoo") and M.dtype.kind == "O"):
@@ -292,18 +294,34 @@ def float_matrix(M, *, argument: str):
     if hasattr(M, "tocoo"):
         _refuse_dtype(M.tocoo().data, argument)
         return sps.csr_matrix(M, dtype=float, copy=True)  # a copy: callers prune it in place
-    A = M if isinstance(M, np.ndarray) else None
-    if A is None:
+    return sps.csr_matrix(float_array(M, argument=argument), dtype=float, copy=True)
+
+
+def float_array(M, *, argument: str, allow_inf: bool = True):
+    """``M`` (nested lists or a NumPy array) as a 2-D float64 array: numeric arrays and
+    lists of plain ints and floats directly, other entries through :func:`exact`
+    (inf kept where ``allow_inf``, for the callers' own finiteness rules); complex
+    numbers and bools are refused.
+
+    >>> float_array([[1, "0.5"]], argument="c").tolist()
+    [[1.0, 0.5]]
+    """
+    import numpy as np
+
+    if isinstance(M, np.ndarray):
+        A = M
+    else:
         try:
-            A = np.asarray(M)
+            A = np.asarray(M, dtype=object)
         except ValueError:
             raise InvalidInput(argument, "must be a rectangular matrix (rows of equal length)") from None
     _refuse_dtype(A, argument)
     if A.ndim != 2:
-        raise InvalidInput(argument, "must be a 2-D matrix", value=A.shape)
-    if A.dtype.kind not in "fiu":
-        A = np.array([[float(x) for x in row] for row in dense(A, argument=argument, allow_inf=True)], dtype=float)
-    return sps.csr_matrix(A, dtype=float, copy=True)
+        raise InvalidInput(argument, "must be a 2-D matrix (rows of equal length)", value=A.shape)
+    if A.dtype.kind in "fiu" or (A.dtype.kind == "O" and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in A.flat)):
+        return A.astype(float)
+    return np.array([[float(x) for x in row] for row in dense(A, argument=argument, allow_inf=allow_inf)],
+                    dtype=float).reshape(A.shape)
 
 
 def sparse(M, *, argument: str, floats: str = FLOATS) -> Triplets:
