@@ -328,7 +328,8 @@ def _certify(sol: AverageCostSolution, P, c, digits: int, limit: int, floats: st
     """The optimal gain of the exact MDP to ``digits`` digits, two routes (module docstring)."""
     import mpmath
 
-    from .ctmc import _gth_mp, _agree, require_digits
+    from .ctmc import _agree, _gth_mp
+    from .validate import require_digits
 
     digits = require_digits(digits)
     S = len(sol.policy)
@@ -340,7 +341,7 @@ def _certify(sol: AverageCostSolution, P, c, digits: int, limit: int, floats: st
     with mpmath.workdps(digits + 15):
         if S <= EXACT_MAX:
             policy, gain, h, steps = _exact_policy_iteration(rows, cost, sol.policy, max_iter)
-            gain_mp, bound, route = _mpf(gain), 0.0, "fmpq-bias"
+            gain_mp, bound, route = ex.to_mpf(gain), 0.0, "fmpq-bias"
             if steps:
                 route += f"+{steps}-exact-improvement-steps"
         else:
@@ -352,7 +353,7 @@ def _certify(sol: AverageCostSolution, P, c, digits: int, limit: int, floats: st
             raise SolverError(f"digits= needs a unichain optimal policy; the exact one has {len(classes)} recurrent classes")
         C = [int(s) for s in classes[0]]
         pi = _gth_mp(_class_rates(rows, policy, C))
-        gain_gth = mpmath.fsum(p * _mpf(cost[s][policy[s]]) for p, s in zip(pi, C))
+        gain_gth = mpmath.fsum(p * ex.to_mpf(cost[s][policy[s]]) for p, s in zip(pi, C))
         agreed = _agree(gain_mp, gain_gth)
         if not agreed >= digits:
             raise SolverError(f"high-precision routes agree to {agreed:.1f} digits only, {digits} asked "
@@ -369,12 +370,6 @@ def _certify(sol: AverageCostSolution, P, c, digits: int, limit: int, floats: st
     return AverageCostSolution(float(gain_mp), g, bias, np.asarray(policy), stationary if changed else sol.stationary,
                                [np.asarray(C)] if changed else sol.classes, sol.iterations, sol.residual,
                                f"{sol.method}+{route}+mpmath-gth", text, agreed, bound, sol.inputs, gain, gain_mp)
-
-
-def _mpf(q: Fraction):
-    from .ctmc import _mpf as rounded
-
-    return rounded(q)
 
 
 def _exact_mdp(P, c, inputs: str, floats: str):
@@ -458,12 +453,9 @@ def _ball_gain(rows, cost, policy, digits: int):
     """The same equations in ball arithmetic: (midpoint of g as mpmath, radius + δ), δ the
     largest improvement an action may still offer (upper end of its ball, or 0)."""
     import mpmath
-    from flint import arb, arb_mat, ctx, fmpq
+    from flint import arb, arb_mat, ctx
 
     from .ctmc import _exact_mid
-
-    def ball(q: Fraction):
-        return arb(fmpq(q.numerator, q.denominator))
 
     S = len(policy)
     old = ctx.prec
@@ -476,8 +468,8 @@ def _ball_gain(rows, cost, policy, digits: int):
                 A[s, s] = A[s, s] + 1
             for j, p in rows[a][s].items():
                 if j:
-                    A[s, j] = A[s, j] - ball(p)
-            b[s, 0] = ball(cost[s][a])
+                    A[s, j] = A[s, j] - ex.to_arb(p)
+            b[s, 0] = ex.to_arb(cost[s][a])
         try:
             x = A.solve(b)
         except ZeroDivisionError:
@@ -486,7 +478,7 @@ def _ball_gain(rows, cost, policy, digits: int):
         h = [arb(0)] + [x[i, 0] for i in range(1, S)]
 
         def q(s, a):
-            return ball(cost[s][a]) + sum((ball(p) * h[j] for j, p in rows[a][s].items()), arb(0))
+            return ex.to_arb(cost[s][a]) + sum((ex.to_arb(p) * h[j] for j, p in rows[a][s].items()), arb(0))
 
         delta = arb(0)
         for s, a0 in enumerate(policy):

@@ -58,6 +58,7 @@ from scipy.sparse import csgraph
 from . import exact as ex
 from .errors import InvalidInput, SolverError, TooLarge
 from .tolerance import FLOAT_REL, STRUCTURE_ABS
+from .validate import require_digits
 
 DENSE_MAX = 2000  # GTH is O(n³) in float64: 2000 states ≈ 3 s
 HP_MAX = 400  # the two high-precision routes are O(n³) in multiprecision
@@ -128,13 +129,6 @@ def ctmc_stationary(Q, digits: int | None = None, *, max_states: int | None = No
     Qf = _generator(_float_generator(rates))
     _require_irreducible(Qf)
     return _high_precision(rates, digits, inputs)
-
-
-def require_digits(digits) -> int:
-    """An integer number of digits from 1 to 1000."""
-    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not 1 <= digits <= 1000:
-        raise InvalidInput("digits", "must be an integer from 1 to 1000", value=digits)
-    return int(digits)
 
 
 # ----------------------------------------------------------------- checks
@@ -273,7 +267,7 @@ def _high_precision(rates: list[list[Fraction]], digits: int, inputs: str) -> St
     pi_exact = _fmpq_solve(rates) if n <= EXACT_MAX else None
     with mpmath.workdps(digits + 15):
         if pi_exact is not None:
-            first, radius, method = [_mpf(p) for p in pi_exact], 0.0, "fmpq-solve+mpmath-gth"
+            first, radius, method = [ex.to_mpf(p) for p in pi_exact], 0.0, "fmpq-solve+mpmath-gth"
         else:
             (first, radius), method = _arb_solve(rates, digits), "arb-solve+mpmath-gth"
         gth = _gth_mp(rates)
@@ -284,14 +278,6 @@ def _high_precision(rates: list[list[Fraction]], digits: int, inputs: str) -> St
         text = [mpmath.nstr(p, digits, min_fixed=-math.inf, max_fixed=math.inf) if p != 0 else "0" for p in first]
         pi = np.array([float(p) for p in first])
     return Stationary(pi, _residual(_float_generator(rates), pi), method, text, agreed, radius, inputs, pi_exact, first)
-
-
-def _mpf(q: Fraction):
-    """``q`` rounded once to the current mpmath precision."""
-    import mpmath
-    from mpmath.libmp import from_rational, round_nearest
-
-    return mpmath.mpf(from_rational(q.numerator, q.denominator, mpmath.mp.prec, round_nearest))
 
 
 def _fmpq_solve(rates: list[list[Fraction]]) -> list[Fraction]:
@@ -318,7 +304,7 @@ def _arb_solve(rates: list[list[Fraction]], digits: int):
     relatively smaller than 10^-(digits+2).  Returns the midpoints as mpmath
     numbers (exactly) and the largest radius."""
     import mpmath
-    from flint import arb, arb_mat, ctx, fmpq
+    from flint import arb, arb_mat, ctx
 
     n = len(rates)
     old = ctx.prec
@@ -330,9 +316,9 @@ def _arb_solve(rates: list[list[Fraction]], digits: int):
                 total = sum(rates[j], Fraction(0))
                 for i in range(n - 1):
                     if i != j and rates[j][i] != 0:
-                        A[i, j] = arb(fmpq(rates[j][i].numerator, rates[j][i].denominator))
+                        A[i, j] = ex.to_arb(rates[j][i])
                 if j < n - 1:
-                    A[j, j] = -arb(fmpq(total.numerator, total.denominator))
+                    A[j, j] = -ex.to_arb(total)
             for j in range(n):
                 A[n - 1, j] = 1
             b = arb_mat(n, 1)
@@ -365,7 +351,7 @@ def _gth_mp(rates: list[list[Fraction]]):
     import mpmath
 
     n = len(rates)
-    A = [[_mpf(q) if i != j else mpmath.mpf(0) for j, q in enumerate(row)] for i, row in enumerate(rates)]
+    A = [[ex.to_mpf(q) if i != j else mpmath.mpf(0) for j, q in enumerate(row)] for i, row in enumerate(rates)]
     for k in range(n - 1, 0, -1):
         s = mpmath.fsum(A[k][:k])
         if not s > 0:

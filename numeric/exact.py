@@ -341,3 +341,24 @@ def sparse(M, *, argument: str, floats: str = FLOATS) -> Triplets:
         acc[i, j] = acc.get((i, j), Fraction(0)) + exact(x, argument=argument, entry=(i, j), floats=floats)
     keys = sorted(k for k, v in acc.items() if v != 0)
     return Triplets((n, m), [i for i, _ in keys], [j for _, j in keys], [acc[k] for k in keys])
+
+
+def to_mpf(q: Fraction):
+    """``q`` rounded once (to nearest) to the current mpmath precision.
+
+    >>> import mpmath
+    >>> with mpmath.workdps(20):
+    ...     print(to_mpf(Fraction(7, 10)))
+    0.7
+    """
+    import mpmath
+    from mpmath.libmp import from_rational, round_nearest
+
+    return mpmath.mpf(from_rational(q.numerator, q.denominator, mpmath.mp.prec, round_nearest))
+
+
+def to_arb(q: Fraction):
+    """``q`` as a python-flint ball at the current ``flint.ctx.prec`` (it contains ``q``)."""
+    from flint import arb, fmpq
+
+    return arb(fmpq(q.numerator, q.denominator))
