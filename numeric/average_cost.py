@@ -57,6 +57,7 @@ import scipy.sparse as sps
 from . import exact as ex
 from .errors import InvalidInput, SolverError, TooLarge
 from .tolerance import FLOAT_REL, MDP_TIE_REL, STRUCTURE_ABS
+from .validate import require_digits
 
 HP_MAX = 400  # states for the high-precision gain and optimality check (O(n^3) multiprecision)
 EXACT_MAX = 200  # the exact rational route (fmpq_mat; the timings are in numeric/ctmc.py at EXACT_MAX)
@@ -138,6 +139,12 @@ def average_cost_mdp(P, c, digits: int | None = None, *, max_iter: int = 1000,
     mats, cost, allowed = _validate(P, c)
     inputs = ex.input_kind((P, c), floats=floats)
     S = cost.shape[0]
+    limit = HP_MAX if max_states is None else int(max_states)
+    if digits is not None:
+        digits = require_digits(digits)
+        if S > limit:
+            raise TooLarge("P", f"{S} states exceed the high-precision limit {limit}; pass max_states= to raise it",
+                           value=S)
     policy = np.where(allowed, cost, np.inf).argmin(axis=1)
     for k in range(1, max_iter + 1):
         ev = _evaluate(mats, cost, policy)
@@ -158,7 +165,7 @@ def average_cost_mdp(P, c, digits: int | None = None, *, max_iter: int = 1000,
                               "multichain-policy-iteration", inputs=inputs)
     if digits is None:
         return sol
-    return _certify(sol, P, c, digits, HP_MAX if max_states is None else int(max_states), floats, max_iter)
+    return _certify(sol, P, c, digits, floats, max_iter)
 
 
 # ----------------------------------------------------------------- input
@@ -323,18 +330,13 @@ def _stationary(mats, policy, C) -> np.ndarray:
 # ----------------------------------------------------------------- high precision
 
 
-def _certify(sol: AverageCostSolution, P, c, digits: int, limit: int, floats: str,
-             max_iter: int) -> AverageCostSolution:
+def _certify(sol: AverageCostSolution, P, c, digits: int, floats: str, max_iter: int) -> AverageCostSolution:
     """The optimal gain of the exact MDP to ``digits`` digits, two routes (module docstring)."""
     import mpmath
 
     from .ctmc import _agree, _gth_mp
-    from .validate import require_digits
 
-    digits = require_digits(digits)
     S = len(sol.policy)
-    if S > limit:
-        raise TooLarge("P", f"{S} states exceed the high-precision limit {limit}; pass max_states= to raise it", value=S)
     if len(sol.classes) != 1:
         raise SolverError(f"digits= needs a unichain optimal policy; this one has {len(sol.classes)} recurrent classes")
     rows, cost = _exact_mdp(P, c, sol.inputs, floats)
@@ -452,10 +454,9 @@ def _exact_evaluate(rows, cost, policy) -> tuple[Fraction, list[Fraction]]:
 def _ball_gain(rows, cost, policy, digits: int):
     """The same equations in ball arithmetic: (midpoint of g as mpmath, radius + δ), δ the
     largest improvement an action may still offer (upper end of its ball, or 0)."""
-    import mpmath
     from flint import arb, arb_mat, ctx
 
-    from .ctmc import _exact_mid
+    from .ctmc import _exact_mid, float_up
 
     S = len(policy)
     old = ctx.prec
@@ -485,9 +486,10 @@ def _ball_gain(rows, cost, policy, digits: int):
             cur = q(s, a0)
             for a in range(len(rows)):
                 if cost[s][a] != math.inf and a != a0:
-                    gap = cur - q(s, a)
-                    delta = max(delta, gap.upper()) if gap.upper() > 0 else delta
-        return _exact_mid(g), float(g.rad()) + float(arb(delta).upper())
+                    upper = (cur - q(s, a)).upper()  # an exact point: the comparison is decided
+                    if upper > delta:
+                        delta = upper
+        return _exact_mid(g), float_up(g.rad() + delta)
     finally:
         ctx.prec = old
 

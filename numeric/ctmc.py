@@ -303,7 +303,6 @@ def _arb_solve(rates: list[list[Fraction]], digits: int):
     ball containing it), raising the precision until every ball is
     relatively smaller than 10^-(digits+2).  Returns the midpoints as mpmath
     numbers (exactly) and the largest radius."""
-    import mpmath
     from flint import arb, arb_mat, ctx
 
     n = len(rates)
@@ -330,11 +329,18 @@ def _arb_solve(rates: list[list[Fraction]], digits: int):
             balls = [x[i, 0] for i in range(n)]
             if all(bl.rad() <= abs(bl.mid()) * arb(10) ** (-(digits + 2)) for bl in balls):
                 mids = [_exact_mid(bl) for bl in balls]
-                radius = max(float(bl.rad()) for bl in balls)
+                radius = max(float_up(bl.rad()) for bl in balls)
                 return mids, radius
     finally:
         ctx.prec = old
     raise SolverError(f"ball-arithmetic solve could not certify {digits} digits (system too ill-conditioned)")
+
+
+def float_up(x) -> float:
+    """A float >= the (non-negative) ball or number ``x``: its upper end rounded to nearest,
+    then one float up, so that a bound stays a bound after the conversion."""
+    upper = x.upper() if hasattr(x, "upper") else x
+    return math.nextafter(float(upper), math.inf)
 
 
 def _exact_mid(ball):

@@ -4,7 +4,6 @@ digits for that model; the expected values here are computed independently
 (closed forms, SymPy, a separate exact route of the crawler MDP)."""
 from __future__ import annotations
 
-import math
 from decimal import Decimal
 from fractions import Fraction
 
@@ -287,3 +286,50 @@ def test_average_cost_does_not_modify_the_callers_matrices():
 def test_bad_costs_are_refused(c, rule):
     with pytest.raises(InvalidInput, match=rule):
         average_cost_mdp([[[1]], [[1]]], c)
+
+
+# ----------------------------------------------------------------- static optimum and the crawler MDP
+
+
+@pytest.mark.parametrize("gamma", [Fraction(12, 5), "2.4", "12/5", Decimal("2.4"), sympy.Rational(12, 5), 2.4,
+                                   np.float64(2.4)])
+def test_static_optimum_reads_every_form_of_the_same_number(gamma):
+    """2.4 as a float means 12/5 (shortest decimal): every form gives the same digits;
+    np.float64 was refused (its repr is 'np.float64(2.4)')."""
+    from crawlmath.numeric.static_mm1k import static_optimum
+
+    ref = static_optimum("0.05", 1, Fraction(12, 5), 15, digits=40)
+    r = static_optimum(0.05 if isinstance(gamma, float) else "0.05", 1, gamma, 15, digits=40)
+    assert mpmath.nstr(r.rho_opt, 40) == mpmath.nstr(ref.rho_opt, 40) and r.N_opt == ref.N_opt == 21
+    assert r.inputs == ("shortest-decimal" if isinstance(gamma, float) else "exact")
+    assert static_optimum("0.05", 1, gamma, 15).N_opt == 21  # the float route takes the same forms
+
+
+def test_static_optimum_refuses_what_cannot_be_served():
+    from crawlmath.numeric.errors import TooLarge
+    from crawlmath.numeric.static_mm1k import static_optimum
+
+    with pytest.raises(InvalidInput, match="digits: must be an integer from 5 to 1000"):
+        static_optimum(0.01, 1, 0.5, 10, digits=10**8)
+    with pytest.raises(TooLarge, match=r"^K: K = 1000000000000000 \(float route"):
+        static_optimum(0.01, 1, 0.5, 10**15)
+    with pytest.raises(TooLarge, match="mpmath route"):
+        static_optimum(0.01, 1, 0.5, 10**6, digits=30)
+    with pytest.raises(InvalidInput, match="gamma: must be real, not complex"):
+        static_optimum(0.01, 1, 0.5 + 1j, 10)
+
+
+def test_crawler_mdp_keeps_the_exact_parameters():
+    """λ = 1/3 is not a decimal: the exact routes see 1/3, not 0.3333333333333333."""
+    mdp = M.CrawlerMDP(Fraction(1, 3), "1", 3, 4, sympy.Rational(5, 2))
+    assert (mdp.exact("lam"), mdp.exact("mu"), mdp.exact("gamma")) == (Fraction(1, 3), 1, Fraction(5, 2))
+    assert mdp.lam == 1 / 3 and mdp.inputs == "exact"
+    assert M.CrawlerMDP(0.1, 1.0, 3, 4, 1.0).exact("lam") == Fraction(1, 10)
+
+
+def test_solve_mdp_takes_exact_numbers_and_says_which_model():
+    import crawlmath
+
+    a = crawlmath.solve_mdp(0.1, 1, 1, 5, N=16)
+    b = crawlmath.solve_mdp("0.1", 1, Fraction(1), 5, N=16)
+    assert a.gain == b.gain and (a.inputs, b.inputs) == ("shortest-decimal", "exact")
