@@ -73,7 +73,8 @@ class Stationary:
     """π with how it was obtained.
 
     ``pi`` (float64), ``pi_text`` (decimal strings to ``digits`` places when
-    requested, else None), ``residual`` = max|πQ| / max|Q|, ``method``,
+    requested, else None), ``residual`` = max|πQ| / max|Q| (of ``pi``, or with
+    ``digits`` of ``pi_mp`` at the working precision), ``method``,
     ``digits`` (significant digits on which the two high-precision routes
     agree, or None), ``error_bound`` (rigorous absolute bound on the
     distance of ``pi_mp`` from the exact π, or None), ``inputs`` (which chain
@@ -126,8 +127,7 @@ def ctmc_stationary(Q, digits: int | None = None, *, max_states: int | None = No
         raise TooLarge("Q", f"{n} states exceed the high-precision limit {limit} (O(n^3) multiprecision work); "
                             "pass max_states= to raise it", value=n)
     rates = _exact_rates(Q, inputs, floats)
-    Qf = _generator(_float_generator(rates))
-    _require_irreducible(Qf)
+    _require_irreducible(_pattern(rates))
     return _high_precision(rates, digits, inputs)
 
 
@@ -160,9 +160,26 @@ def _exact_rates(Q, inputs: str, floats: str) -> list[list[Fraction]]:
     return rows
 
 
-def _float_generator(rates: list[list[Fraction]]) -> sps.csr_matrix:
-    R = np.array([[float(q) for q in row] for row in rates], dtype=float)
-    return sps.csr_matrix(R - np.diag(R.sum(axis=1)))
+def _pattern(rates: list[list[Fraction]]) -> sps.csr_matrix:
+    """The transition graph of the exact rates (1 where a rate is positive), for the irreducibility check."""
+    n = len(rates)
+    i, j = zip(*[(i, j) for i, row in enumerate(rates) for j, q in enumerate(row) if q > 0]) if n > 1 else ((), ())
+    return sps.csr_matrix((np.ones(len(i)), (i, j)), shape=(n, n))
+
+
+def _mp_residual(rates: list[list[Fraction]], pi) -> float:
+    """max_j |(πQ)_j| / max|Q| at the working precision (Q from the exact rates, diagonal minus
+    the row sums), for the digits= routes: a float64 residual would say nothing below 1e-16."""
+    import mpmath
+
+    n = len(rates)
+    out = [sum(row, Fraction(0)) for row in rates]
+    scale = max(out) if n else 0
+    if not scale:
+        return 0.0
+    flow = [mpmath.fsum(pi[i] * ex.to_mpf(rates[i][j]) for i in range(n) if rates[i][j]) - pi[j] * ex.to_mpf(out[j])
+            for j in range(n)]
+    return float(max(abs(f) for f in flow) / ex.to_mpf(scale))
 
 
 def _generator(M: sps.csr_matrix) -> sps.csr_matrix:
@@ -277,7 +294,8 @@ def _high_precision(rates: list[list[Fraction]], digits: int, inputs: str) -> St
                               f"({method.split('+')[0]} vs mpmath GTH)")
         text = [mpmath.nstr(p, digits, min_fixed=-math.inf, max_fixed=math.inf) if p != 0 else "0" for p in first]
         pi = np.array([float(p) for p in first])
-    return Stationary(pi, _residual(_float_generator(rates), pi), method, text, agreed, radius, inputs, pi_exact, first)
+        residual = _mp_residual(rates, first)
+    return Stationary(pi, residual, method, text, agreed, radius, inputs, pi_exact, first)
 
 
 def _fmpq_solve(rates: list[list[Fraction]]) -> list[Fraction]:

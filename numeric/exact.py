@@ -166,6 +166,20 @@ def exact_or_inf(value, *, argument: str, entry=None, floats: str = FLOATS):
     return exact(value, argument=argument, entry=entry, floats=floats)
 
 
+def to_float(q, *, argument: str, entry=None) -> float:
+    """The float nearest to the exact number ``q`` (inf passes through), for the float routes;
+    a number beyond the float range is refused.
+
+    >>> to_float(Fraction(7, 10), argument="x")
+    0.7
+    """
+    try:
+        return float(q)
+    except OverflowError:
+        raise InvalidInput(argument, "is beyond the float64 range the float route needs",
+                           value=str(q), entry=entry) from None
+
+
 def _scalars(values):
     """Every scalar of a scalar / nested sequence / NumPy array / scipy sparse / `Triplets`."""
     np = sys.modules.get("numpy")
@@ -290,7 +304,8 @@ def float_matrix(M, *, argument: str):
 
     if isinstance(M, Triplets) or (hasattr(M, "tocoo") and M.dtype.kind == "O"):
         T = sparse(M, argument=argument)
-        return sps.csr_matrix(([float(v) for v in T.values], (T.rows, T.cols)), shape=T.shape)
+        values = [to_float(v, argument=argument, entry=(i, j)) for i, j, v in zip(T.rows, T.cols, T.values)]
+        return sps.csr_matrix((values, (T.rows, T.cols)), shape=T.shape)
     if hasattr(M, "tocoo"):
         _refuse_dtype(M.tocoo().data, argument)
         return sps.csr_matrix(M, dtype=float, copy=True)  # a copy: callers prune it in place
@@ -320,7 +335,8 @@ def float_array(M, *, argument: str, allow_inf: bool = True):
         raise InvalidInput(argument, "must be a 2-D matrix (rows of equal length)", value=A.shape)
     if A.dtype.kind in "fiu" or (A.dtype.kind == "O" and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in A.flat)):
         return A.astype(float)
-    return np.array([[float(x) for x in row] for row in dense(A, argument=argument, allow_inf=allow_inf)],
+    rows = dense(A, argument=argument, allow_inf=allow_inf)
+    return np.array([[to_float(x, argument=argument, entry=(i, j)) for j, x in enumerate(row)] for i, row in enumerate(rows)],
                     dtype=float).reshape(A.shape)
 
 

@@ -91,7 +91,7 @@ class CrawlerMDP:
         exact_values = {name: ex.exact(v, argument=name) for name, v in zip(("lam", "mu", "gamma"), given)}
         for name, value in exact_values.items():
             require_positive(value, name)
-            object.__setattr__(self, name, float(value))
+            object.__setattr__(self, name, ex.to_float(value, argument=name))
         # not fields: equality, hashing and repr stay those of the float parameters
         object.__setattr__(self, "_exact", exact_values)
         object.__setattr__(self, "inputs", ex.input_kind(given))

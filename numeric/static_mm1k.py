@@ -550,7 +550,7 @@ def static_optimum(lam, mu, gamma, K, digits: int | None = None) -> StaticOptimu
     K = _check(gamma_x, K, mu_x)
     if digits is None:
         _require_budget(K, None)
-        lam_, mu_, gamma_ = float(lam_x), float(mu_x), float(gamma_x)
+        lam_, mu_, gamma_ = (ex.to_float(v, argument=n) for v, n in ((lam_x, "lam"), (mu_x, "mu"), (gamma_x, "gamma")))
         rho = 1.0 if K == math.inf else _rho_float(gamma_, K, mu_)  # K = inf: Proposition 4
         n, cost = _best_n(lam_, mu_, gamma_, K, rho, float)
         return StaticOptimum(
