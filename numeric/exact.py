@@ -102,6 +102,11 @@ def _mpf_fraction(value) -> Fraction:
     return Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
+def _require_reading(floats: str) -> None:
+    if floats not in _FLOAT_READINGS:
+        raise InvalidInput("floats", f"must be one of {', '.join(map(repr, _FLOAT_READINGS))}", value=floats)
+
+
 def exact(value, *, argument: str, entry=None, floats: str = FLOATS) -> Fraction:
     """``value`` as an exact `Fraction` (see the module docstring for the
     types read and the float convention ``floats``).
@@ -116,8 +121,7 @@ def exact(value, *, argument: str, entry=None, floats: str = FLOATS) -> Fraction
     ...
     crawlmath.numeric.errors.InvalidInput: Q[1, 0]: must be real, not complex (got (1+2j))
     """
-    if floats not in _FLOAT_READINGS:
-        raise InvalidInput("floats", f"must be one of {', '.join(map(repr, _FLOAT_READINGS))}", value=floats)
+    _require_reading(floats)
     if _is_bool(value):
         raise InvalidInput(argument, "must be a number, not a bool", value=value, entry=entry)
     if _is_complex(value):
@@ -210,6 +214,7 @@ def input_kind(values, *, floats: str = FLOATS) -> str:
     >>> input_kind(np.array([[1, 2]])), input_kind(np.array([0.5])), input_kind([1, float("inf")])
     ('exact', 'shortest-decimal', 'exact')
     """
+    _require_reading(floats)
     for v in _scalars(values):
         if _is_float(v) and not math.isinf(v):
             return floats

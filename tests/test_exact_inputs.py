@@ -95,6 +95,11 @@ def test_sparse_and_triplet_forms_give_the_same_exact_law():
     assert ctmc_stationary(T).pi == pytest.approx([float(p) for p in truth], rel=1e-13)
 
 
+def test_an_unknown_float_reading_is_refused():
+    with pytest.raises(InvalidInput, match="floats: must be one of 'shortest-decimal', 'binary'"):
+        ctmc_stationary([[-1, 1], [1, -1]], floats="decimal")
+
+
 def test_floats_binary_reads_the_binary_value():
     r = ctmc_stationary(SEVEN_TENTHS["float"], digits=30, floats="binary")
     assert r.inputs == "binary"
