@@ -35,15 +35,15 @@ from typing import Sequence
 import numpy as np
 
 from .errors import InvalidInput
+from .exact import exact as _exact, to_float as _to_float
 from .tolerance import STRUCTURE_ABS
 from .validate import require_generator, require_probability_vector, require_square, require_subgenerator
 
 
 # --- exact inputs ---------------------------------------------------------------
-# The float convention of the project: a float x stands for the decimal repr(x) (its shortest decimal), so 0.2 means 1/5.
+# The float convention of the project (`numeric.exact`): a float x stands for the decimal repr(x), so 0.2 means 1/5.
 # Model files keep the decimals as typed (`DecimalText`).  Every PH and BMAP keeps its inputs as Fractions next to the
 # float64 copies the fast solvers use; the certified routes read the Fractions.
-# (A local helper with the rules of `numeric/exact.py` of task exactapi, which was not yet available.)
 
 
 class DecimalText(float):
@@ -65,34 +65,15 @@ class DecimalText(float):
 
 
 def exact(value, *, argument: str, entry=None) -> Fraction:
-    """The exact rational a number input stands for: int, Fraction, finite
-    Decimal and decimal strings as written ("0.2", "6.58e-05", "1/3"),
-    `DecimalText` as parsed, a float as its shortest decimal ``repr(x)``
-    (0.2 -> 1/5).  Anything else (bool, nan, inf, text that is no number):
-    `InvalidInput` naming ``argument``.
+    """The exact rational an input stands for: `numeric.exact.exact` (int,
+    Fraction, Decimal, decimal strings as written, a float as its shortest
+    decimal: 0.2 -> 1/5), and a `DecimalText` as the text it was parsed from.
+    Anything else: `InvalidInput` naming ``argument``.
 
     >>> exact(0.2, argument="x"), exact("6.58e-05", argument="x"), exact(Decimal("1.5"), argument="x")
     (Fraction(1, 5), Fraction(329, 5000000), Fraction(3, 2))
     """
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, (bool, np.bool_)):
-        raise InvalidInput(argument, "must be a number, not a boolean", value=value, entry=entry)
-    if isinstance(value, (int, np.integer)):
-        return Fraction(int(value))
-    if isinstance(value, DecimalText):
-        text = value.text
-    elif isinstance(value, (float, np.floating)):
-        text = repr(float(value))
-    elif isinstance(value, (Decimal, str)):
-        text = str(value).strip()
-    else:
-        raise InvalidInput(argument, "must be a number (int, float, Fraction, Decimal or a decimal string)",
-                           value=type(value).__name__, entry=entry)
-    try:
-        return Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        raise InvalidInput(argument, "must be a finite number", value=text, entry=entry) from None
+    return _exact(value.text if isinstance(value, DecimalText) else value, argument=argument, entry=entry)
 
 
 def exact_array(values, argument: str, ndim: int) -> np.ndarray:
@@ -112,9 +93,9 @@ def exact_array(values, argument: str, ndim: int) -> np.ndarray:
     return out
 
 
-def to_float(a: np.ndarray) -> np.ndarray:
-    """The correctly rounded float64 array of an exact (Fraction) array."""
-    return np.array([float(x) for x in a.flat], dtype=float).reshape(a.shape)
+def to_float(a: np.ndarray, argument: str) -> np.ndarray:
+    """The correctly rounded float64 array of an exact (Fraction) array (`InvalidInput` beyond the float range)."""
+    return np.array([_to_float(x, argument=argument, entry=i) for i, x in enumerate(a.flat)], dtype=float).reshape(a.shape)
 
 
 
@@ -131,8 +112,8 @@ class PhaseType:
     def __init__(self, beta, S, *, names: tuple[str, str] = ("beta", "S")):
         self.beta_exact = exact_array(beta, names[0], 1)
         self.S_exact = exact_array(S, names[1], 2)
-        self.beta = require_probability_vector(to_float(self.beta_exact), names[0])
-        self.S = require_subgenerator(to_float(self.S_exact), names[1])
+        self.beta = require_probability_vector(to_float(self.beta_exact, names[0]), names[0])
+        self.S = require_subgenerator(to_float(self.S_exact, names[1]), names[1])
         if self.S.shape[0] != self.beta.size:
             raise InvalidInput(names[1], f"must be {self.beta.size}x{self.beta.size} to match {names[0]}", value=self.S.shape)
         for a in (self.S, self.beta, self.S_exact, self.beta_exact):
@@ -320,7 +301,7 @@ class BMAP:
         if len(D) < 2:
             raise InvalidInput(name, "needs D_0 and at least D_1", value=len(D))
         exact_mats = [exact_array(d, f"{name}_{k}", 2) for k, d in enumerate(D)]
-        mats = [require_square(to_float(d), f"{name}_{k}") for k, d in enumerate(exact_mats)]
+        mats = [require_square(to_float(d, f"{name}_{k}"), f"{name}_{k}") for k, d in enumerate(exact_mats)]
         n = mats[0].shape[0]
         for k, m in enumerate(mats):
             if m.shape != (n, n):
@@ -497,7 +478,7 @@ def bmmap(D0, Dk_by_robot: Sequence[Sequence]) -> list[BMAP]:
     changes: ``D_0^(l) = D_0 + sum_{k>=1} sum_{m>l} D_k^(m)``,
     ``D_k^(l) = sum_{m<=l} D_k^(m)``."""
     D0 = exact_array(D0, "D_0", 2)
-    require_square(to_float(D0), "D_0")
+    require_square(to_float(D0, "D_0"), "D_0")
     N = len(Dk_by_robot)
     kmax = max(len(x) for x in Dk_by_robot)
     full = np.full((N, kmax, *D0.shape), Fraction(0), dtype=object)
@@ -505,7 +486,7 @@ def bmmap(D0, Dk_by_robot: Sequence[Sequence]) -> list[BMAP]:
         for k, d in enumerate(mats):
             name = f"D_{k + 1}^({m + 1})"
             full[m, k] = exact_array(d, name, 2)
-            require_square(to_float(full[m, k]), name)
+            require_square(to_float(full[m, k], name), name)
     out = []
     for l in range(1, N + 1):
         mats = [D0 + full[l:].sum(axis=(0, 1))] + [full[:l, k].sum(axis=0) for k in range(kmax)]
