@@ -595,7 +595,7 @@ def _reduction_random():
     base_s, base_o = random_phase_type(rng, 2), random_phase_type(rng, 3)
     serv, obs = random_lumpable_phase_type(rng, base_s, 2), random_lumpable_phase_type(rng, base_o, 2)
     m0 = bm.random_model(5, W=2, M=2, R=2, K=3)
-    planted = m0.with_(service=serv, obsolescence=PhaseType(obs.beta, obs.S, names=("gamma", "Gamma")), reduce=False)
+    planted = m0.with_(service=serv, obsolescence=PhaseType(obs.beta_exact, obs.S_exact, names=("gamma", "Gamma")), reduce=False)
     cases = [(planted.with_K(K), pol) for K, pol in [(2, bm.Policy((2, 1), (0,))), (3, bm.Policy((2, 1), (1,)))]]
     cases += [(m0.with_(reduce=False, K=K), bm.Policy((2, 1), (1,))) for K in (3, 4)]
     worst, rows = _agreement(cases)
