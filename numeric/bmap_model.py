@@ -778,7 +778,10 @@ class _Arith:
             import mpmath
 
             self.mpmath = mpmath
-            one = lambda x: mpmath.mpf(exact(x, argument="input").numerator) / exact(x, argument="input").denominator  # noqa: E731
+            def one(x):  # the exact input at the working precision
+                q = exact(x, argument="input")
+                return mpmath.mpf(q.numerator) / q.denominator
+
             self.conv = lambda a: np.vectorize(one, otypes=[object])(np.asarray(a, dtype=object)) if np.ndim(a) else one(a)
         else:
             self.conv = lambda a: np.asarray(a, dtype=float) if np.ndim(a) else float(a)
@@ -1102,7 +1105,7 @@ def solve_mp(model: BmapModel, levels: Sequence[int], dps: int = 50) -> Stationa
     return Stationary(split_levels(model, xs), f"arb ball LU ({dps} digits, enumerated generator)", rel)
 
 
-def ball_cost(model: BmapModel, levels: Sequence[int], ball: Callable = None, prec: int = 170) -> "flint.arb":
+def ball_cost(model: BmapModel, levels: Sequence[int], ball: Callable | None = None, prec: int = 170) -> "flint.arb":
     """An arb ball enclosing J (eq. 2) of the model whose exact inputs x are
     replaced by the balls ``ball(x)`` (default `exact_ball`): p from
     `_arb_stationary`, the measures in ball arithmetic, at ``prec`` bits

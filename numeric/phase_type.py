@@ -27,7 +27,6 @@ matrix, the entry and the rule broken.
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 from fractions import Fraction
 from functools import cached_property
 from typing import Sequence
@@ -70,6 +69,7 @@ def exact(value, *, argument: str, entry=None) -> Fraction:
     decimal: 0.2 -> 1/5), and a `DecimalText` as the text it was parsed from.
     Anything else: `InvalidInput` naming ``argument``.
 
+    >>> from decimal import Decimal
     >>> exact(0.2, argument="x"), exact("6.58e-05", argument="x"), exact(Decimal("1.5"), argument="x")
     (Fraction(1, 5), Fraction(329, 5000000), Fraction(3, 2))
     """
