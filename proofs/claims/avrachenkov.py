@@ -26,8 +26,8 @@ Readings stated once for the whole paper (and applied to every cell):
   measure equal to the full chain's to 1e-12;
 - certified cells (issue 17): every number a table cell is judged from is a
   ball-arithmetic value with >= 30 digits (`bm.certified_cost`,
-  `bm.certify`), cross-checked against float64, and its error bound (inputs
-  within a few ulps of the stored floats, float conversion, and for R the
+  `bm.certify`), cross-checked against float64, and its error bound (the
+  enclosure for the model's exact decimal inputs, float conversion, and for R the
   propagation through R = 100 (1 - C*/min C_r)) goes to the cell engine;
   optimal thresholds, j* and mode sets come from `bm.certify_argmin` and are
   certain only when disjoint enclosures decide the argmin.
