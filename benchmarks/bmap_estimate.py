@@ -30,6 +30,12 @@ EVALUATIONS = [  # (model, K, reduce, solver, policy)
     ("avrachenkov-example.json", 11, False, "auto", ((3, 1), (3,))),
 ]
 QUICK = {20, 100, 8, 50}
+OPTIMIZE = [  # (model, K, modes or None for every mode set): `optimize` over the paper's threshold ranges, as --optimize
+    ("avrachenkov-example.json", 5, None),
+    ("avrachenkov-real.json", None, None),
+    ("avrachenkov-example.json", 30, (3, 1)),
+    ("avrachenkov-example.json", 100, (3, 1)),
+]
 ROBOTS = [100, 400, 1600]  # the real-data model's arrivals.robots ('scaled')
 INDEPENDENT = [4, 6]  # robots of the 'independent' interpretation, each the §7 example's D^(1) (W = 2^N phases)
 
@@ -43,6 +49,23 @@ def evaluation_rows(quick: bool):
         est, _ = bm.estimate_cost(m, 1, solver)
         bm.evaluate(m, bm.Policy(modes, th), solver)
         yield f"{name.split('.')[0]} K={K}{'' if reduce else ' unlumped'} {solver} ({bm.approx_states(m):.0f} states)", \
+            est, time.perf_counter() - t0
+
+
+def optimize_rows(quick: bool):
+    import argparse as _argparse
+
+    from crawlmath.commands.bmap import evaluations
+
+    for name, K, modes in OPTIMIZE[:2] if quick else OPTIMIZE:
+        t0 = time.perf_counter()
+        m = bmap_io.load_model(name) if K is None else bmap_io.load_model(name, K=K)
+        n = evaluations(m, modes, _argparse.Namespace(optimize=True, convention="paper"))
+        est, _ = bm.estimate_cost(m, n)
+        cache: dict = {}
+        for s in bm.all_mode_sets(m.N) if modes is None else [modes]:
+            bm.optimize(m, s, "paper", "auto", cache)
+        yield f"optimize {name.split('.')[0]} K={m.K} {'all mode sets' if modes is None else modes} ({n:.0f} policies)", \
             est, time.perf_counter() - t0
 
 
@@ -72,7 +95,7 @@ def main() -> None:
     args = ap.parse_args()
     print(f"{'case':<58} {'estimate s':>10} {'measured s':>10} {'ratio':>7}")
     worst = 1.0
-    for label, est, got in [*arrival_rows(args.quick), *evaluation_rows(args.quick)]:
+    for label, est, got in [*arrival_rows(args.quick), *optimize_rows(args.quick), *evaluation_rows(args.quick)]:
         ratio = est / got
         worst = max(worst, ratio, 1 / ratio)
         print(f"{label:<58} {est:10.3g} {got:10.3g} {ratio:7.2f}", flush=True)

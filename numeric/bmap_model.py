@@ -1563,6 +1563,7 @@ SECONDS_STRUCTURED_START = 4.0  # first structured solve in a process: importing
 SECONDS_PER_STATE = {"dense": 2e-9, "sparse": 2e-5, "structured": 7e-5}  # dense: per state^3
 BYTES_PER_STATE = {"dense": 24.0, "sparse": 2000.0, "structured": 1000.0}  # dense: per state^2
 SECONDS_PER_EVALUATION = 0.1
+SECONDS_PER_CANDIDATE, SECONDS_PER_CANDIDATE_STATE3 = 5e-4, 4e-10  # --optimize's batched dense solves (`batched_costs`)
 
 
 def approx_states(model: BmapModel) -> float:
@@ -1590,6 +1591,9 @@ def estimate_cost(model: BmapModel, evaluations: float = 1.0, solver: str = "aut
     if family != "structured":  # the blocks are built as Kronecker products: ~K of them on the largest level's size
         top = math.log(model.W * model.M) + (model.K - 1) * math.log(model.R)
         setup += SECONDS_PER_BLOCK_ENTRY * model.K * math.exp(min(2 * top, 700.0))
+    if n <= BATCH_STATE_LIMIT and evaluations > 1 and solver == "auto":  # `optimize`: every candidate in batched solves
+        return (setup + SECONDS_PER_EVALUATION + evaluations * (SECONDS_PER_CANDIDATE + SECONDS_PER_CANDIDATE_STATE3 * n**3),
+                BYTES_PER_STATE["dense"] * n**2 + BATCH_CHUNK_BYTES)
     if family == "dense":
         per, mem = SECONDS_PER_STATE["dense"] * n**3, BYTES_PER_STATE["dense"] * n**2
     elif family == "sparse":
