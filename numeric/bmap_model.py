@@ -367,10 +367,15 @@ def _term_counts(model: BmapModel, i: int, j: int) -> dict:
     terms = lemma.lemma_recipe(i, j, model.K)
     if not terms:
         raise SolverError(f"the Lemma has no block Q_({i},{j}) (K = {model.K})")
-    counts: dict = {}
+    if model.R == 1:  # R^c = 1: the buffer-position terms of Γ^{⊕n}, Γ_0^{⊕n} coincide; count them before canonicalising
+        terms = [tuple(("I", t[1], t[2], 0) if t[0] == "I" else t for t in term) for term in terms]
+    raw: dict = {}
     for term in terms:
+        raw[term] = raw.get(term, 0) + 1
+    counts: dict = {}
+    for term, n in raw.items():
         key = _canonical_term(model, term)
-        counts[key] = counts.get(key, 0) + 1
+        counts[key] = counts.get(key, 0) + n
     return counts
 
 
@@ -1549,14 +1554,15 @@ def evaluate_levels(model: BmapModel, levels: Sequence[int], solver: str = "auto
 
 # --- cost model (issue 33) ------------------------------------------------------
 # One estimate for every entry point (CLI, `crawlmath.api`, benchmarks/bmap_estimate.py prints it against measured runs).
-# A float evaluation costs (a) building the level blocks and the tagged-page vectors: the Lemma's recipe has O(i) terms
-# per block of level i, so ~(kmax + 1) K^2 term products in all; (b) the solve: GTH on the dense generator (n^3) up to
+# A float evaluation costs (a) building the level blocks and the tagged-page vectors: K (kmax + 1) blocks, two per level
+# with O(i) recipe terms (counted in ~K^2 steps, `_term_counts`); (b) the solve: GTH on the dense generator (n^3) up to
 # `DENSE_STATES`, SuperLU up to `SPARSE_STATES`, then the matrix-free structured solver, whose level operators cost
 # ~K^2 (the Kronecker sums of Γ built per level) plus a per-state matvec cost.  Constants measured on the 2-core
 # development machine under load (benchmarks/bmap_estimate.py; README) and rounded up.
 
 DENSE_STATES, SPARSE_STATES = 600, 1500  # the 'auto' solver's choice (`evaluate_levels`)
-SECONDS_PER_TERM = 2e-5  # one recipe term of one level block, per unit of (kmax + 1) K^2
+SECONDS_PER_TERM = 2e-5  # counting the recipe terms, per K^2
+SECONDS_PER_BLOCK = 1.2e-3  # building one level block (scipy per-block overhead), per K (kmax + 1)
 SECONDS_PER_BLOCK_ENTRY = 1.5e-6  # dense Kronecker products of the level blocks, per K L^2 (L the largest level, R > 1)
 SECONDS_STRUCTURED_K2 = 4e-4  # the structured solver's per-level operators, per K^2
 SECONDS_STRUCTURED_START = 4.0  # first structured solve in a process: importing numba and loading its compiled kernels
@@ -1587,7 +1593,7 @@ def estimate_cost(model: BmapModel, evaluations: float = 1.0, solver: str = "aut
     n = approx_states(model)
     family = auto_solver(n) if solver == "auto" else ("structured" if solver == "structured" else "sparse")
     K2 = float(model.K) ** 2
-    setup = SECONDS_PER_TERM * (model.kmax + 1) * K2
+    setup = SECONDS_PER_TERM * K2 + SECONDS_PER_BLOCK * model.K * (model.kmax + 1)
     if family != "structured":  # the blocks are built as Kronecker products: ~K of them on the largest level's size
         top = math.log(model.W * model.M) + (model.K - 1) * math.log(model.R)
         setup += SECONDS_PER_BLOCK_ENTRY * model.K * math.exp(min(2 * top, 700.0))
