@@ -87,6 +87,8 @@ def exact_array(values, argument: str, ndim: int) -> np.ndarray:
             raise InvalidInput(argument, f"must be a rectangular {ndim}-dimensional array") from None
     if arr.ndim != ndim or 0 in arr.shape:
         raise InvalidInput(argument, f"must be a non-empty {'vector' if ndim == 1 else 'matrix'}", value=arr.shape)
+    if arr.dtype == object and all(type(x) is Fraction for x in arr.flat):  # already exact (scaled, lumped, Kronecker sums)
+        return arr.copy()
     out = np.empty(arr.shape, dtype=object)
     for idx, x in np.ndenumerate(arr):
         out[idx] = exact(x.item() if isinstance(x, np.generic) else x, argument=argument, entry=idx if ndim > 1 else idx[0])
@@ -95,7 +97,10 @@ def exact_array(values, argument: str, ndim: int) -> np.ndarray:
 
 def to_float(a: np.ndarray, argument: str) -> np.ndarray:
     """The correctly rounded float64 array of an exact (Fraction) array (`InvalidInput` beyond the float range)."""
-    return np.array([_to_float(x, argument=argument, entry=i) for i, x in enumerate(a.flat)], dtype=float).reshape(a.shape)
+    try:
+        return np.array([float(x) for x in a.flat], dtype=float).reshape(a.shape)
+    except OverflowError:  # name the entry
+        return np.array([_to_float(x, argument=argument, entry=i) for i, x in enumerate(a.flat)], dtype=float).reshape(a.shape)
 
 
 
