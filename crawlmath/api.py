@@ -39,9 +39,11 @@ def static_optimum(lam, mu, gamma, K, *, digits: int | None = None) -> "StaticOp
 
     Parameters
     ----------
-    lam, mu, gamma : arrival rate λ, service rate μ, cost γ of an empty buffer
-        (numbers, Fractions or decimal strings; under ``digits`` a float means the
-        shortest decimal that prints it).
+    lam, mu, gamma : arrival rate λ, service rate μ, cost γ of an empty buffer: any number
+        :func:`crawlmath.numeric.exact.exact` reads (int, Fraction, SymPy Rational, Decimal,
+        decimal string such as "0.05" or "12/5", mpmath number, float); a float means the
+        shortest decimal that prints it (2.4 is 12/5), and the result's ``inputs`` says
+        ``"exact"`` or ``"shortest-decimal"``.
     K : buffer capacity (an integer ≥ 2, or ``math.inf``).
     digits : compute at this many digits in mpmath, with a proved enclosure of ρ(γ, K).
 
@@ -66,7 +68,8 @@ def solve_mdp(lam: float, mu: float, gamma: float, K: int, N="auto", *, method: 
 
     Parameters
     ----------
-    lam, mu, gamma, K : as in :func:`static_optimum`.
+    lam, mu, gamma, K : as in :func:`static_optimum` (exact numbers or floats read as their
+        shortest decimal; the exact routes use those exact values, ``inputs`` says which).
     N : number of crawlers available, or ``"auto"`` (the smallest N that does not bind).
     method : ``"exact"`` (multichain policy iteration) or ``"rvi"`` (Proposition 6 under the
         reading that reproduces the paper's numbers: x̂ = (1,1,1), h₀ = 0; ``reference`` and
@@ -91,7 +94,12 @@ def load_bmap(model: "str | Path | dict", *, K: int | None = None, reduce: bool 
     """A BMAP/PH/1/K model with obsolescence (Avrachenkov et al.) from a model file
     (path, or the name of a shipped one) or a dict of the same structure, checked
     against the model schema; ``K`` overrides the capacity; ``reduce`` lumps the PH
-    representations exactly (default).
+    representations exactly (default).  Numbers stay exact: a file's decimals as
+    printed, a dict's int, Fraction or Decimal as given and its floats as their
+    shortest decimals (0.2 is 1/5); certified values are for those exact inputs.
+    The arrivals' size (``arrivals.robots``, 'independent' products) is estimated
+    first and refused with `TooLarge` above ``CRAWLMATH_MAX_MEMORY`` /
+    ``CRAWLMATH_MAX_SECONDS``.
 
     Examples
     --------
@@ -106,21 +114,35 @@ def load_bmap(model: "str | Path | dict", *, K: int | None = None, reduce: bool 
     return load_model(model, K=K, reduce=reduce)
 
 
-def solve_bmap(model: "BmapModel", modes: Sequence[int], thresholds: Sequence[int] = (), *,
+def solve_bmap(model: "BmapModel | str | Path", modes: Sequence[int], thresholds: Sequence[int] = (), *,
                solver: str = "auto") -> "Measures":
     """Stationary measures and cost J (eq. 2) of a threshold policy: ``modes`` the
     numbers of active robots from the empty system up, ``thresholds`` the queue
-    lengths at which the mode changes (one fewer than the modes).
+    lengths at which the mode changes (one fewer than the modes).  ``model`` is a
+    `load_bmap` model, or a model file's path or shipped name (loaded with its own
+    K).  The run is estimated first and refused with `TooLarge` above the limits
+    (``CRAWLMATH_MAX_SECONDS`` / ``CRAWLMATH_MAX_MEMORY``, as on the command line).
 
     Examples
     --------
     >>> m = load_bmap("avrachenkov-example.json", K=30)
     >>> round(solve_bmap(m, (3, 1), (3,)).cost, 4)
     57.2321
+    >>> round(solve_bmap("avrachenkov-example.json", (3, 1), (2,)).cost, 2)
+    63.54
     """
     from .numeric import bmap_model as bm
+    from .numeric.errors import InvalidInput
 
-    return bm.evaluate(model, bm.Policy(tuple(modes), tuple(thresholds)), solver=solver)
+    if isinstance(model, (str, Path)):
+        model = load_bmap(model)
+    if not isinstance(model, bm.BmapModel):
+        raise InvalidInput("model", "must be a BmapModel (load_bmap), a model file's path or a shipped model's name",
+                           value=type(model).__name__)
+    policy = bm.Policy(tuple(modes), tuple(thresholds))
+    model.check_policy(policy)
+    bm.require_cost(model, 1, solver)
+    return bm.evaluate(model, policy, solver=solver)
 
 
 def optimal_frequencies(rates: Sequence[float], access: str = "det:1", weights=None) -> "FrequencyResult":
@@ -156,14 +178,37 @@ def mean_field_colours(K: int, C: int) -> "MeanField":
 
 
 def average_cost_mdp(P, c, digits: int | None = None, **kw):
-    """See :func:`crawlmath.numeric.average_cost.average_cost_mdp` (reference values for your own MDP)."""
+    """See :func:`crawlmath.numeric.average_cost.average_cost_mdp` (reference values for your own MDP).
+
+    P and c may hold exact numbers (int, Fraction, SymPy Rational, Decimal, strings such as
+    "0.7" or "7/10"; "inf" marks an unavailable action) in lists, arrays, scipy.sparse or
+    `crawlmath.numeric.exact.Triplets`; a float means its shortest decimal.  With ``digits``
+    the gain is that of the exact MDP (``gain_exact`` up to 200 states, ``gain_mp``,
+    ``inputs``).
+
+    Examples
+    --------
+    >>> average_cost_mdp([[[1]], [[1]]], [["1/3", "0.5"]], digits=20).gain_exact
+    Fraction(1, 3)
+    """
     from .numeric.average_cost import average_cost_mdp as solve
 
     return solve(P, c, digits, **kw)
 
 
 def ctmc_stationary(Q, digits: int | None = None, **kw):
-    """See :func:`crawlmath.numeric.ctmc.ctmc_stationary` (reference values for your own CTMC)."""
+    """See :func:`crawlmath.numeric.ctmc.ctmc_stationary` (reference values for your own CTMC).
+
+    Q may hold exact numbers (int, Fraction, SymPy Rational, Decimal, strings such as "0.7"
+    or "7/10") in lists, arrays, scipy.sparse or `crawlmath.numeric.exact.Triplets`; a float
+    means its shortest decimal.  With ``digits`` π is that of the exact chain (``pi_exact``
+    up to 200 states, ``pi_mp``, ``inputs``).
+
+    Examples
+    --------
+    >>> ctmc_stationary([[-1, 1], ["7/10", "-0.7"]], digits=20).pi_exact
+    [Fraction(7, 17), Fraction(10, 17)]
+    """
     from .numeric.ctmc import ctmc_stationary as solve
 
     return solve(Q, digits, **kw)

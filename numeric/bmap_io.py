@@ -14,6 +14,12 @@ Keys::
     costs = {c_loss, c_obs, a, c_rob, c_star};  modes = [..] (optional default)
 
 A bare file name is looked up in the shipped ``crawlmath/proofs/models``.
+
+Numbers keep the decimals as written: JSON and TOML floats are parsed as
+`DecimalText` (a float that remembers its text), so the model built is the
+model of the printed decimals, exactly (``0.2`` is 1/5, and the lumped
+obsolescence rate of the §7 example is 1/5, not 0.19999999999999996); the
+float64 solvers use the correctly rounded copies.
 """
 from __future__ import annotations
 
@@ -30,8 +36,8 @@ import numpy as np
 from .bmap_model import BmapModel, Costs
 from .errors import InvalidInput
 from .tolerance import STRUCTURE_ABS
-from .validate import require_memory
-from .phase_type import BMAP, PhaseType, bmmap, independent_robots, thinned
+from .validate import require_memory, require_seconds
+from .phase_type import BMAP, DecimalText, PhaseType, bmmap, exact, exact_array, independent_robots, thinned
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "proofs" / "models"
 
@@ -58,8 +64,9 @@ def _decode(p: Path) -> dict:
         data = p.read_bytes()
         if len(data) > MAX_FILE_BYTES:
             raise InvalidInput("MODEL", f"is larger than {MAX_FILE_BYTES} bytes; not a model file", value=str(p))
+        require_seconds(SECONDS_PER_BYTE * len(data), "MODEL", f"decoding a {len(data)}-byte model file", value=str(p))
         text = data.decode("utf-8")
-        return tomllib.loads(text) if kind == "TOML" else json.loads(text)
+        return tomllib.loads(text, parse_float=DecimalText) if kind == "TOML" else json.loads(text, parse_float=DecimalText)
     except OSError as exc:
         raise InvalidInput("MODEL", f"cannot be read: {exc.strerror or exc}", value=str(p)) from None
     except UnicodeDecodeError as exc:
@@ -85,6 +92,7 @@ def read_spec(name: str | Path) -> dict:
 # generator summing to 0) is checked by `_matrix_rules`, also naming key paths.
 
 MAX_FILE_BYTES = 16 * 2**20
+SECONDS_PER_BYTE = 3e-6  # decoding with every number kept as DecimalText (8.2 MB: 20 s under load; benchmarks/bmap_estimate.py)
 _NUMBER = {"type": "number"}
 _VECTOR = {"type": "array", "minItems": 1, "items": _NUMBER}
 _MATRIX = {"type": "array", "minItems": 1, "items": _VECTOR}
@@ -170,10 +178,11 @@ def _number_problems(obj, where=()) -> list[tuple[str, str]]:
     if isinstance(obj, bool):
         return []
     if isinstance(obj, float):
+        text = obj.text if isinstance(obj, DecimalText) else repr(obj)
         if not math.isfinite(obj):
-            return [(_path(where), f"must be finite (got {obj})")]
-        if obj != 0 and abs(obj) < sys.float_info.min:
-            return [(_path(where), f"must be 0 or at least {sys.float_info.min:.3g} in magnitude (got {obj!r})")]
+            return [(_path(where), f"must be finite (got {text})")]
+        if exact(obj, argument=_path(where)) != 0 and abs(obj) < sys.float_info.min:
+            return [(_path(where), f"must be 0 or at least {sys.float_info.min:.3g} in magnitude (got {text})")]
         return []
     if isinstance(obj, int) and abs(obj) > 2**53:
         return [(_path(where), f"must be at most 2**53 in magnitude (got {obj})")]
@@ -194,6 +203,22 @@ def _raise_all(problems: list[tuple[str, str]]) -> None:
     raise InvalidInput("MODEL", head + "; ".join(shown) + more)
 
 
+SECONDS_PER_ITEM = 2e-4  # jsonschema's check of one number or list (measured 1.8e-4 s under load; benchmarks/bmap_estimate.py)
+
+
+def _count_items(obj) -> int:
+    """Numbers, strings, lists and tables in a decoded model (iteratively: no recursion limit)."""
+    count, stack = 0, [obj]
+    while stack:
+        x = stack.pop()
+        count += 1
+        if isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    return count
+
+
 def validate_spec(spec, matrices: bool = True) -> None:
     """Check a decoded model against `MODEL_SCHEMA`, the arrivals schema of its
     interpretation and (``matrices``) the matrix rules; raise one
@@ -204,6 +229,15 @@ def validate_spec(spec, matrices: bool = True) -> None:
     ...
     crawlmath.numeric.errors.InvalidInput: MODEL: 5 problems: ... Costs: unknown key (did you mean 'costs'?); K: must be an integer (got 2.7)
     """
+    try:  # the arrivals' size first: a spec too large to build is refused before the (slower) schema check
+        size_known = bool(arrival_size(spec))
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError):
+        size_known = False  # malformed: the schema says why
+    if size_known:
+        require_arrivals(spec)
+    items = _count_items(spec)
+    require_seconds(SECONDS_PER_ITEM * items, "MODEL", f"checking a model of {items} numbers and lists against the schema",
+                    value=items)
     validator = jsonschema.Draft202012Validator(MODEL_SCHEMA)
     problems = [m for e in validator.iter_errors(spec) for m in _schema_messages(e)]
     if not isinstance(spec, dict):
@@ -331,10 +365,12 @@ def _get(spec: dict, key: str, where: str):
 
 
 def _common(c: dict) -> list:
+    """The common BMAP's matrices [D_0, D_1, ...] as exact arrays (``D_k = d_k A`` computed exactly)."""
     if "D" in c:
-        return c["D"]
-    D0, A, d = _get(c, "D0", "arrivals.common"), np.asarray(_get(c, "A", "arrivals.common"), float), _get(c, "d", "arrivals.common")
-    return [D0] + [dk * A for dk in d]
+        return [exact_array(m, f"arrivals.common.D[{k}]", 2) for k, m in enumerate(c["D"])]
+    D0, A, d = _get(c, "D0", "arrivals.common"), _get(c, "A", "arrivals.common"), _get(c, "d", "arrivals.common")
+    A = exact_array(A, "arrivals.common.A", 2)
+    return [exact_array(D0, "arrivals.common.D0", 2)] + [exact(dk, argument="arrivals.common.d", entry=k) * A for k, dk in enumerate(d)]
 
 
 def arrivals_from_spec(a: dict) -> list[BMAP]:
@@ -347,7 +383,7 @@ def arrivals_from_spec(a: dict) -> list[BMAP]:
     if kind == "scaled":
         base = _common(_get(a, "common", "arrivals"))
         N = int(_get(a, "robots", "arrivals"))
-        return [BMAP([r * np.asarray(d, float) for d in base], name=f"D^({r})") for r in range(1, N + 1)]
+        return [BMAP([r * d for d in base], name=f"D^({r})") for r in range(1, N + 1)]
     if kind == "thinned":
         return thinned(BMAP(_common(_get(a, "common", "arrivals"))), _get(a, "q", "arrivals"))
     if kind == "independent":
@@ -357,10 +393,15 @@ def arrivals_from_spec(a: dict) -> list[BMAP]:
     raise InvalidInput("arrivals.interpretation", "must be direct, scaled, thinned, independent or bmmap", value=kind)
 
 
-def arrival_bytes(spec: dict) -> float:
-    """Estimated bytes of the per-mode BMAPs a (validated) spec builds: N modes
-    of (kmax + 1) W x W float64 matrices and their copies (x 4), W the phase
-    count (the product of the robots' orders for 'independent')."""
+# Building the arrivals (exact Fractions, then each BMAP validated in float64): ~4 ms per BMAP of order 2 and ~20 us and
+# ~240 bytes per exact matrix entry (Fraction objects, float copies), measured by benchmarks/bmap_estimate.py and rounded up.
+SECONDS_PER_BMAP, SECONDS_PER_ENTRY, BYTES_PER_ENTRY = 4e-3, 2e-5, 240.0
+
+
+def arrival_size(spec: dict) -> tuple[float, float]:
+    """(BMAPs, matrix entries) a validated spec builds: N modes of (kmax + 1)
+    W x W matrices, W the phase count (the product of the robots' orders for
+    'independent', whose kmax is the sum of theirs)."""
     a = spec["arrivals"]
     kind = a["interpretation"]
     if kind == "direct":
@@ -374,13 +415,25 @@ def arrival_bytes(spec: dict) -> float:
         W = math.prod(float(len(m[0])) for m in a["robots"])
     else:
         N, kmax, W = len(a["D"]), max(len(x) for x in a["D"]), len(a["D0"])
-    return 4 * 8 * float(N) * (kmax + 1) * float(W) ** 2
+    return float(N), float(N) * (kmax + 1) * float(W) ** 2
+
+
+def require_arrivals(spec: dict) -> None:
+    """Refuse (`TooLarge`, naming ``MODEL``) a spec whose arrival matrices
+    (every robot count: ``arrivals.robots`` is a size parameter) would exceed
+    the memory or time limits, before building any."""
+    bmaps, entries = arrival_size(spec)
+    what = f"arrivals: the matrices of {bmaps:.3g} robot count(s) ({entries:.3g} exact entries)"
+    robots = spec["arrivals"].get("robots")
+    value = f"arrivals.robots = {robots}" if isinstance(robots, int) else f"{bmaps:.0f} robot counts"
+    require_memory(BYTES_PER_ENTRY * entries, "MODEL", what, value=value)
+    require_seconds(SECONDS_PER_BMAP * bmaps + SECONDS_PER_ENTRY * entries, "MODEL", what, value=value)
 
 
 def model_from_spec(spec: dict, K: int | None = None, reduce: bool = True) -> BmapModel:
     """Validate a model spec (a dict) and build its :class:`BmapModel` (``K`` overrides the spec's; ``reduce`` lumps phases)."""
     validate_spec(spec)
-    require_memory(arrival_bytes(spec), "MODEL", "the arrival matrices of every robot count")
+    require_arrivals(spec)
     arr = arrivals_from_spec(_get(spec, "arrivals", "MODEL"))
     sv = _get(spec, "service", "MODEL")
     ob = _get(spec, "obsolescence", "MODEL")

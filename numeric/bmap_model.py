@@ -29,10 +29,11 @@ Threshold optimisation (`optimize`, §7's direct approach) evaluates every
 candidate at once (`batched_costs`): a level's rows of Q and its weights in
 every measure depend only on the robots active at that level.
 
-Certified values (issue 17): `certified_cost` encloses J in arb balls at
->= 30 digits (decimal inputs) and within a few ulps of the float inputs,
-cross-checked against float64; `certify_argmin` decides the cheapest of
-finitely many policies from those enclosures.
+Certified values (issues 17, 30): `certified_cost` encloses J in arb balls
+at >= 30 digits for the model's exact inputs (the decimals of the model
+file as printed, kept as Fractions through lumping and scaling), cross-
+checked against float64; `certify_argmin` decides the cheapest of finitely
+many policies from those enclosures.
 
 >>> m = example_model()                    # §7 example, corrected D-matrices
 >>> r = evaluate(m, Policy((3,), ()))
@@ -43,6 +44,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
+from fractions import Fraction
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Sequence
@@ -54,8 +57,8 @@ import scipy.sparse.linalg as spla
 from .errors import InvalidInput, SolverError, TooLarge
 from .generated import avrachenkov_lemma as lemma
 from .tolerance import FLOAT_REL, STRUCTURE_ABS
-from .phase_type import BMAP, Lumping, PhaseType, random_bmap, random_phase_type
-from .validate import require_int, require_memory, require_real
+from .phase_type import BMAP, Lumping, PhaseType, exact, random_bmap, random_phase_type
+from .validate import require_int, require_memory, require_real, require_seconds
 
 # --- model and policy -------------------------------------------------------
 
@@ -145,6 +148,7 @@ class BmapModel:
         self.costs = costs
         self.kmax = max(b.kmax for b in arrivals)
         self._D = [b.batch_rates(self.kmax) for b in arrivals]
+        self._D_exact = [b.batch_rates_exact(self.kmax) for b in arrivals]
         self._memo: dict = {}  # policy-independent blocks and tagged-page vectors
 
     def memo(self, key, build: Callable):
@@ -185,6 +189,10 @@ class BmapModel:
     def D(self, r: int, k: int) -> np.ndarray:
         """``D_k^(r)`` (zero beyond the largest batch)."""
         return self._D[r - 1][k] if k <= self.kmax else np.zeros((self.W, self.W))
+
+    def D_exact(self, r: int, k: int) -> np.ndarray:
+        """``D_k^(r)`` as the exact (Fraction) array the model was given (zero beyond the largest batch)."""
+        return self._D_exact[r - 1][k] if k <= self.kmax else np.full((self.W, self.W), 0, dtype=object)
 
     def D_tail(self, r: int, k: int) -> np.ndarray:
         """``sum_{k' >= k} D_{k'}^(r)`` for k >= 1 (= ``D(1) - sum_{k'<k} D_k'``)."""
@@ -359,10 +367,15 @@ def _term_counts(model: BmapModel, i: int, j: int) -> dict:
     terms = lemma.lemma_recipe(i, j, model.K)
     if not terms:
         raise SolverError(f"the Lemma has no block Q_({i},{j}) (K = {model.K})")
-    counts: dict = {}
+    if model.R == 1:  # R^c = 1: the buffer-position terms of Γ^{⊕n}, Γ_0^{⊕n} coincide; count them before canonicalising
+        terms = [tuple(("I", t[1], t[2], 0) if t[0] == "I" else t for t in term) for term in terms]
+    raw: dict = {}
     for term in terms:
+        raw[term] = raw.get(term, 0) + 1
+    counts: dict = {}
+    for term, n in raw.items():
         key = _canonical_term(model, term)
-        counts[key] = counts.get(key, 0) + 1
+        counts[key] = counts.get(key, 0) + n
     return counts
 
 
@@ -446,16 +459,19 @@ def state_list(model: BmapModel) -> list[tuple]:
 
 def enumerate_transitions(model: BmapModel, levels: Sequence[int], num: Callable = float):
     """Yield ``(state, state', rate)`` for every event of §2, from the model's
-    rules, not from the Lemma.  ``num`` converts input numbers (float, or
-    mpmath.mpf for a high-precision generator)."""
+    rules, not from the Lemma.  ``num`` converts input numbers: ``float``
+    reads the float64 copies; any other converter (arb balls, Fractions)
+    reads the model's exact inputs (`PhaseType.S_exact`, `BmapModel.D_exact`)."""
     K, W, M, R = model.K, model.W, model.M, model.R
-    beta = [num(x) for x in model.service.beta]
-    S = [[num(x) for x in row] for row in model.service.S]
+    ph, ob, ex = model.service, model.obsolescence, num is not float
+    beta = [num(x) for x in (ph.beta_exact if ex else ph.beta)]
+    S = [[num(x) for x in row] for row in (ph.S_exact if ex else ph.S)]
     S0 = [-sum(row) for row in S]
-    gam = [num(x) for x in model.obsolescence.beta]
-    G = [[num(x) for x in row] for row in model.obsolescence.S]
+    gam = [num(x) for x in (ob.beta_exact if ex else ob.beta)]
+    G = [[num(x) for x in row] for row in (ob.S_exact if ex else ob.S)]
     G0 = [-sum(row) for row in G]
-    D = {(r, k): [[num(x) for x in row] for row in model.D(r, k)] for r in set(levels) for k in range(model.kmax + 1)}
+    D = {(r, k): [[num(x) for x in row] for row in (model.D_exact(r, k) if ex else model.D(r, k))]
+         for r in set(levels) for k in range(model.kmax + 1)}
 
     def new_pages(n):  # phases and probability of n fresh buffered pages
         for rs in itertools.product(range(R), repeat=n):
@@ -750,23 +766,34 @@ class Measures:
 
 class _Arith:
     """float64, mpmath or arb-ball arithmetic for the measure formulas (same
-    code).  ``ball`` is the converter of one float input to an ``arb`` (see
-    `decimal_ball`, `widened_ball`); it selects ball arithmetic."""
+    code).  ``ball`` is the converter of one exact input to an ``arb`` (see
+    `exact_ball`); it selects ball arithmetic.  The mpmath and ball routes
+    read the model's exact inputs (`input`), the float64 route its float
+    copies."""
 
-    def __init__(self, mp: bool, ball: Callable | None = None):
-        self.mp = mp or ball is not None
+    def __init__(self, mp: bool, ball: Callable | None = None, rational: bool = False):
+        self.mp = mp or ball is not None or rational
         self.ball = ball
-        if ball is not None:
-            self.conv = lambda a: np.vectorize(ball, otypes=[object])(np.asarray(a, dtype=float)) if np.ndim(a) else ball(a)
+        self.rational = rational
+        if rational:
+            self.conv = lambda a: np.vectorize(exact_fmpq, otypes=[object])(np.asarray(a, dtype=object)) if np.ndim(a) else exact_fmpq(a)
+        elif ball is not None:
+            self.conv = lambda a: np.vectorize(ball, otypes=[object])(np.asarray(a, dtype=object)) if np.ndim(a) else ball(a)
         elif mp:
             import mpmath
 
             self.mpmath = mpmath
-            # the shortest decimal of each float input: what the user typed
-            one = lambda x: mpmath.mpf(repr(float(x)))  # noqa: E731
-            self.conv = lambda a: np.vectorize(one, otypes=[object])(np.asarray(a, dtype=float)) if np.ndim(a) else one(a)
+            def one(x):  # the exact input at the working precision
+                q = exact(x, argument="input")
+                return mpmath.mpf(q.numerator) / q.denominator
+
+            self.conv = lambda a: np.vectorize(one, otypes=[object])(np.asarray(a, dtype=object)) if np.ndim(a) else one(a)
         else:
             self.conv = lambda a: np.asarray(a, dtype=float) if np.ndim(a) else float(a)
+
+    def input(self, floats: np.ndarray, exact_values: np.ndarray) -> np.ndarray:
+        """A model input as this arithmetic uses it: the float64 copy, or the exact value converted."""
+        return self.conv(exact_values) if self.mp else floats
 
     def is_zero(self, x) -> bool:
         """x == 0 exactly (an arb ball is truthy even when it is exactly 0)."""
@@ -776,6 +803,11 @@ class _Arith:
         """x with A x = b (A square, b vector)."""
         if not self.mp:
             return np.linalg.solve(A, b)
+        if self.rational:
+            import flint
+
+            x = flint.fmpq_mat([list(row) for row in A]).solve(flint.fmpq_mat([[v] for v in b]))
+            return np.array([x[k, 0] for k in range(len(b))], dtype=object)
         if self.ball is not None:
             import flint
 
@@ -803,10 +835,11 @@ def _tagged_vectors(model: BmapModel, ar: _Arith, A_solve: Callable | None = Non
     ``B̂_t = B_t ⊗ I_R`` otherwise."""
     ph, ob = model.service, model.obsolescence
     M, R = model.M, model.R
-    S = ar.conv(ph.S)
+    S = ar.input(ph.S, ph.S_exact)
     S0 = -S.sum(axis=1)
-    beta = ar.conv(ph.beta)
-    G0 = -ar.conv(ob.S).sum(axis=1)
+    beta = ar.input(ph.beta, ph.beta_exact)
+    Gamma = ar.input(ob.S, ob.S_exact)
+    G0 = -Gamma.sum(axis=1)
     eM = ar.conv(np.ones(M))
     h1 = [eM]
     g1 = [ar.solve(-S, eM)]
@@ -820,6 +853,8 @@ def _tagged_vectors(model: BmapModel, ar: _Arith, A_solve: Callable | None = Non
             # service completion: the head of the buffer (r_1, or the tagged page when t = 1) starts service
             out = np.multiply.outer(S0, (beta @ v).reshape(-1))  # (M, R^{t-1}) over (r_2..r_tag)
             out = np.repeat(out.reshape(M, 1, -1), R, axis=1).reshape(-1)
+            if R == 1 and n_ahead:  # one obsolescence phase: the n_ahead positions give the same term, formed once
+                return out + n_ahead * _insert_axis(v, M, G0)
             for q in range(n_ahead):  # obsolescence of buffered page q ahead of the tagged one
                 out = out + _insert_axis(v, M * R**q, G0)
             return out
@@ -828,7 +863,7 @@ def _tagged_vectors(model: BmapModel, ar: _Arith, A_solve: Callable | None = Non
         if A_solve:
             solve = lambda rhs, t=t: A_solve(t, rhs)  # noqa: E731
         else:
-            A = -(_kron_sum_obj([S] + [ar.conv(ob.S)] * t) if ar.mp else A_dense(model, t))
+            A = -(_kron_sum_obj([S] + [Gamma] * t) if ar.mp else A_dense(model, t))
             solve = lambda rhs, A=A: ar.solve(A, rhs)  # noqa: E731
         h1.append(solve(Bhat(h1[-1])))
         g1.append(solve(h1[-1] + Bhat(g1[-1])))
@@ -860,8 +895,8 @@ def _contracted(model: BmapModel, ar: _Arith, A_solve) -> dict:
     phases of the l - 1 batch-mates ahead and of the page itself averaged
     over gamma (and the server's over beta when i = 0).  Policy-independent."""
     h1, g1, h2, g2 = _tagged_vectors(model, ar, A_solve)
-    beta = ar.conv(model.service.beta)
-    gam = ar.conv(model.obsolescence.beta)
+    beta = ar.input(model.service.beta, model.service.beta_exact)
+    gam = ar.input(model.obsolescence.beta, model.obsolescence.beta_exact)
     M = model.M
     out = {}
     for i in range(model.K):
@@ -874,18 +909,19 @@ def _contracted(model: BmapModel, ar: _Arith, A_solve) -> dict:
 
 
 def measures(model: BmapModel, levels: Sequence[int], st: Stationary, *, mp: bool = False, A_solve: Callable | None = None,
-             ball: Callable | None = None) -> Measures:
+             ball: Callable | None = None, rational: bool = False) -> Measures:
     """Theorems 1–3, Corollary 1 and eq. (2) from the stationary vector.
     ``mp``: mpmath numbers (p from `solve_mp`); ``ball``: arb balls, with the
     model's inputs converted by ``ball`` (p from `_arb_stationary` with the
-    same converter), so every measure is an enclosure."""
-    ar = _Arith(mp, ball)
+    same converter), so every measure is an enclosure; ``rational``: exact
+    rationals (``flint.fmpq``, p from `rational_stationary`)."""
+    ar = _Arith(mp, ball, rational)
     mp = ar.mp
     K, W, M, R = model.K, model.W, model.M, model.R
     p = [np.asarray(x, dtype=object) if mp else np.asarray(x, dtype=float) for x in st.p]
     marg_nu = [x.reshape(W, -1).sum(axis=1) for x in p]  # over nu
     # D_k^(r) e per mode and batch size, converted once: the loops below read them O(K kmax) times
-    De = {(r, k): ar.conv(model.D(r, k)).sum(axis=1) for r in set(levels) for k in range(model.kmax + 1)}
+    De = {(r, k): ar.input(model.D(r, k), model.D_exact(r, k)).sum(axis=1) for r in set(levels) for k in range(model.kmax + 1)}
     tot = [x.sum() for x in p]
     p_star = tot[0]
     phi = [sum((tot[i] for i in range(K + 1) if levels[i] == n), ar.conv(0.0)) for n in range(1, model.N + 1)]
@@ -904,8 +940,8 @@ def measures(model: BmapModel, levels: Sequence[int], st: Stationary, *, mp: boo
                 accepted8 = accepted8 + (k - K + i) * rate
     p_loss_eq8 = 1 - accepted8 / lam
     p_loss = loss_rate / lam
-    S0 = -ar.conv(model.service.S).sum(axis=1)
-    G0 = -ar.conv(model.obsolescence.S).sum(axis=1)
+    S0 = -ar.input(model.service.S, model.service.S_exact).sum(axis=1)
+    G0 = -ar.input(model.obsolescence.S, model.obsolescence.S_exact).sum(axis=1)
     succ_rate = sum((x.reshape(W, M, -1).sum(axis=(0, 2)) @ S0 for x in p[1:]), ar.conv(0.0))
     obs_rate = ar.conv(0.0)
     for i in range(2, K + 1):
@@ -915,7 +951,9 @@ def measures(model: BmapModel, levels: Sequence[int], st: Stationary, *, mp: boo
             obs_rate = obs_rate + term
     p_obs = obs_rate / lam
     p_success = succ_rate / lam
-    if ball is not None:  # policy-independent: one per input converter and working precision
+    if rational:
+        contracted = model.memo("contracted rational", lambda: _contracted(model, ar, None))
+    elif ball is not None:  # policy-independent: one per input converter and working precision
         import flint
 
         contracted = model.memo(("contracted", ball, flint.ctx.prec), lambda: _contracted(model, ar, None))
@@ -941,8 +979,9 @@ def measures(model: BmapModel, levels: Sequence[int], st: Stationary, *, mp: boo
     p_success_tagged = E["h1"] / lam
     v = v1 * p_success + v2 * p_obs
     mean_number = sum(i * tot[i] for i in range(K + 1))
-    c = model.costs
-    cost = lam * (c.c_loss * p_loss + c.c_obs * p_obs) + c.a * v1 + c.c_rob * n_act + c.c_star * p_star
+    # the coefficients as given (exact for the mpmath and ball routes: a cost of 0.1 is 1/10)
+    c_loss, c_obs, a, c_rob, c_star = (ar.conv(getattr(model.costs, n)) for n in ("c_loss", "c_obs", "a", "c_rob", "c_star"))
+    cost = lam * (c_loss * p_loss + c_obs * p_obs) + a * v1 + c_rob * n_act + c_star * p_star
     f = (lambda x: x) if mp else float
     return Measures(
         tuple(levels), f(p_star), tuple(f(x) for x in phi), f(n_act), f(lam), f(p_loss), f(p_loss_eq8), f(p_obs), f(p_success),
@@ -954,31 +993,72 @@ def measures(model: BmapModel, levels: Sequence[int], st: Stationary, *, mp: boo
 
 
 HP_STATE_LIMIT = 600  # ball-arithmetic solves: a dense arb LU of at most this many states
-INPUT_ULPS = 8  # the model's float inputs lie within this many ulps of the intended decimals (see `widened_ball`)
 
 
-def decimal_ball(x) -> "flint.arb":
-    """The arb ball enclosing the shortest decimal of the float ``x`` (what
-    the user typed: ``0.2`` encloses 1/5, not the float nearest to it)."""
+def exact_ball(x) -> "flint.arb":
+    """The arb ball enclosing the exact input ``x`` (a Fraction of the model,
+    or any `exact` number: a float stands for its shortest decimal, so 0.2
+    encloses 1/5, not the float nearest to it).
+
+    >>> import flint
+    >>> exact_ball(Fraction(1, 5)).contains(flint.fmpq(1, 5)), exact_ball(0.2).contains(flint.fmpq(1, 5))
+    (True, True)
+    """
     import flint
 
-    return flint.arb(repr(float(x)))
+    q = exact(x, argument="input")
+    return flint.arb(flint.fmpq(q.numerator, q.denominator))
 
 
-def widened_ball(x) -> "flint.arb":
-    """The float ``x`` widened by ``INPUT_ULPS`` units in its last place.
-
-    The model stores float64 entries: the decimals typed, but also lumped
-    rates (a sum: the example's exit rate 0.6 - 0.4 is stored as
-    0.19999999999999996), scaled matrices (``0.3 * 3`` is 0.8999999999999999)
-    and normalised batch laws.  Each is at most a few roundings from the
-    value the paper means, so a ball of ``INPUT_ULPS`` ulps around the float
-    contains the intended input, and a measure computed with these balls
-    encloses the measure of the intended model."""
+def exact_fmpq(x) -> "flint.fmpq":
+    """The exact input ``x`` (see `exact`) as a python-flint rational."""
     import flint
 
-    x = float(x)
-    return flint.arb(x, INPUT_ULPS * float(np.spacing(abs(x)))) if x else flint.arb(0)
+    q = exact(x, argument="input")
+    return flint.fmpq(q.numerator, q.denominator)
+
+
+RATIONAL_STATE_LIMIT = 200  # exact rational solves (`exact_cost`): rationals grow with the chain, keep it small
+
+
+def rational_stationary(model: BmapModel, levels: Sequence[int]) -> np.ndarray:
+    """p of the *enumerated* generator in exact rational arithmetic
+    (``flint.fmpq_mat`` solve of ``Q^T`` with its last row replaced by
+    ``p e = 1``), every rate the model's exact input; up to
+    ``RATIONAL_STATE_LIMIT`` states (`TooLarge` before any work)."""
+    import flint
+
+    if model.states > RATIONAL_STATE_LIMIT:
+        raise TooLarge("K", f"the exact rational solve is limited to {RATIONAL_STATE_LIMIT} states (this chain has {model.states})",
+                       value=model.K)
+    index = {s: n for n, s in enumerate(state_list(model))}
+    n = len(index)
+    A = [[flint.fmpq(0)] * n for _ in range(n)]
+    for s, t, rate in enumerate_transitions(model, levels, num=exact_fmpq):
+        A[index[t]][index[s]] += rate
+        A[index[s]][index[s]] -= rate
+    A[n - 1] = [flint.fmpq(1)] * n
+    x = flint.fmpq_mat(A).solve(flint.fmpq_mat([[0]] * (n - 1) + [[1]]))
+    return np.array([x[k, 0] for k in range(n)], dtype=object)
+
+
+def exact_cost(model: BmapModel, levels: Sequence[int]) -> Fraction:
+    """J (eq. 2) of the policy with levels ``(chi(0), ..., chi(K))`` as an
+    exact rational: p from `rational_stationary`, every measure in exact
+    arithmetic from the model's exact inputs (small chains only).  A
+    reference the certified enclosures are tested against.
+
+    >>> from crawlmath.numeric.bmap_io import load_model
+    >>> m = load_model("avrachenkov-example.json", K=2)
+    >>> J = exact_cost(m, (3, 3, 1))
+    >>> abs(float(J) - evaluate(m, Policy((3, 1), (1,))).cost) < 1e-12 * float(J)
+    True
+    """
+    levels = tuple(levels)
+    _check_level_vectors(model, [levels])
+    st = Stationary(split_levels(model, rational_stationary(model, levels)), "exact rational solve", 0.0)
+    J = measures(model, levels, st, rational=True).cost
+    return Fraction(int(J.p), int(J.q))
 
 
 def _arb_stationary(model: BmapModel, levels: Sequence[int], ball: Callable) -> np.ndarray:
@@ -1013,8 +1093,8 @@ def _arb_stationary(model: BmapModel, levels: Sequence[int], ball: Callable) -> 
 
 def solve_mp(model: BmapModel, levels: Sequence[int], dps: int = 50) -> Stationary:
     """Ball-arithmetic (python-flint ``arb``) LU of the *enumerated* generator
-    at about ``dps`` digits (small K only).  The entries enclose the decimal
-    inputs; ``residual`` is the largest relative radius of the enclosures of
+    at about ``dps`` digits (small K only).  The entries enclose the model's
+    exact inputs; ``residual`` is the largest relative radius of the enclosures of
     ``p``, i.e. a rigorous bound ``10^-digits``."""
     import flint
     import mpmath
@@ -1022,7 +1102,7 @@ def solve_mp(model: BmapModel, levels: Sequence[int], dps: int = 50) -> Stationa
     old = flint.ctx.prec
     flint.ctx.prec = int(dps * 3.33) + 20
     try:
-        x = _arb_stationary(model, levels, decimal_ball)
+        x = _arb_stationary(model, levels, exact_ball)
         xs = np.array([_arb_to_mpf(v, mpmath) for v in x], dtype=object)
         rel = max(float(v.rad()) / max(abs(float(v.mid())), 1e-300) for v in x)
     finally:
@@ -1030,10 +1110,12 @@ def solve_mp(model: BmapModel, levels: Sequence[int], dps: int = 50) -> Stationa
     return Stationary(split_levels(model, xs), f"arb ball LU ({dps} digits, enumerated generator)", rel)
 
 
-def ball_cost(model: BmapModel, levels: Sequence[int], ball: Callable = decimal_ball, prec: int = 170) -> "flint.arb":
-    """An arb ball enclosing J (eq. 2) of the model whose inputs are the balls
-    ``ball(x)``: p from `_arb_stationary`, the measures in ball arithmetic,
-    at ``prec`` bits (restored afterwards)."""
+def ball_cost(model: BmapModel, levels: Sequence[int], ball: Callable | None = None, prec: int = 170) -> "flint.arb":
+    """An arb ball enclosing J (eq. 2) of the model whose exact inputs x are
+    replaced by the balls ``ball(x)`` (default `exact_ball`): p from
+    `_arb_stationary`, the measures in ball arithmetic, at ``prec`` bits
+    (restored afterwards)."""
+    ball = exact_ball if ball is None else ball
     import flint
 
     old = flint.ctx.prec
@@ -1048,38 +1130,33 @@ def ball_cost(model: BmapModel, levels: Sequence[int], ball: Callable = decimal_
 
 @dataclass(frozen=True)
 class CertifiedValue:
-    """A measure certified by ball arithmetic (issue 17).
+    """A measure certified by ball arithmetic (issues 17, 30).
 
     ``value`` (mpmath) is the midpoint of an arb enclosure of the measure of
-    the model whose inputs are the shortest decimals of its float entries;
-    ``radius`` bounds ``|value - that measure|`` rigorously, so ``digits`` =
+    the model with its exact inputs (the decimals of the model file as
+    printed, kept exact through scaling and lumping); ``radius`` bounds
+    ``|value - that measure|`` rigorously, so ``digits`` =
     ``-log10(radius/|value|)`` significant digits are certified.
-    ``input_radius`` bounds, just as rigorously, the distance from ``value``
-    to the measure of any model whose inputs lie within ``INPUT_ULPS`` ulps of
-    the stored floats (the lumped, scaled or normalised inputs the paper
-    means, see `widened_ball`).  ``float_value`` is the float64 route (Lemma
-    blocks, SuperLU), checked to agree within ``FLOAT_REL``."""
+    ``float_value`` is the float64 route (Lemma blocks, SuperLU), checked to
+    agree within ``FLOAT_REL``."""
 
     value: object  # mpmath.mpf
     radius: float
-    input_radius: float
     float_value: float
     digits: float
     method: str
 
     @property
     def error_bound(self) -> float:
-        """Bound on ``|float(value) - J|`` for the intended model: the input
-        radius plus the float conversion of ``value`` (half an ulp, doubled
-        for safety)."""
-        return self.input_radius + float(np.spacing(abs(float(self.value))))
+        """Bound on ``|float(value) - J|``: the radius plus the float conversion of ``value`` (half an ulp, doubled for
+        safety)."""
+        return self.radius + float(np.spacing(abs(float(self.value))))
 
     def value_str(self, n: int = 35) -> str:
-        """The value with ``n`` significant digits and its bounds, for a claim's detail."""
+        """The value with ``n`` significant digits and its bound, for a claim's detail."""
         import mpmath
 
-        return (f"{mpmath.nstr(self.value, n)} (± {self.radius:.1e} for the decimal inputs, ± {self.error_bound:.1e} within "
-                f"{INPUT_ULPS} ulps of the float inputs; {self.digits:.0f} digits)")
+        return f"{mpmath.nstr(self.value, n)} (± {self.radius:.1e} for the model's exact decimal inputs; {self.digits:.0f} digits)"
 
     def ball(self):
         """The enclosure ``value ± error_bound`` as an arb (for propagating
@@ -1107,37 +1184,32 @@ def certified_cost(model: BmapModel, levels: Sequence[int], digits: int = 30, fl
 
 def certify(compute: Callable, float_value: float, digits: int = 30, what: str = "value") -> CertifiedValue:
     """Certify a number given ``compute(ball, prec) -> arb`` (its enclosure
-    when every float input x is replaced by ``ball(x)``, at ``prec`` bits).
+    when every exact input x is replaced by ``ball(x)``, at ``prec`` bits).
 
-    (1) ``compute(decimal_ball, prec)`` from ``(digits + 15) log2(10)`` bits,
+    (1) ``compute(exact_ball, prec)`` from ``(digits + 15) log2(10)`` bits,
     doubled (at most 3 times) until the enclosure is ``10^-digits``
-    relative; (2) ``compute(widened_ball, 128)``, which must overlap (1);
-    (3) ``float_value``, the float64 route, which must lie within
+    relative; (2) ``float_value``, the float64 route, which must lie within
     ``FLOAT_REL`` of (1).  A failed check is a `SolverError` naming both
-    values."""
+    values.  The inputs are exact, so no widening for input rounding is
+    needed: the enclosure is that of the model as written."""
     import mpmath
 
     prec = int((digits + 15) * 3.33) + 10
     for _ in range(4):
-        x = compute(decimal_ball, prec)
+        x = compute(exact_ball, prec)
         mid, rad = _arb_to_mpf(x, mpmath), float(x.rad())
         if mid and rad <= abs(mid) * 10.0 ** -digits:
             break
         prec *= 2
     else:
         raise SolverError(f"{what}: enclosure {x.str(20)} not {digits}-digit accurate at {prec // 2} bits")
-    wide = compute(widened_ball, 128)
-    if not wide.overlaps(x):
-        raise SolverError(f"{what} with decimal inputs {x.str(30)} lies outside its enclosure with widened inputs {wide.str(20)}")
     fl = float(float_value)
     if not abs(fl - float(mid)) <= FLOAT_REL * abs(fl):
         raise SolverError(f"{what}: float64 {fl!r} disagrees with the ball-arithmetic {mpmath.nstr(mid, 30)} "
                           f"(relative {abs(fl - float(mid)) / abs(fl):.2e} > {FLOAT_REL:g})")
-    input_radius = float(wide.rad()) + abs(float(_arb_to_mpf(wide, mpmath) - mid))
     with mpmath.workdps(digits + 20):
         dig = float(-mpmath.log10(mpmath.mpf(rad) / abs(mid))) if rad else math.inf
-    return CertifiedValue(mid, rad, input_radius * (1 + 1e-9), fl, dig, f"arb balls at {prec} bits (decimal inputs) and 128 bits "
-                                                                       f"(inputs widened by {INPUT_ULPS} ulps), float64 cross-check")
+    return CertifiedValue(mid, rad, fl, dig, f"arb balls at {prec} bits from the exact inputs, float64 cross-check")
 
 
 ARGMIN_GAP = 1e-6  # candidates within this relative distance of the float minimum are recomputed with balls
@@ -1478,6 +1550,73 @@ def evaluate_levels(model: BmapModel, levels: Sequence[int], solver: str = "auto
     st = SOLVERS[solver](model, levels)
     m = measures(model, levels, st)
     return _with_seconds(m, time.perf_counter() - t0)
+
+
+# --- cost model (issue 33) ------------------------------------------------------
+# One estimate for every entry point (CLI, `crawlmath.api`, benchmarks/bmap_estimate.py prints it against measured runs).
+# A float evaluation costs (a) building the level blocks and the tagged-page vectors: K (kmax + 1) blocks, two per level
+# with O(i) recipe terms (counted in ~K^2 steps, `_term_counts`); (b) the solve: GTH on the dense generator (n^3) up to
+# `DENSE_STATES`, SuperLU up to `SPARSE_STATES`, then the matrix-free structured solver, whose level operators cost
+# ~K^2 (the Kronecker sums of Γ built per level) plus a per-state matvec cost.  Constants measured on the 2-core
+# development machine under load (benchmarks/bmap_estimate.py; README) and rounded up.
+
+DENSE_STATES, SPARSE_STATES = 600, 1500  # the 'auto' solver's choice (`evaluate_levels`)
+SECONDS_PER_TERM = 2e-5  # counting the recipe terms, per K^2
+SECONDS_PER_BLOCK = 1.2e-3  # building one level block (scipy per-block overhead), per K (kmax + 1)
+SECONDS_PER_BLOCK_ENTRY = 1.5e-6  # dense Kronecker products of the level blocks, per K L^2 (L the largest level, R > 1)
+SECONDS_STRUCTURED_K2 = 4e-4  # the structured solver's per-level operators, per K^2
+SECONDS_STRUCTURED_START = 4.0  # first structured solve in a process: importing numba and loading its compiled kernels
+SECONDS_PER_STATE = {"dense": 2e-9, "sparse": 2e-5, "structured": 7e-5}  # dense: per state^3
+BYTES_PER_STATE = {"dense": 24.0, "sparse": 2000.0, "structured": 1000.0}  # dense: per state^2
+SECONDS_PER_EVALUATION = 0.1
+SECONDS_PER_CANDIDATE, SECONDS_PER_CANDIDATE_STATE3 = 5e-4, 4e-10  # --optimize's batched dense solves (`batched_costs`)
+
+
+def approx_states(model: BmapModel) -> float:
+    """``W̄ (1 + M (R^K - 1)/(R - 1))`` (``W̄ (1 + M K)`` for R = 1) as a float
+    (inf when it overflows), without forming R^K or summing K levels."""
+    W, M, R, K = model.W, model.M, model.R, model.K
+    if R == 1:
+        return float(W) * (1.0 + M * float(K))
+    log = math.log(W * M) + K * math.log(R) - math.log(R - 1)
+    return math.exp(log) if log < 700 else math.inf
+
+
+def auto_solver(states: float) -> str:
+    """The solver family 'auto' uses for a chain of ``states`` states."""
+    return "dense" if states <= DENSE_STATES else "sparse" if states <= SPARSE_STATES else "structured"
+
+
+def estimate_cost(model: BmapModel, evaluations: float = 1.0, solver: str = "auto") -> tuple[float, float]:
+    """(seconds, bytes) estimated for ``evaluations`` float evaluations of
+    policies of ``model`` with ``solver`` (see the constants above)."""
+    n = approx_states(model)
+    family = auto_solver(n) if solver == "auto" else ("structured" if solver == "structured" else "sparse")
+    K2 = float(model.K) ** 2
+    setup = SECONDS_PER_TERM * K2 + SECONDS_PER_BLOCK * model.K * (model.kmax + 1)
+    if family != "structured":  # the blocks are built as Kronecker products: ~K of them on the largest level's size
+        top = math.log(model.W * model.M) + (model.K - 1) * math.log(model.R)
+        setup += SECONDS_PER_BLOCK_ENTRY * model.K * math.exp(min(2 * top, 700.0))
+    if n <= BATCH_STATE_LIMIT and evaluations > 1 and solver == "auto":  # `optimize`: every candidate in batched solves
+        return (setup + SECONDS_PER_EVALUATION + evaluations * (SECONDS_PER_CANDIDATE + SECONDS_PER_CANDIDATE_STATE3 * n**3),
+                BYTES_PER_STATE["dense"] * n**2 + BATCH_CHUNK_BYTES)
+    if family == "dense":
+        per, mem = SECONDS_PER_STATE["dense"] * n**3, BYTES_PER_STATE["dense"] * n**2
+    elif family == "sparse":
+        per, mem = SECONDS_PER_STATE["sparse"] * n, BYTES_PER_STATE["sparse"] * n
+    else:
+        setup += 0.0 if "crawlmath.numeric.bmap_structured" in sys.modules else SECONDS_STRUCTURED_START
+        per, mem = SECONDS_STRUCTURED_K2 * K2 + SECONDS_PER_STATE["structured"] * n, BYTES_PER_STATE["structured"] * n
+    return setup + evaluations * (SECONDS_PER_EVALUATION + per), mem
+
+
+def require_cost(model: BmapModel, evaluations: float = 1.0, solver: str = "auto", *, argument: str = "K", value=None) -> None:
+    """Refuse (`TooLarge`, naming ``argument``) before any work when `estimate_cost` exceeds the limits
+    (``CRAWLMATH_MAX_SECONDS`` / ``CRAWLMATH_MAX_MEMORY``)."""
+    seconds, nbytes = estimate_cost(model, evaluations, solver)
+    what = f"{evaluations:.3g} evaluation(s) of K = {model.K} ({approx_states(model):.3g} states after lumping)"
+    require_memory(nbytes, argument, what, value=model.K if value is None else value)
+    require_seconds(seconds, argument, what, value=model.K if value is None else value)
 
 
 def _with_seconds(m: Measures, s: float) -> Measures:

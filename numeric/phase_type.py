@@ -27,14 +27,81 @@ matrix, the entry and the rule broken.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from functools import cached_property
 from typing import Sequence
 
 import numpy as np
 
 from .errors import InvalidInput
+from .exact import exact as _exact, to_float as _to_float
 from .tolerance import STRUCTURE_ABS
 from .validate import require_generator, require_probability_vector, require_square, require_subgenerator
+
+
+# --- exact inputs ---------------------------------------------------------------
+# The float convention of the project (`numeric.exact`): a float x stands for the decimal repr(x), so 0.2 means 1/5.
+# Model files keep the decimals as typed (`DecimalText`).  Every PH and BMAP keeps its inputs as Fractions next to the
+# float64 copies the fast solvers use; the certified routes read the Fractions.
+
+
+class DecimalText(float):
+    """A float parsed from a model file that remembers the decimal text it was
+    parsed from (``json.loads(..., parse_float=DecimalText)``): arithmetic
+    sees the nearest double, `exact` sees the decimal as typed.
+
+    >>> x = DecimalText("0.10000000000000000001")
+    >>> x == 0.1, exact(x, argument="x")
+    (True, Fraction(10000000000000000001, 100000000000000000000))
+    """
+
+    text: str
+
+    def __new__(cls, text: str):
+        obj = super().__new__(cls, text)
+        obj.text = text
+        return obj
+
+
+def exact(value, *, argument: str, entry=None) -> Fraction:
+    """The exact rational an input stands for: `numeric.exact.exact` (int,
+    Fraction, Decimal, decimal strings as written, a float as its shortest
+    decimal: 0.2 -> 1/5), and a `DecimalText` as the text it was parsed from.
+    Anything else: `InvalidInput` naming ``argument``.
+
+    >>> from decimal import Decimal
+    >>> exact(0.2, argument="x"), exact("6.58e-05", argument="x"), exact(Decimal("1.5"), argument="x")
+    (Fraction(1, 5), Fraction(329, 5000000), Fraction(3, 2))
+    """
+    return _exact(value.text if isinstance(value, DecimalText) else value, argument=argument, entry=entry)
+
+
+def exact_array(values, argument: str, ndim: int) -> np.ndarray:
+    """``values`` (nested lists, an array) as an object array of `exact` Fractions with ``ndim`` dimensions."""
+    if isinstance(values, np.ndarray) and values.dtype != object:
+        arr = values
+    else:
+        try:
+            arr = np.array(values, dtype=object)
+        except ValueError:  # ragged
+            raise InvalidInput(argument, f"must be a rectangular {ndim}-dimensional array") from None
+    if arr.ndim != ndim or 0 in arr.shape:
+        raise InvalidInput(argument, f"must be a non-empty {'vector' if ndim == 1 else 'matrix'}", value=arr.shape)
+    if arr.dtype == object and all(type(x) is Fraction for x in arr.flat):  # already exact (scaled, lumped, Kronecker sums)
+        return arr.copy()
+    out = np.empty(arr.shape, dtype=object)
+    for idx, x in np.ndenumerate(arr):
+        out[idx] = exact(x.item() if isinstance(x, np.generic) else x, argument=argument, entry=idx if ndim > 1 else idx[0])
+    return out
+
+
+def to_float(a: np.ndarray, argument: str) -> np.ndarray:
+    """The correctly rounded float64 array of an exact (Fraction) array (`InvalidInput` beyond the float range)."""
+    try:
+        return np.array([float(x) for x in a.flat], dtype=float).reshape(a.shape)
+    except OverflowError:  # name the entry
+        return np.array([_to_float(x, argument=argument, entry=i) for i, x in enumerate(a.flat)], dtype=float).reshape(a.shape)
+
 
 
 class PhaseType:
@@ -42,16 +109,20 @@ class PhaseType:
     CTMC started in ``beta`` with transient generator ``S``.
 
     ``beta`` must be a probability vector (no mass at the absorbing state) and
-    ``S`` a transient sub-generator of matching size.
+    ``S`` a transient sub-generator of matching size.  Entries may be any
+    `exact` number; ``beta_exact``/``S_exact`` keep them as Fractions,
+    ``beta``/``S`` are their correctly rounded float64 copies.
     """
 
     def __init__(self, beta, S, *, names: tuple[str, str] = ("beta", "S")):
-        self.beta = require_probability_vector(beta, names[0])
-        self.S = require_subgenerator(S, names[1])
+        self.beta_exact = exact_array(beta, names[0], 1)
+        self.S_exact = exact_array(S, names[1], 2)
+        self.beta = require_probability_vector(to_float(self.beta_exact, names[0]), names[0])
+        self.S = require_subgenerator(to_float(self.S_exact, names[1]), names[1])
         if self.S.shape[0] != self.beta.size:
             raise InvalidInput(names[1], f"must be {self.beta.size}x{self.beta.size} to match {names[0]}", value=self.S.shape)
-        self.S.setflags(write=False)
-        self.beta.setflags(write=False)
+        for a in (self.S, self.beta, self.S_exact, self.beta_exact):
+            a.setflags(write=False)
 
     @property
     def order(self) -> int:
@@ -62,6 +133,11 @@ class PhaseType:
     def exit(self) -> np.ndarray:
         """Exit-rate column ``S0 = -S e``."""
         return -self.S.sum(axis=1)
+
+    @cached_property
+    def exit_exact(self) -> np.ndarray:
+        """``S0 = -S e`` in exact arithmetic (Fractions)."""
+        return -self.S_exact.sum(axis=1)
 
     @cached_property
     def _neg_inv(self) -> np.ndarray:
@@ -102,9 +178,9 @@ class PhaseType:
 
         return float(1 - self.beta @ expm(self.S * x) @ np.ones(self.order))
 
-    def scaled(self, s: float) -> "PhaseType":
-        """The PH with sub-generator ``s S`` (time divided by ``s``)."""
-        return PhaseType(self.beta, self.S * s)
+    def scaled(self, s) -> "PhaseType":
+        """The PH with sub-generator ``s S`` (time divided by ``s``), in exact arithmetic."""
+        return PhaseType(self.beta_exact, self.S_exact * exact(s, argument="s"))
 
     def __repr__(self) -> str:
         return f"PhaseType(beta={self.beta.tolist()}, S={self.S.tolist()})"
@@ -135,19 +211,22 @@ class Lumping:
 
     The partition is found by partition refinement from the classes of equal
     exit rate: a block is split while two of its phases differ in their rate
-    into some block.  Equal means equal within ``STRUCTURE_ABS`` times the
-    largest rate (the inputs are decimal numbers stored in binary).
+    into some block.  Equal means exactly equal: the rates are compared as the
+    exact numbers given (`PhaseType.S_exact`), and the reduced representation
+    is formed in exact arithmetic, so ``0.6 - 0.4`` is 1/5, not
+    0.19999999999999996, and the lumped chain is the chain of the model as
+    written.
 
     >>> lp = Lumping(PhaseType([0.3, 0.7], [[-0.6, 0.4], [0.1, -0.3]]))
-    >>> lp.blocks, lp.reduced.S.round(12).tolist(), lp.reduced.beta.tolist()
-    (((0, 1),), [[-0.2]], [1.0])
+    >>> lp.blocks, lp.reduced.S_exact.tolist(), lp.reduced.S.tolist(), lp.reduced.beta.tolist()
+    (((0, 1),), [[Fraction(-1, 5)]], [[-0.2]], [1.0])
     >>> Lumping(PhaseType([0.4, 0.6], [[-3, 1], [2, -3]])).order_after
     2
     """
 
     def __init__(self, ph: "PhaseType"):
         self.original = ph
-        self.blocks = coarsest_lumpable_partition(ph.S, ph.exit)
+        self.blocks = coarsest_lumpable_partition(ph.S_exact, ph.exit_exact)
         self.reduced = self._reduce(ph)
 
     @property
@@ -166,65 +245,43 @@ class Lumping:
         return self.order_after == self.order_before
 
     def _reduce(self, ph: "PhaseType") -> "PhaseType":
+        """``β̂[C] = sum_{i in C} β[i]``, ``Ŝ[B, C] = sum_{j in C} S[i, j]`` for any ``i`` in ``B`` (all equal), exactly."""
         if len(self.blocks) == ph.order:
             return ph
-        n = len(self.blocks)
-        beta = np.array([ph.beta[list(B)].sum() for B in self.blocks])
-        S = np.empty((n, n))
-        for a, B in enumerate(self.blocks):
-            for c, C in enumerate(self.blocks):
-                S[a, c] = ph.S[np.ix_(B, C)].sum(axis=1).mean()
+        beta = [sum(ph.beta_exact[list(B)]) for B in self.blocks]
+        S = [[sum(ph.S_exact[B[0], list(C)]) for C in self.blocks] for B in self.blocks]
         return PhaseType(beta, S)
 
     def __repr__(self) -> str:
         return f"Lumping({self.order_before} -> {self.order_after} phases, blocks={self.blocks})"
 
 
-def coarsest_lumpable_partition(S: np.ndarray, exit_rates: np.ndarray) -> tuple[tuple[int, ...], ...]:
+def coarsest_lumpable_partition(S, exit_rates) -> tuple[tuple[int, ...], ...]:
     """Coarsest partition of ``range(n)`` that is ordinarily lumpable for the
-    sub-generator ``S`` with exit rates ``exit_rates`` (see `Lumping`).
-    Blocks are sorted tuples, ordered by their smallest phase.
+    sub-generator ``S`` with exit rates ``exit_rates`` (see `Lumping`), rates
+    compared exactly (entries are read by `exact`).  Blocks are sorted
+    tuples, ordered by their smallest phase.
 
-    >>> coarsest_lumpable_partition(np.array([[-2.0, 1, 1], [0, -2, 1], [0, 1, -2]]), np.array([0.0, 1, 1]))
+    >>> coarsest_lumpable_partition([[-2, 1, 1], [0, -2, 1], [0, 1, -2]], [0, 1, 1])
     ((0,), (1, 2))
+    >>> coarsest_lumpable_partition([[-0.3, 0.1], [0.1, -0.3]], [0.2, 0.6 - 0.4])  # 0.19999999999999996 is not 0.2
+    ((0,), (1,))
     """
+    S, exit_rates = exact_array(S, "S", 2), exact_array(exit_rates, "S0", 1)
     n = S.shape[0]
-    tol = STRUCTURE_ABS * max(1.0, float(np.abs(S).max()), float(np.abs(exit_rates).max()))
-    label = _classes(exit_rates, tol)
+    label = _canonical(exit_rates)
     while True:
         blocks = _blocks_of(label)
-        into = np.stack([S[:, list(B)].sum(axis=1) for B in blocks], axis=1)  # rate of phase i into block C
-        new = np.zeros(n, dtype=int)
-        for B in blocks:
-            keys = [label[B[0]]] * len(B)
-            for c in range(len(blocks)):
-                part = _classes(into[list(B), c], tol)
-                keys = [k * (len(B) + 1) + p for k, p in zip(keys, part)]
-            for i, k in zip(B, keys):
-                new[i] = k
-        new = _canonical(new)
+        into = [[sum(S[i, list(C)]) for C in blocks] for i in range(n)]  # rate of phase i into block C
+        new = _canonical([(label[i], *into[i]) for i in range(n)])
         if len(set(new)) == len(blocks):
             return blocks
         label = new
 
 
-def _classes(values: np.ndarray, tol: float) -> list[int]:
-    """Class labels of ``values`` that are equal within ``tol`` (chains of
-    neighbours closer than ``tol`` after sorting)."""
-    order = np.argsort(values, kind="stable")
-    out = [0] * len(values)
-    k = 0
-    for a, b in zip(order, order[1:]):
-        if values[b] - values[a] > tol:
-            k += 1
-        out[b] = k
-    out[order[0]] = 0
-    return out
-
-
-def _canonical(labels) -> np.ndarray:
+def _canonical(labels) -> list:
     first: dict = {}
-    return np.array([first.setdefault(x, len(first)) for x in labels])
+    return [first.setdefault(x, len(first)) for x in labels]
 
 
 def _blocks_of(labels) -> tuple[tuple[int, ...], ...]:
@@ -240,13 +297,16 @@ class BMAP:
     Rules: ``D_0`` off-diagonal >= 0; ``D_k`` (k >= 1) entrywise >= 0;
     ``D(1)`` rows sum to 0 within `STRUCTURE_ABS` (relative to the row's
     largest entry); ``D_0`` transient (nonsingular, all eigenvalues with
-    negative real part) so that batches keep coming.
+    negative real part) so that batches keep coming.  Entries may be any
+    `exact` number: ``D_exact`` keeps them as Fractions, ``D`` holds their
+    correctly rounded float64 copies.
     """
 
     def __init__(self, D: Sequence, *, name: str = "D"):
         if len(D) < 2:
             raise InvalidInput(name, "needs D_0 and at least D_1", value=len(D))
-        mats = [require_square(d, f"{name}_{k}") for k, d in enumerate(D)]
+        exact_mats = [exact_array(d, f"{name}_{k}", 2) for k, d in enumerate(D)]
+        mats = [require_square(to_float(d, f"{name}_{k}"), f"{name}_{k}") for k, d in enumerate(exact_mats)]
         n = mats[0].shape[0]
         for k, m in enumerate(mats):
             if m.shape != (n, n):
@@ -259,10 +319,11 @@ class BMAP:
         require_subgenerator(mats[0], f"{name}_0")
         require_generator(sum(mats), f"{name}(1)")
         self._name = name
-        while len(mats) > 2 and not mats[-1].any():
+        while len(mats) > 2 and not any(exact_mats[-1].flat):
             mats.pop()
-        self.D = tuple(mats)
-        for m in self.D:
+            exact_mats.pop()
+        self.D, self.D_exact = tuple(mats), tuple(exact_mats)
+        for m in (*self.D, *self.D_exact):
             m.setflags(write=False)
         self.theta  # noqa: B018 - validates irreducibility of D(1) now
 
@@ -326,9 +387,21 @@ class BMAP:
             out[k] = d
         return out
 
-    def scaled(self, r: float) -> "BMAP":
-        """The BMAP ``(r D_0, ..., r D_k)`` (time sped up by ``r``)."""
-        return BMAP([d * r for d in self.D])
+    def batch_rates_exact(self, kmax: int | None = None) -> list:
+        """``[D_0, ..., D_kmax]`` as exact (Fraction) arrays, padded with zero matrices."""
+        kmax = self.kmax if kmax is None else kmax
+        zero = np.full((self.order, self.order), Fraction(0), dtype=object)
+        return [self.D_exact[k] if k <= self.kmax else zero for k in range(kmax + 1)]
+
+    @cached_property
+    def D1_exact(self) -> np.ndarray:
+        """``D(1) = sum_k D_k`` in exact arithmetic."""
+        return sum(self.D_exact)
+
+    def scaled(self, r) -> "BMAP":
+        """The BMAP ``(r D_0, ..., r D_k)`` (time sped up by ``r``), in exact arithmetic."""
+        r = exact(r, argument="r")
+        return BMAP([d * r for d in self.D_exact])
 
     def __repr__(self) -> str:
         return f"BMAP(order={self.order}, kmax={self.kmax}, lam={self.lam:.6g})"
@@ -350,8 +423,13 @@ def stationary(Q: np.ndarray, name: str = "Q") -> np.ndarray:
 
 
 def kron_sum(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Kronecker sum ``A ⊕ B = A ⊗ I + I ⊗ B`` of square matrices."""
-    return np.kron(A, np.eye(B.shape[0])) + np.kron(np.eye(A.shape[0]), B)
+    """Kronecker sum ``A ⊕ B = A ⊗ I + I ⊗ B`` of square matrices (exact for Fraction arrays)."""
+    return np.kron(A, _eye_like(B.shape[0], A)) + np.kron(_eye_like(A.shape[0], B), B)
+
+
+def _eye_like(n: int, a: np.ndarray) -> np.ndarray:
+    """The n x n identity, of Python ints when ``a`` holds exact numbers (so products stay exact)."""
+    return np.eye(n, dtype=int).astype(object) if a.dtype == object else np.eye(n)
 
 
 # --- the four arrival interpretations of §2 --------------------------------
@@ -376,9 +454,9 @@ def independent_robots(robots: Sequence[BMAP]) -> list[BMAP]:
             total = None
             for m, b in enumerate(robots, start=1):
                 if k == 0:
-                    factor = b.D[0] if m <= l else b.D1
+                    factor = b.D_exact[0] if m <= l else b.D1_exact
                 else:
-                    factor = b.batch_rates(kmax)[k] if m <= l else np.zeros((b.order, b.order))
+                    factor = b.batch_rates_exact(kmax)[k] if m <= l else np.full((b.order, b.order), Fraction(0), dtype=object)
                 total = factor if total is None else kron_sum(total, factor)
             mats.append(total)
         out.append(BMAP(mats, name=f"D^({l})"))
@@ -391,9 +469,10 @@ def thinned(common: BMAP, q: Sequence[float]) -> list[BMAP]:
     ``D_k^(l) = q_l D_k``."""
     out = []
     for l, ql in enumerate(q, start=1):
+        ql = exact(ql, argument="q", entry=l - 1)
         if not 0 < ql <= 1:
-            raise InvalidInput("q", "thinning probabilities must lie in (0, 1]", value=ql, entry=l - 1)
-        mats = [ql * common.D[0] + (1 - ql) * common.D1] + [ql * d for d in common.D[1:]]
+            raise InvalidInput("q", "thinning probabilities must lie in (0, 1]", value=float(ql), entry=l - 1)
+        mats = [ql * common.D_exact[0] + (1 - ql) * common.D1_exact] + [ql * d for d in common.D_exact[1:]]
         out.append(BMAP(mats, name=f"D^({l})"))
     return out
 
@@ -403,13 +482,16 @@ def bmmap(D0, Dk_by_robot: Sequence[Sequence]) -> list[BMAP]:
     With l robots active, batches marked by robots ``m > l`` become phase
     changes: ``D_0^(l) = D_0 + sum_{k>=1} sum_{m>l} D_k^(m)``,
     ``D_k^(l) = sum_{m<=l} D_k^(m)``."""
-    D0 = require_square(D0, "D_0")
+    D0 = exact_array(D0, "D_0", 2)
+    require_square(to_float(D0, "D_0"), "D_0")
     N = len(Dk_by_robot)
     kmax = max(len(x) for x in Dk_by_robot)
-    full = np.zeros((N, kmax, *D0.shape))
+    full = np.full((N, kmax, *D0.shape), Fraction(0), dtype=object)
     for m, mats in enumerate(Dk_by_robot):
         for k, d in enumerate(mats):
-            full[m, k] = require_square(d, f"D_{k + 1}^({m + 1})")
+            name = f"D_{k + 1}^({m + 1})"
+            full[m, k] = exact_array(d, name, 2)
+            require_square(to_float(full[m, k], name), name)
     out = []
     for l in range(1, N + 1):
         mats = [D0 + full[l:].sum(axis=(0, 1))] + [full[:l, k].sum(axis=0) for k in range(kmax)]
@@ -431,24 +513,29 @@ def random_lumpable_phase_type(rng: np.random.Generator, base: PhaseType, copies
     """A random PH of order ``copies * base.order`` that lumps exactly onto
     ``base`` (phases ``a*copies .. a*copies + copies - 1`` form block a): each
     phase has ``base``'s exit rate and total rate into every other block, split
-    at random among that block's phases; ``beta`` splits at random too."""
+    at random among that block's phases; ``beta`` splits at random too.  The
+    splits are random rationals, so the sums are exact and `Lumping` (exact
+    comparison) recovers the planted blocks."""
     n = base.order
     N = n * copies
-    S = np.zeros((N, N))
-    beta = np.zeros(N)
+    S = np.full((N, N), Fraction(0), dtype=object)
+    beta = np.full(N, Fraction(0), dtype=object)
+
+    def split(total, size):  # ``total`` split into ``size`` random rational parts
+        w = [Fraction(int(x)) for x in rng.integers(1, 10, size)]
+        return [total * x / sum(w) for x in w]
+
     for a in range(n):
-        own = range(a * copies, (a + 1) * copies)
-        w = rng.uniform(0.1, 1, copies)
-        beta[list(own)] = base.beta[a] * w / w.sum()
+        own = list(range(a * copies, (a + 1) * copies))
+        beta[own] = split(base.beta_exact[a], copies)
         for i in own:
             for c in range(n):
                 if c != a:
-                    split = rng.uniform(0.1, 1, copies)
-                    S[i, c * copies:(c + 1) * copies] = base.S[a, c] * split / split.sum()
-            inner = rng.uniform(0, 1, copies)
-            inner[i - a * copies] = 0
-            S[i, list(own)] = inner
-            S[i, i] = base.S[a, a] - inner.sum()
+                    S[i, c * copies:(c + 1) * copies] = split(base.S_exact[a, c], copies)
+            inner = [Fraction(int(x), 10) for x in rng.integers(0, 10, copies)]
+            inner[i - a * copies] = Fraction(0)
+            S[i, own] = inner
+            S[i, i] = base.S_exact[a, a] - sum(inner)
     return PhaseType(beta, S)
 
 

@@ -2,7 +2,10 @@
 threshold control of the robots (Avrachenkov et al., seed 000)."""
 from __future__ import annotations
 
+import contextlib
 import math
+import threading
+import time
 
 from ._common import Progress, add_progress_option, inputs, integer, print_json, progress_wanted
 
@@ -85,23 +88,6 @@ def _row(m, modes, thresholds, model) -> dict:
     return d
 
 
-# Measured (README): the matrix-free solver needs ~450 bytes and ~7e-5 s per
-# state (K = 20, 4.2e6 states: 1.8 GiB, 4.6 min); small chains cost ~5 ms per
-# solve.  Estimates use ~2x.
-BYTES_PER_STATE, SECONDS_PER_STATE, SECONDS_PER_SOLVE = 1000, 1.5e-4, 0.01
-
-
-def log_states(model) -> float:
-    """ln of W (1 + M (R^K - 1)/(R - 1)) (W (1 + M K) for R = 1), the chain's
-    states after the exact lumping, without forming R^K (K may be 10^9)."""
-    W, M, R, K = model.W, model.M, model.R, model.K
-    if R == 1:
-        return math.log(W) + math.log1p(M * K)
-    # R^K - 1 ~ R^K for the sizes where it matters; exact below 2^60
-    geometric = math.log((R**K - 1) // (R - 1)) if K * math.log2(R) < 60 else K * math.log(R) - math.log(R - 1)
-    return math.log(W) + math.log1p(M * math.exp(geometric)) if geometric < 700 else math.log(W * M) + geometric
-
-
 def evaluations(model, modes, args) -> float:
     """Policies a run evaluates (an upper bound: optimize shares solves)."""
     if not args.optimize:
@@ -120,19 +106,42 @@ def evaluations(model, modes, args) -> float:
     return total
 
 
-def check_cost(model, modes, args) -> None:
-    """Refuse (TooLarge) before building any generator: states after lumping,
-    and the number of solves --optimize needs."""
-    from ..numeric.validate import require_memory, require_seconds
+@contextlib.contextmanager
+def _ticking(args, model):
+    """While one policy is solved: with --progress, a bar of the seconds elapsed against the cost model's estimate,
+    redrawn every second from a background thread (the solvers report nothing while they run)."""
+    if not progress_wanted(args):
+        yield
+        return
+    from ..numeric.bmap_model import estimate_cost
 
-    ls = log_states(model)
-    states = math.exp(ls) if ls < 700 else math.inf
-    blame, value = ("--K", args.K) if args.K is not None else ("MODEL", f"K = {model.K} in the model file")
-    what = f"K = {model.K} ({states:.3g} states after lumping)"
-    require_memory(BYTES_PER_STATE * states, blame, what, value=value)
+    total = max(1, math.ceil(estimate_cost(model, 1, args.solver)[0]))
+    done = threading.Event()
+    with Progress("bmap: solving (seconds, against the estimate)", unit="s", total=total) as bar:
+        def tick():
+            t0 = time.monotonic()
+            while not done.wait(1.0):
+                elapsed = int(time.monotonic() - t0)
+                bar(min(elapsed, total - 1), total, f"{elapsed} s of ~{total} s estimated")
+
+        thread = threading.Thread(target=tick, daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
+            bar(total, total)
+
+
+def check_cost(model, modes, args) -> None:
+    """Refuse (TooLarge) before building any generator: `bmap_model.require_cost` for the states after lumping and the
+    number of solves --optimize needs."""
+    from ..numeric.bmap_model import require_cost
+
     n = evaluations(model, modes, args)
-    require_seconds(n * (SECONDS_PER_SOLVE + SECONDS_PER_STATE * states), "--optimize" if n > 1 else blame,
-                    f"{n:.3g} solve(s) of {states:.3g} states", value=value)
+    blame, value = ("--K", args.K) if args.K is not None else ("MODEL", f"K = {model.K} in the model file")
+    require_cost(model, n, args.solver, argument="--optimize" if n > 1 else blame, value=value)
 
 
 def run(args) -> int:
@@ -175,7 +184,8 @@ def run(args) -> int:
     modes = modes or (model.N,)
     thresholds = thresholds if thresholds is not None else ()
     pol = bm.Policy(modes, thresholds)
-    m = bm.evaluate(model, pol, args.solver)
+    with _ticking(args, model):
+        m = bm.evaluate(model, pol, args.solver)
     row = _row(m, modes, thresholds, model)
     if args.json:
         print_json({**row, "inputs": _inputs(args, model, modes, thresholds)})

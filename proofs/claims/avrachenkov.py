@@ -35,8 +35,8 @@ Readings stated once for the whole paper (and applied to every cell):
   measure equal to the full chain's to 1e-12;
 - certified cells (issue 17): every number a table cell is judged from is a
   ball-arithmetic value with >= 30 digits (`bm.certified_cost`,
-  `bm.certify`), cross-checked against float64, and its error bound (inputs
-  within a few ulps of the stored floats, float conversion, and for R the
+  `bm.certify`), cross-checked against float64, and its error bound (the
+  enclosure for the model's exact decimal inputs, float conversion, and for R the
   propagation through R = 100 (1 - C*/min C_r)) goes to the cell engine;
   optimal thresholds, j* and mode sets come from `bm.certify_argmin` and are
   certain only when disjoint enclosures decide the argmin.
@@ -347,7 +347,7 @@ def _bmap_ball(b: BMAP, what: str):
         flint.ctx.prec = prec
         try:
             n = b.order
-            D = [flint.arb_mat([[ball(x) for x in row] for row in Dk]) for Dk in b.D]
+            D = [flint.arb_mat([[ball(x) for x in row] for row in Dk]) for Dk in b.D_exact]
             D1 = sum(D[1:], D[0])
             A = D1.transpose()
             for j in range(n):
@@ -696,7 +696,7 @@ def _reduction_random():
     base_s, base_o = random_phase_type(rng, 2), random_phase_type(rng, 3)
     serv, obs = random_lumpable_phase_type(rng, base_s, 2), random_lumpable_phase_type(rng, base_o, 2)
     m0 = bm.random_model(5, W=2, M=2, R=2, K=3)
-    planted = m0.with_(service=serv, obsolescence=PhaseType(obs.beta, obs.S, names=("gamma", "Gamma")), reduce=False)
+    planted = m0.with_(service=serv, obsolescence=PhaseType(obs.beta_exact, obs.S_exact, names=("gamma", "Gamma")), reduce=False)
     cases = [(planted.with_K(K), pol) for K, pol in [(2, bm.Policy((2, 1), (0,))), (3, bm.Policy((2, 1), (1,)))]]
     cases += [(m0.with_(reduce=False, K=K), bm.Policy((2, 1), (1,))) for K in (3, 4)]
     worst, rows = _agreement(cases)
@@ -1151,9 +1151,9 @@ def _ph_mean_ball(ph: PhaseType):
         flint.ctx.prec = prec
         try:
             n = ph.order
-            S = flint.arb_mat([[ball(x) for x in row] for row in ph.S])
+            S = flint.arb_mat([[ball(x) for x in row] for row in ph.S_exact])
             x = (-S).solve(flint.arb_mat([[1]] * n))
-            return sum((ball(b) * x[i, 0] for i, b in enumerate(ph.beta)), flint.arb(0))
+            return sum((ball(b) * x[i, 0] for i, b in enumerate(ph.beta_exact)), flint.arb(0))
         finally:
             flint.ctx.prec = old
     return compute
