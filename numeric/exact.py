@@ -157,17 +157,25 @@ def exact_or_inf(value, *, argument: str, entry=None, floats: str = FLOATS):
     >>> exact_or_inf("inf", argument="c"), exact_or_inf("0.5", argument="c")
     (inf, Fraction(1, 2))
     """
-    if not _is_bool(value) and not _is_complex(value):
-        try:
-            if isinstance(value, str):
-                is_inf = value.strip().lower() in ("inf", "+inf", "infinity", "+infinity")
-            else:
-                is_inf = float(value) == math.inf
-        except (TypeError, ValueError, OverflowError):
-            is_inf = False
-        if is_inf:
-            return math.inf
+    if _is_plus_inf(value):
+        return math.inf
     return exact(value, argument=argument, entry=entry, floats=floats)
+
+
+def _is_plus_inf(value) -> bool:
+    """+inf itself, not a finite number too large for a float (``Decimal("1e400")`` is finite)."""
+    if isinstance(value, str):
+        return value.strip().lower() in ("inf", "+inf", "infinity", "+infinity")
+    if _is_float(value):
+        return value == math.inf
+    if isinstance(value, Decimal):
+        return value.is_infinite() and value > 0
+    if hasattr(value, "_mpf_") and not hasattr(value, "_mpc_"):
+        import mpmath
+
+        x = mpmath.mpf(value)
+        return bool(mpmath.isinf(x) and x > 0)
+    return False
 
 
 def to_float(q, *, argument: str, entry=None) -> float:

@@ -4,6 +4,7 @@ digits for that model; the expected values here are computed independently
 (closed forms, SymPy, a separate exact route of the crawler MDP)."""
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from fractions import Fraction
 
@@ -19,7 +20,7 @@ from crawlmath.numeric import mdp as M
 from crawlmath.numeric.average_cost import average_cost_mdp
 from crawlmath.numeric.ctmc import ctmc_stationary
 from crawlmath.numeric.errors import InvalidInput
-from crawlmath.numeric.exact import Triplets, exact, input_kind
+from crawlmath.numeric.exact import Triplets, exact, exact_or_inf, input_kind
 
 K = 12  # M/M/1/12
 
@@ -154,6 +155,8 @@ def test_exact_reads_each_type():
     for bad in (float("inf"), "nan", Decimal("inf"), None, [1], 1j, np.bool_(True)):
         with pytest.raises(InvalidInput):
             exact(bad, argument="x")
+    assert exact_or_inf(Decimal("1e400"), argument="c") == 10**400   # finite, though float() of it is inf
+    assert exact_or_inf(Decimal("inf"), argument="c") == exact_or_inf("inf", argument="c") == math.inf
     assert input_kind([np.array([1, 2]), ["0.5", Fraction(1, 3)]]) == "exact"
     assert input_kind([sps.csr_matrix(np.eye(2))]) == "shortest-decimal"
 
