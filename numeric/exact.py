@@ -240,7 +240,7 @@ def _entries(M, argument: str):
         return shape, zip(zip(M.rows, M.cols), M.values)
     if hasattr(M, "tocoo"):
         C = M.tocoo()
-        return tuple(C.shape), zip(zip(C.row.tolist(), C.col.tolist()), C.data.tolist() if C.dtype.kind != "O" else list(C.data))
+        return tuple(C.shape), zip(zip(C.row.tolist(), C.col.tolist()), C.data.tolist())
     import numpy
 
     try:
@@ -315,7 +315,7 @@ def float_matrix(M, *, argument: str):
     """
     import scipy.sparse as sps
 
-    if isinstance(M, Triplets) or (hasattr(M, "tocoo") and M.dtype.kind == "O"):
+    if isinstance(M, Triplets):
         T = sparse(M, argument=argument)
         values = [to_float(v, argument=argument, entry=(i, j)) for i, j, v in zip(T.rows, T.cols, T.values)]
         return sps.csr_matrix((values, (T.rows, T.cols)), shape=T.shape)
