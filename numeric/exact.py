@@ -229,29 +229,40 @@ def input_kind(values, *, floats: str = FLOATS) -> str:
     return EXACT
 
 
+def _index(k, argument: str) -> int:
+    try:
+        return operator.index(k)
+    except TypeError:
+        raise InvalidInput(argument, "row and column indices must be integers", value=k) from None
+
+
+def _python_scalars(values) -> list:
+    """``values.tolist()``, except that a float32 (or other non-float64) entry stays a NumPy
+    scalar, so that its own shortest decimal is read, not that of the double it widens to."""
+    return values.tolist() if values.dtype.kind != "f" or values.dtype.itemsize == 8 else list(values)
+
+
 def _entries(M, argument: str):
     """``(shape, iterator of ((i, j), raw value)))`` of a 2-D matrix in any accepted form."""
-    np = sys.modules.get("numpy")
+    import numpy as np
+
     if isinstance(M, Triplets):
-        shape = tuple(M.shape)
         if not (len(M.rows) == len(M.cols) == len(M.values)):
             raise InvalidInput(argument, "rows, cols and values must have the same length",
                                value=(len(M.rows), len(M.cols), len(M.values)))
-        return shape, zip(zip(M.rows, M.cols), M.values)
+        rows = [_index(i, argument) for i in M.rows]
+        cols = [_index(j, argument) for j in M.cols]
+        return tuple(M.shape), zip(zip(rows, cols), M.values)
     if hasattr(M, "tocoo"):
         C = M.tocoo()
-        return tuple(C.shape), zip(zip(C.row.tolist(), C.col.tolist()), C.data.tolist())
-    import numpy
-
+        return tuple(C.shape), zip(zip(C.row.tolist(), C.col.tolist()), _python_scalars(C.data))
     try:
-        A = M if np is not None and isinstance(M, np.ndarray) else numpy.asarray(M, dtype=object)
+        A = M if isinstance(M, np.ndarray) else np.asarray(M, dtype=object)
     except ValueError:
         raise InvalidInput(argument, "must be a rectangular matrix (rows of equal length)") from None
     if A.ndim != 2:
         raise InvalidInput(argument, "must be a 2-D matrix (rows of equal length)", value=A.shape)
-    # .tolist() gives Python floats for a float64 array and keeps the objects of an object array;
-    # a float32 entry must stay a float32 so that its own shortest decimal is read.
-    rows = A.tolist() if A.dtype.kind != "f" or A.dtype.itemsize == 8 else [list(row) for row in A]
+    rows = [_python_scalars(row) for row in A]
     return A.shape, (((i, j), x) for i, row in enumerate(rows) for j, x in enumerate(row))
 
 
@@ -267,7 +278,6 @@ def dense(M, *, argument: str, floats: str = FLOATS, allow_inf: bool = False) ->
     out = [[Fraction(0)] * m for _ in range(n)]
     read = exact_or_inf if allow_inf else exact
     for (i, j), x in items:
-        i, j = int(i), int(j)
         if not (0 <= i < n and 0 <= j < m):
             raise InvalidInput(argument, f"index outside the shape {n}x{m}", value=(i, j))
         out[i][j] += read(x, argument=argument, entry=(i, j), floats=floats)
@@ -364,7 +374,6 @@ def sparse(M, *, argument: str, floats: str = FLOATS) -> Triplets:
     n, m = (int(s) for s in shape_)
     acc: dict[tuple[int, int], Fraction] = {}
     for (i, j), x in items:
-        i, j = int(i), int(j)
         if not (0 <= i < n and 0 <= j < m):
             raise InvalidInput(argument, f"index outside the shape {n}x{m}", value=(i, j))
         acc[i, j] = acc.get((i, j), Fraction(0)) + exact(x, argument=argument, entry=(i, j), floats=floats)

@@ -133,6 +133,7 @@ def test_exact_rows_must_sum_to_exactly_zero():
     ([[-1, 1], [1]], "rows of equal length"),
     (Triplets((2, 2), [0, 2], [1, 0], [1, 1]), "outside the shape"),
     ([["-1e400", "1e400"], [1, -1]], r"Q\[0, 0\]: is beyond the float64 range"),
+    (Triplets((2, 2), [0, 1.5], [1, 0], [1, 1]), "indices must be integers"),
 ])
 def test_bad_exact_input_is_refused_naming_the_entry(Q, rule):
     for digits in (None,) if "float64 range" in rule else (None, 10):
@@ -149,6 +150,8 @@ def test_one_state_chain_is_pi_one():
 def test_exact_reads_each_type():
     assert exact(sympy.Rational(7, 10), argument="x") == Fraction(7, 10)
     assert exact(np.float32(0.7), argument="x") == Fraction(7, 10)   # float32's own shortest decimal
+    assert ctmc_stationary(sps.csr_matrix(np.array([[-0.7, 0.7], [1, -1]], dtype=np.float32)),
+                           digits=10).pi_exact == [Fraction(10, 17), Fraction(7, 17)]
     assert exact(mpmath.mpf(0.7), argument="x") == Fraction(0.7)      # mpf: its exact binary value
     assert exact(Decimal("1e-3"), argument="x") == Fraction(1, 1000)
     assert exact(np.int64(-3), argument="x") == -3
