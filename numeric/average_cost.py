@@ -81,7 +81,8 @@ class AverageCostSolution:
     gain as a Fraction when the exact route ran) and ``gain_mp`` (an mpmath
     number at ``digits`` + 15 significant digits).  When the exact check
     improved the float policy, ``policy``, ``g``, ``bias`` and ``stationary``
-    are those of the improved policy.
+    are those of the improved policy (``iterations`` and ``residual`` stay
+    those of the float policy iteration; ``method`` counts the exact steps).
     """
 
     gain: float | None
