@@ -200,8 +200,9 @@ def _scalars(values):
     elif hasattr(values, "tocoo"):  # scipy sparse
         yield from _scalars(values.tocoo().data)
     elif np is not None and isinstance(values, np.ndarray):
-        if values.dtype.kind == "f" and np.isfinite(values).any():
-            yield float(values[np.isfinite(values)].flat[0])
+        finite = np.isfinite(values) if values.dtype.kind == "f" else None
+        if finite is not None and finite.any():
+            yield float(values.flat[int(np.argmax(finite))])
         elif values.dtype.kind == "O":
             yield from values.ravel().tolist()
     elif isinstance(values, (list, tuple)):
@@ -357,7 +358,7 @@ def float_array(M, *, argument: str, allow_inf: bool = True):
     if A.ndim != 2:
         raise InvalidInput(argument, "must be a 2-D matrix (rows of equal length)", value=A.shape)
     if A.dtype.kind in "fiu" or (A.dtype.kind == "O" and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in A.flat)):
-        return A.astype(float)
+        return A.astype(float, copy=False)
     rows = dense(A, argument=argument, allow_inf=allow_inf)
     return np.array([[to_float(x, argument=argument, entry=(i, j)) for j, x in enumerate(row)] for i, row in enumerate(rows)],
                     dtype=float).reshape(A.shape)
