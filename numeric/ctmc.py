@@ -62,9 +62,10 @@ from .validate import require_digits
 
 DENSE_MAX = 2000  # GTH is O(n³) in float64: 2000 states ≈ 3 s
 HP_MAX = 400  # the two high-precision routes are O(n³) in multiprecision
-# fmpq_mat.solve of the bordered system, measured (benchmark in the commit message):
-# birth-death 0.16 s and 4-neighbour sparse 0.21 s at n = 200; dense random p/q (p, q < 100)
-# 3.7 s at 200, 11 s at 300 -- so exact up to 200, balls above.
+# The exact solve against the ball solve at 30 digits (benchmarks/exact_routes.py, same process):
+# birth-death 0.19 s vs 1.3 s at n = 200; four random p/q (p, q < 100) per row 0.30 s vs 1.0 s;
+# dense random p/q 3.1 s vs 0.85 s at 200 and 16 s vs 2.6 s at 300 (denominators grow) -- so
+# exact up to 200 states, where its worst case costs about as much as the mpmath GTH route.
 EXACT_MAX = 200
 
 
