@@ -289,10 +289,11 @@ def _high_precision(rates: list[list[Fraction]], digits: int, inputs: str) -> St
         else:
             (first, radius), method = _arb_solve(rates, digits), "arb-solve+mpmath-gth"
         gth = _gth_mp(rates)
-        agreed = min(_agree(a, g) for a, g in zip(first, gth))
+        agreed, worst = min((_agree(a, g), i) for i, (a, g) in enumerate(zip(first, gth)))
         if not agreed >= digits:
-            raise SolverError(f"high-precision routes agree to {agreed:.1f} digits only, {digits} asked "
-                              f"({method.split('+')[0]} vs mpmath GTH)")
+            raise SolverError(f"high-precision routes agree to {agreed:.1f} digits only, {digits} asked: "
+                              f"pi[{worst}] = {mpmath.nstr(first[worst], digits + 5)} ({method.split('+')[0]}) vs "
+                              f"{mpmath.nstr(gth[worst], digits + 5)} (mpmath GTH)")
         text = [mpmath.nstr(p, digits, min_fixed=-math.inf, max_fixed=math.inf) if p != 0 else "0" for p in first]
         pi = np.array([float(p) for p in first])
         residual = _mp_residual(rates, first)
