@@ -345,3 +345,15 @@ def test_solve_mdp_takes_exact_numbers_and_says_which_model():
     a = crawlmath.solve_mdp(0.1, 1, 1, 5, N=16)
     b = crawlmath.solve_mdp("0.1", 1, Fraction(1), 5, N=16)
     assert a.gain == b.gain and (a.inputs, b.inputs) == ("shortest-decimal", "exact")
+
+
+def test_a_disagreement_of_the_two_routes_is_an_error_showing_both(monkeypatch):
+    """The second route is a real check: perturb it by 1e-25 and the 30-digit answer is refused."""
+    from crawlmath.numeric.errors import SolverError
+
+    real = CT._gth_mp
+    monkeypatch.setattr(CT, "_gth_mp", lambda rates: [p * (1 + mpmath.mpf(10) ** -25) for p in real(rates)])
+    with pytest.raises(SolverError, match=r"agree to 2\d\.\d digits only, 30 asked: pi\[0\] = 0\.3\d+ \(fmpq-solve\) vs 0\.3\d+ \(mpmath GTH\)"):
+        ctmc_stationary(SEVEN_TENTHS["str"], digits=30)
+    with pytest.raises(SolverError, match=r"agree to 2\d\.\d digits only, 30 asked \(fmpq-bias: 0\.3\d+, mpmath GTH: 0\.3\d+\)"):
+        average_cost_mdp(*repair_mdp(), digits=30)
