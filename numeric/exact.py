@@ -19,6 +19,13 @@ about a model the user can name:
 A result records which model its digits are for: ``inputs`` is ``"exact"``
 when no binary float was given (:func:`input_kind`), else the convention used.
 
+Matrices come as nested lists, NumPy arrays (object arrays included), scipy
+sparse matrices or `Triplets`; :func:`dense` and :func:`sparse` turn any of
+them into Fractions (naming a bad entry), :func:`float_matrix` /
+:func:`float_array` into float64 for the float routes.  :func:`exact_or_inf`
+keeps +inf (an unavailable action); :func:`to_mpf` / :func:`to_arb` /
+:func:`to_float` convert a Fraction for the mpmath, ball and float routes.
+
 >>> exact(0.7, argument="p"), exact("1e-3", argument="p"), exact("7/10", argument="p")
 (Fraction(7, 10), Fraction(1, 1000), Fraction(7, 10))
 >>> exact(0.7, argument="p", floats="binary")
