@@ -81,7 +81,8 @@ class AverageCostSolution:
     gain as a Fraction when the exact route ran) and ``gain_mp`` (an mpmath
     number at ``digits`` + 15 significant digits).  When the exact check
     improved the float policy, ``policy``, ``g``, ``bias`` and ``stationary``
-    are those of the improved policy.
+    are those of the improved policy (``iterations`` and ``residual`` stay
+    those of the float policy iteration; ``method`` counts the exact steps).
     """
 
     gain: float | None
@@ -334,7 +335,7 @@ def _certify(sol: AverageCostSolution, P, c, digits: int, floats: str, max_iter:
     """The optimal gain of the exact MDP to ``digits`` digits, two routes (module docstring)."""
     import mpmath
 
-    from .ctmc import _agree, _gth_mp
+    from .ctmc import _agree, _gth_mp, float_up
 
     S = len(sol.policy)
     if len(sol.classes) != 1:
@@ -360,9 +361,9 @@ def _certify(sol: AverageCostSolution, P, c, digits: int, floats: str, max_iter:
         if not agreed >= digits:
             raise SolverError(f"high-precision routes agree to {agreed:.1f} digits only, {digits} asked "
                               f"({route}: {mpmath.nstr(gain_mp, digits + 5)}, mpmath GTH: {mpmath.nstr(gain_gth, digits + 5)})")
-        if bound and not bound <= abs(gain_mp) * 10.0 ** (-digits):
-            raise SolverError(f"the ball route bounds the optimal gain only within {bound:.3g} "
-                              f"(relative {bound / float(abs(gain_mp)):.3g}); {digits} digits asked")
+        if bound and not bound <= abs(gain_mp) * mpmath.mpf(10) ** (-digits):
+            raise SolverError(f"the ball route bounds the optimal gain only within {mpmath.nstr(bound, 3)} "
+                              f"(relative {mpmath.nstr(bound / abs(gain_mp), 3)}); {digits} digits asked")
         text = mpmath.nstr(gain_mp, digits, min_fixed=-math.inf, max_fixed=math.inf)
         stationary = np.zeros(S)
         stationary[C] = [float(p) for p in pi]
@@ -371,7 +372,8 @@ def _certify(sol: AverageCostSolution, P, c, digits: int, floats: str, max_iter:
     bias = np.array([float(x) for x in h]) if changed else sol.bias
     return AverageCostSolution(float(gain_mp), g, bias, np.asarray(policy), stationary if changed else sol.stationary,
                                [np.asarray(C)] if changed else sol.classes, sol.iterations, sol.residual,
-                               f"{sol.method}+{route}+mpmath-gth", text, agreed, bound, sol.inputs, gain, gain_mp)
+                               f"{sol.method}+{route}+mpmath-gth", text, agreed, float_up(bound) if bound else 0.0,
+                               sol.inputs, gain, gain_mp)
 
 
 def _exact_mdp(P, c, inputs: str, floats: str):
@@ -452,11 +454,11 @@ def _exact_evaluate(rows, cost, policy) -> tuple[Fraction, list[Fraction]]:
 
 
 def _ball_gain(rows, cost, policy, digits: int):
-    """The same equations in ball arithmetic: (midpoint of g as mpmath, radius + δ), δ the
-    largest improvement an action may still offer (upper end of its ball, or 0)."""
+    """The same equations in ball arithmetic: (midpoint of g, radius + δ), both as exact mpmath
+    numbers, δ the largest improvement an action may still offer (upper end of its ball, or 0)."""
     from flint import arb, arb_mat, ctx
 
-    from .ctmc import _exact_mid, float_up
+    from .ctmc import _exact_mid
 
     S = len(policy)
     old = ctx.prec
@@ -489,7 +491,7 @@ def _ball_gain(rows, cost, policy, digits: int):
                     upper = (cur - q(s, a)).upper()  # an exact point: the comparison is decided
                     if upper > delta:
                         delta = upper
-        return _exact_mid(g), float_up(g.rad() + delta)
+        return _exact_mid(g), _exact_mid((g.rad() + delta).upper())
     finally:
         ctx.prec = old
 

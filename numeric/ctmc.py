@@ -62,9 +62,10 @@ from .validate import require_digits
 
 DENSE_MAX = 2000  # GTH is O(n³) in float64: 2000 states ≈ 3 s
 HP_MAX = 400  # the two high-precision routes are O(n³) in multiprecision
-# fmpq_mat.solve of the bordered system, measured (benchmark in the commit message):
-# birth-death 0.16 s and 4-neighbour sparse 0.21 s at n = 200; dense random p/q (p, q < 100)
-# 3.7 s at 200, 11 s at 300 -- so exact up to 200, balls above.
+# The exact solve against the ball solve at 30 digits (benchmarks/exact_routes.py, same process):
+# birth-death 0.19 s vs 1.3 s at n = 200; four random p/q (p, q < 100) per row 0.30 s vs 1.0 s;
+# dense random p/q 3.1 s vs 0.85 s at 200 and 16 s vs 2.6 s at 300 (denominators grow) -- so
+# exact up to 200 states, where its worst case costs about as much as the mpmath GTH route.
 EXACT_MAX = 200
 
 
@@ -288,10 +289,11 @@ def _high_precision(rates: list[list[Fraction]], digits: int, inputs: str) -> St
         else:
             (first, radius), method = _arb_solve(rates, digits), "arb-solve+mpmath-gth"
         gth = _gth_mp(rates)
-        agreed = min(_agree(a, g) for a, g in zip(first, gth))
+        agreed, worst = min((_agree(a, g), i) for i, (a, g) in enumerate(zip(first, gth)))
         if not agreed >= digits:
-            raise SolverError(f"high-precision routes agree to {agreed:.1f} digits only, {digits} asked "
-                              f"({method.split('+')[0]} vs mpmath GTH)")
+            raise SolverError(f"high-precision routes agree to {agreed:.1f} digits only, {digits} asked: "
+                              f"pi[{worst}] = {mpmath.nstr(first[worst], digits + 5)} ({method.split('+')[0]}) vs "
+                              f"{mpmath.nstr(gth[worst], digits + 5)} (mpmath GTH)")
         text = [mpmath.nstr(p, digits, min_fixed=-math.inf, max_fixed=math.inf) if p != 0 else "0" for p in first]
         pi = np.array([float(p) for p in first])
         residual = _mp_residual(rates, first)

@@ -19,6 +19,13 @@ about a model the user can name:
 A result records which model its digits are for: ``inputs`` is ``"exact"``
 when no binary float was given (:func:`input_kind`), else the convention used.
 
+Matrices come as nested lists, NumPy arrays (object arrays included), scipy
+sparse matrices or `Triplets`; :func:`dense` and :func:`sparse` turn any of
+them into Fractions (naming a bad entry), :func:`float_matrix` /
+:func:`float_array` into float64 for the float routes.  :func:`exact_or_inf`
+keeps +inf (an unavailable action); :func:`to_mpf` / :func:`to_arb` /
+:func:`to_float` convert a Fraction for the mpmath, ball and float routes.
+
 >>> exact(0.7, argument="p"), exact("1e-3", argument="p"), exact("7/10", argument="p")
 (Fraction(7, 10), Fraction(1, 1000), Fraction(7, 10))
 >>> exact(0.7, argument="p", floats="binary")
@@ -157,17 +164,25 @@ def exact_or_inf(value, *, argument: str, entry=None, floats: str = FLOATS):
     >>> exact_or_inf("inf", argument="c"), exact_or_inf("0.5", argument="c")
     (inf, Fraction(1, 2))
     """
-    if not _is_bool(value) and not _is_complex(value):
-        try:
-            if isinstance(value, str):
-                is_inf = value.strip().lower() in ("inf", "+inf", "infinity", "+infinity")
-            else:
-                is_inf = float(value) == math.inf
-        except (TypeError, ValueError, OverflowError):
-            is_inf = False
-        if is_inf:
-            return math.inf
+    if _is_plus_inf(value):
+        return math.inf
     return exact(value, argument=argument, entry=entry, floats=floats)
+
+
+def _is_plus_inf(value) -> bool:
+    """+inf itself, not a finite number too large for a float (``Decimal("1e400")`` is finite)."""
+    if isinstance(value, str):
+        return value.strip().lower() in ("inf", "+inf", "infinity", "+infinity")
+    if _is_float(value):
+        return value == math.inf
+    if isinstance(value, Decimal):
+        return value.is_infinite() and value > 0
+    if hasattr(value, "_mpf_") and not hasattr(value, "_mpc_"):
+        import mpmath
+
+        x = mpmath.mpf(value)
+        return bool(mpmath.isinf(x) and x > 0)
+    return False
 
 
 def to_float(q, *, argument: str, entry=None) -> float:
@@ -192,8 +207,9 @@ def _scalars(values):
     elif hasattr(values, "tocoo"):  # scipy sparse
         yield from _scalars(values.tocoo().data)
     elif np is not None and isinstance(values, np.ndarray):
-        if values.dtype.kind == "f" and np.isfinite(values).any():
-            yield float(values[np.isfinite(values)].flat[0])
+        finite = np.isfinite(values) if values.dtype.kind == "f" else None
+        if finite is not None and finite.any():
+            yield float(values.flat[int(np.argmax(finite))])
         elif values.dtype.kind == "O":
             yield from values.ravel().tolist()
     elif isinstance(values, (list, tuple)):
@@ -221,29 +237,40 @@ def input_kind(values, *, floats: str = FLOATS) -> str:
     return EXACT
 
 
+def _index(k, argument: str) -> int:
+    try:
+        return operator.index(k)
+    except TypeError:
+        raise InvalidInput(argument, "row and column indices must be integers", value=k) from None
+
+
+def _python_scalars(values) -> list:
+    """``values.tolist()``, except that a float32 (or other non-float64) entry stays a NumPy
+    scalar, so that its own shortest decimal is read, not that of the double it widens to."""
+    return values.tolist() if values.dtype.kind != "f" or values.dtype.itemsize == 8 else list(values)
+
+
 def _entries(M, argument: str):
     """``(shape, iterator of ((i, j), raw value)))`` of a 2-D matrix in any accepted form."""
-    np = sys.modules.get("numpy")
+    import numpy as np
+
     if isinstance(M, Triplets):
-        shape = tuple(M.shape)
         if not (len(M.rows) == len(M.cols) == len(M.values)):
             raise InvalidInput(argument, "rows, cols and values must have the same length",
                                value=(len(M.rows), len(M.cols), len(M.values)))
-        return shape, zip(zip(M.rows, M.cols), M.values)
+        rows = [_index(i, argument) for i in M.rows]
+        cols = [_index(j, argument) for j in M.cols]
+        return tuple(M.shape), zip(zip(rows, cols), M.values)
     if hasattr(M, "tocoo"):
         C = M.tocoo()
-        return tuple(C.shape), zip(zip(C.row.tolist(), C.col.tolist()), C.data.tolist() if C.dtype.kind != "O" else list(C.data))
-    import numpy
-
+        return tuple(C.shape), zip(zip(C.row.tolist(), C.col.tolist()), _python_scalars(C.data))
     try:
-        A = M if np is not None and isinstance(M, np.ndarray) else numpy.asarray(M, dtype=object)
+        A = M if isinstance(M, np.ndarray) else np.asarray(M, dtype=object)
     except ValueError:
         raise InvalidInput(argument, "must be a rectangular matrix (rows of equal length)") from None
     if A.ndim != 2:
         raise InvalidInput(argument, "must be a 2-D matrix (rows of equal length)", value=A.shape)
-    # .tolist() gives Python floats for a float64 array and keeps the objects of an object array;
-    # a float32 entry must stay a float32 so that its own shortest decimal is read.
-    rows = A.tolist() if A.dtype.kind != "f" or A.dtype.itemsize == 8 else [list(row) for row in A]
+    rows = [_python_scalars(row) for row in A]
     return A.shape, (((i, j), x) for i, row in enumerate(rows) for j, x in enumerate(row))
 
 
@@ -259,7 +286,6 @@ def dense(M, *, argument: str, floats: str = FLOATS, allow_inf: bool = False) ->
     out = [[Fraction(0)] * m for _ in range(n)]
     read = exact_or_inf if allow_inf else exact
     for (i, j), x in items:
-        i, j = int(i), int(j)
         if not (0 <= i < n and 0 <= j < m):
             raise InvalidInput(argument, f"index outside the shape {n}x{m}", value=(i, j))
         out[i][j] += read(x, argument=argument, entry=(i, j), floats=floats)
@@ -307,7 +333,7 @@ def float_matrix(M, *, argument: str):
     """
     import scipy.sparse as sps
 
-    if isinstance(M, Triplets) or (hasattr(M, "tocoo") and M.dtype.kind == "O"):
+    if isinstance(M, Triplets):
         T = sparse(M, argument=argument)
         values = [to_float(v, argument=argument, entry=(i, j)) for i, j, v in zip(T.rows, T.cols, T.values)]
         return sps.csr_matrix((values, (T.rows, T.cols)), shape=T.shape)
@@ -339,7 +365,7 @@ def float_array(M, *, argument: str, allow_inf: bool = True):
     if A.ndim != 2:
         raise InvalidInput(argument, "must be a 2-D matrix (rows of equal length)", value=A.shape)
     if A.dtype.kind in "fiu" or (A.dtype.kind == "O" and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in A.flat)):
-        return A.astype(float)
+        return A.astype(float, copy=False)
     rows = dense(A, argument=argument, allow_inf=allow_inf)
     return np.array([[to_float(x, argument=argument, entry=(i, j)) for j, x in enumerate(row)] for i, row in enumerate(rows)],
                     dtype=float).reshape(A.shape)
@@ -356,7 +382,6 @@ def sparse(M, *, argument: str, floats: str = FLOATS) -> Triplets:
     n, m = (int(s) for s in shape_)
     acc: dict[tuple[int, int], Fraction] = {}
     for (i, j), x in items:
-        i, j = int(i), int(j)
         if not (0 <= i < n and 0 <= j < m):
             raise InvalidInput(argument, f"index outside the shape {n}x{m}", value=(i, j))
         acc[i, j] = acc.get((i, j), Fraction(0)) + exact(x, argument=argument, entry=(i, j), floats=floats)

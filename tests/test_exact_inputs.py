@@ -4,6 +4,7 @@ digits for that model; the expected values here are computed independently
 (closed forms, SymPy, a separate exact route of the crawler MDP)."""
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from fractions import Fraction
 
@@ -19,7 +20,7 @@ from crawlmath.numeric import mdp as M
 from crawlmath.numeric.average_cost import average_cost_mdp
 from crawlmath.numeric.ctmc import ctmc_stationary
 from crawlmath.numeric.errors import InvalidInput
-from crawlmath.numeric.exact import Triplets, exact, input_kind
+from crawlmath.numeric.exact import Triplets, exact, exact_or_inf, input_kind
 
 K = 12  # M/M/1/12
 
@@ -132,6 +133,7 @@ def test_exact_rows_must_sum_to_exactly_zero():
     ([[-1, 1], [1]], "rows of equal length"),
     (Triplets((2, 2), [0, 2], [1, 0], [1, 1]), "outside the shape"),
     ([["-1e400", "1e400"], [1, -1]], r"Q\[0, 0\]: is beyond the float64 range"),
+    (Triplets((2, 2), [0, 1.5], [1, 0], [1, 1]), "indices must be integers"),
 ])
 def test_bad_exact_input_is_refused_naming_the_entry(Q, rule):
     for digits in (None,) if "float64 range" in rule else (None, 10):
@@ -148,12 +150,16 @@ def test_one_state_chain_is_pi_one():
 def test_exact_reads_each_type():
     assert exact(sympy.Rational(7, 10), argument="x") == Fraction(7, 10)
     assert exact(np.float32(0.7), argument="x") == Fraction(7, 10)   # float32's own shortest decimal
+    assert ctmc_stationary(sps.csr_matrix(np.array([[-0.7, 0.7], [1, -1]], dtype=np.float32)),
+                           digits=10).pi_exact == [Fraction(10, 17), Fraction(7, 17)]
     assert exact(mpmath.mpf(0.7), argument="x") == Fraction(0.7)      # mpf: its exact binary value
     assert exact(Decimal("1e-3"), argument="x") == Fraction(1, 1000)
     assert exact(np.int64(-3), argument="x") == -3
     for bad in (float("inf"), "nan", Decimal("inf"), None, [1], 1j, np.bool_(True)):
         with pytest.raises(InvalidInput):
             exact(bad, argument="x")
+    assert exact_or_inf(Decimal("1e400"), argument="c") == 10**400   # finite, though float() of it is inf
+    assert exact_or_inf(Decimal("inf"), argument="c") == exact_or_inf("inf", argument="c") == math.inf
     assert input_kind([np.array([1, 2]), ["0.5", Fraction(1, 3)]]) == "exact"
     assert input_kind([sps.csr_matrix(np.eye(2))]) == "shortest-decimal"
 
@@ -339,3 +345,15 @@ def test_solve_mdp_takes_exact_numbers_and_says_which_model():
     a = crawlmath.solve_mdp(0.1, 1, 1, 5, N=16)
     b = crawlmath.solve_mdp("0.1", 1, Fraction(1), 5, N=16)
     assert a.gain == b.gain and (a.inputs, b.inputs) == ("shortest-decimal", "exact")
+
+
+def test_a_disagreement_of_the_two_routes_is_an_error_showing_both(monkeypatch):
+    """The second route is a real check: perturb it by 1e-25 and the 30-digit answer is refused."""
+    from crawlmath.numeric.errors import SolverError
+
+    real = CT._gth_mp
+    monkeypatch.setattr(CT, "_gth_mp", lambda rates: [p * (1 + mpmath.mpf(10) ** -25) for p in real(rates)])
+    with pytest.raises(SolverError, match=r"agree to 2\d\.\d digits only, 30 asked: pi\[0\] = 0\.3\d+ \(fmpq-solve\) vs 0\.3\d+ \(mpmath GTH\)"):
+        ctmc_stationary(SEVEN_TENTHS["str"], digits=30)
+    with pytest.raises(SolverError, match=r"agree to 2\d\.\d digits only, 30 asked \(fmpq-bias: 0\.3\d+, mpmath GTH: 0\.3\d+\)"):
+        average_cost_mdp(*repair_mdp(), digits=30)
