@@ -84,7 +84,8 @@ class Average:
     ``value`` (exact rational from route 2), ``text`` (``digits`` significant
     digits), ``bounds`` (exact Fractions from route 1 that contain g),
     ``stationary`` (π of route 2 as exact integers ``mass`` over their sum, on
-    ``recurrent``), ``steps`` (route 1, route 2), ``method``.
+    ``recurrent``), ``steps`` (route 1, route 2), ``method``, ``bias`` (route 1's
+    refined h, None when g = 0 needed no refinement).
     """
 
     value: Fraction
@@ -95,6 +96,7 @@ class Average:
     recurrent: np.ndarray = field(repr=False)
     steps: tuple[int, int]
     method: str
+    bias: "Bias | None" = field(default=None, repr=False)
 
 
 # ----------------------------------------------------------------- building the integer chain
@@ -297,7 +299,7 @@ def average(chain: IntegerChain, digits: int) -> Average:
     method = (f"bias refined with exact integer residuals, bounds [min, max] of c + Q h on the recurrent class "
               f"({bias.steps} steps); π refined to {digits + 2} digits per entry ({steps2} steps), g = π c exact, "
               "inside the bounds")
-    return Average(value, decimal_text(value, digits), digits, (lo, hi), mass, rec, (bias.steps, steps2), method)
+    return Average(value, decimal_text(value, digits), digits, (lo, hi), mass, rec, (bias.steps, steps2), method, bias)
 
 
 def chain_average(model, reward: str | None, digits: int) -> Average:
@@ -312,3 +314,102 @@ def chain_average(model, reward: str | None, digits: int) -> Average:
     rewards[state_of] = model.reward_per_choice(reward)
     chain = integer_chain(model.n, state_of[model.src], model.dst, model.value, rewards)
     return average(chain, digits)
+
+
+# ----------------------------------------------------------------- average-cost MDPs
+
+
+@dataclass(frozen=True)
+class OptimalAverage:
+    """The optimal long-run average cost g* of an MDP, certified.
+
+    ``policy``: the chosen choice (index into the model's choices) per state;
+    ``average``: that policy's :class:`Average` (route 2's exact value inside
+    route 1's bounds); ``bounds`` = (lower, upper) exact Fractions with lower ≤
+    g* ≤ g^σ ≤ upper (lower = min over every state and action of
+    c + Σ_j p (h_j − h_s), valid for any h); ``changes``: actions changed by
+    exact policy improvement after float policy iteration; ``bias``: h as floats.
+    """
+
+    policy: np.ndarray = field(repr=False)
+    average: Average
+    bounds: tuple[Fraction, Fraction]
+    changes: int
+    bias: np.ndarray = field(repr=False)
+
+
+def float_mdp(model, cost: np.ndarray):
+    """(P, c, rank) for :func:`crawlmath.numeric.average_cost.average_cost_mdp`: action k of a
+    state is its k-th choice (``rank``), ``inf`` where a state has fewer choices."""
+    cs = model.choice_state
+    order = np.argsort(cs, kind="stable")
+    first = np.searchsorted(cs[order], np.arange(model.n))
+    rank = np.empty(cs.size, dtype=np.int64)
+    rank[order] = np.arange(cs.size) - first[cs[order]]
+    A = int(rank.max()) + 1
+    c = np.full((model.n, A), np.inf)
+    c[cs, rank] = cost.astype(float)
+    P = [sps.csr_matrix((model.value[m].astype(float), (cs[model.src[m]], model.dst[m])), shape=(model.n, model.n))
+         for m in (rank[model.src] == a for a in range(A))]
+    return P, c, rank
+
+
+def _policy_chain(model, W, L: int, C, Lc: int, choice: np.ndarray) -> IntegerChain:
+    chosen = np.zeros(model.choice_state.size, dtype=bool)
+    chosen[choice] = True
+    k = chosen[model.src] & (model.choice_state[model.src] != model.dst) & np.array([w != 0 for w in W], dtype=bool)
+    src, dst = model.choice_state[model.src[k]], model.dst[k]
+    classes = closed_classes(model.n, src, dst)
+    if len(classes) != 1:
+        raise SolverError(f"the optimal policy found has {len(classes)} recurrent classes: --digits needs a "
+                          "unichain optimal policy")
+    return IntegerChain(model.n, src, dst, W[k], L, C[choice], Lc, classes[0])
+
+
+def optimal_average(model, reward: str | None, digits: int, *, max_rounds: int = 20) -> OptimalAverage:
+    """g* = min over policies of the long-run average of ``reward`` (a cost per
+    step) of an MDP read by :mod:`crawlmath.numeric.explicit_io`, to ``digits``
+    digits: float policy iteration, then exact policy improvement on the
+    refined bias until no action gains more than a quarter of the width, then
+    both routes of :func:`average` on the final policy and the lower bound
+    min_{s,a} (c + P h − h) ≤ g*."""
+    from .average_cost import average_cost_mdp
+
+    check_cost(model.src.size, digits)
+    cost = model.reward_per_choice(reward)
+    P, c, rank = float_mdp(model, cost)
+    sol = average_cost_mdp(P, c)
+    by_rank = {(int(s), int(r)): k for k, (s, r) in enumerate(zip(model.choice_state, rank))}
+    choice = np.array([by_rank[(s, int(a))] for s, a in enumerate(sol.policy)], dtype=np.int64)
+    W, L = common_scale(list(model.value))
+    C, Lc = common_scale(list(cost))
+    changes = 0
+    for _ in range(max_rounds):
+        chain = _policy_chain(model, W, L, C, Lc, choice)
+        avg = average(chain, digits)
+        width = abs(avg.value) / 10 ** (digits + 2) if avg.value else Fraction(1, 10 ** (digits + 2))
+        bias = avg.bias or refine_bias(chain, width)
+        V = scaled_values(model.src, model.dst, W, model.choice_state, C, bias.H, bias.G, bias.F, L, Lc,
+                          model.choice_state.size) + bias.G * L * Lc
+        best = _best_choice(model.choice_state, V, model.n)
+        gain = V[best] < V[choice] - int(width * bias.S / 4)
+        if not gain.any():
+            break
+        changes += int(gain.sum())
+        choice = np.where(gain, best, choice)
+    else:
+        raise SolverError(f"exact policy improvement still changing actions after {max_rounds} rounds")
+    lower = Fraction(int(min(V)), bias.S)
+    upper = bias.bounds[1]
+    if not lower <= avg.value <= upper:
+        raise SolverError(f"g = {float(avg.value)!r} lies outside the exact bounds [{float(lower)!r}, {float(upper)!r}]")
+    return OptimalAverage(choice, avg, (lower, upper), changes, bias.H.astype(float) / 2.0 ** bias.F)
+
+
+def _best_choice(owner: np.ndarray, V: np.ndarray, n: int) -> np.ndarray:
+    """Per state the choice with the least exact value V (the first on ties)."""
+    best = np.full(n, -1, dtype=np.int64)
+    for k, s in enumerate(owner):
+        if best[s] < 0 or V[k] < V[best[s]]:
+            best[s] = k
+    return best
