@@ -249,8 +249,6 @@ def refine_bias(chain: IntegerChain, width: Fraction, *, max_steps: int = 60) ->
 
 def refined_stationary(chain: IntegerChain, digits: int):
     """π on the recurrent class to ``digits`` digits per entry: (mass, steps), π = mass / Σ mass exactly."""
-    from .ctmc import ctmc_stationary
-
     rec = chain.recurrent
     pos = np.full(chain.n, -1)
     pos[rec] = np.arange(rec.size)
@@ -258,14 +256,44 @@ def refined_stationary(chain: IntegerChain, digits: int):
     src, dst, W = pos[chain.src[keep]], pos[chain.dst[keep]], chain.weight[keep]
     if rec.size == 1:
         return np.array([1], dtype=object), 0
-    Q = sps.csr_matrix((W.astype(float) / chain.scale, (src, dst)), shape=(rec.size, rec.size))
-    Q = Q - sps.diags(np.asarray(Q.sum(axis=1)).ravel())
-    start = ctmc_stationary(Q).pi
+    rates = sps.csr_matrix((W.astype(float) / chain.scale, (src, dst)), shape=(rec.size, rec.size))
+    start = float_start(rates)
     if not np.all(start > 0):
         raise SolverError("the float64 stationary law underflows to 0 in some state: its relative refinement "
                           "cannot start (rates spanning more than ~300 orders of magnitude)")
     ref = refine_stationary(src, dst, W, start, digits)
     return ref.mass, ref.steps
+
+
+GTH_LEVELS_MAX_WORK = 3e8  # Σ (m_{l-1} + m_l)^2 m_l flops of the level-by-level GTH start (~1 s per 1e8)
+
+
+def float_start(rates: sps.csr_matrix) -> np.ndarray:
+    """A float64 stationary law with small *relative* error in every entry, the start of the refinement.
+
+    The levels are the breadth-first distances from state 0 in the undirected
+    graph of the transitions, so every transition joins levels at most one
+    apart and :func:`crawlmath.numeric.ctmc.gth_levels` applies to *any*
+    chain; its work Σ (m_{l−1} + m_l)² m_l is small for queueing chains
+    (levels of a birth-death chain have one state).  Beyond
+    ``GTH_LEVELS_MAX_WORK`` a sparse LU gives the start instead (its small
+    entries may carry a larger relative error: the refinement then needs more
+    steps, or stops with SolverError).
+
+    >>> float_start(sps.csr_matrix(np.array([[0, 1.0], [3.0, 0]]))).tolist()
+    [0.75, 0.25]
+    """
+    from .ctmc import _sparse_lu, gth_levels
+
+    n = rates.shape[0]
+    level = csgraph.shortest_path(rates, unweighted=True, directed=False, indices=0)
+    sizes = np.bincount(level.astype(np.int64))
+    pairs = sizes[1:] + sizes[:-1]
+    work = float(sizes[0]) ** 3 + float((pairs.astype(float) ** 2 * sizes[1:]).sum())
+    if work <= GTH_LEVELS_MAX_WORK:
+        return gth_levels(rates, level.astype(np.int64))
+    Q = (rates - sps.diags(np.asarray(rates.sum(axis=1)).ravel())).tocsr()
+    return _sparse_lu(Q) if n > 1 else np.ones(1)
 
 
 # ----------------------------------------------------------------- both routes
@@ -277,7 +305,7 @@ def decimal_text(value: Fraction, digits: int) -> str:
 
     with mpmath.workdps(digits + 10):
         x = mpmath.mpf(value.numerator) / value.denominator
-        return mpmath.nstr(x, digits, min_fixed=-math.inf, max_fixed=math.inf) if value else "0"
+        return mpmath.nstr(x, digits, min_fixed=-math.inf, max_fixed=math.inf, strip_zeros=False) if value else "0"
 
 
 def average(chain: IntegerChain, digits: int) -> Average:
