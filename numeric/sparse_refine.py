@@ -308,6 +308,34 @@ def decimal_text(value: Fraction, digits: int) -> str:
         return mpmath.nstr(x, digits, min_fixed=-math.inf, max_fixed=math.inf, strip_zeros=False) if value else "0"
 
 
+def outward_text(value: Fraction, digits: int, up: bool) -> str:
+    """``value`` rounded *outwards* (towards +inf when ``up``, else −inf) to
+    ``digits`` significant digits, so that a printed lower/upper bound stays a bound.
+
+    >>> outward_text(Fraction(2, 3), 5, up=False), outward_text(Fraction(2, 3), 5, up=True)
+    ('0.66666', '0.66667')
+    >>> outward_text(Fraction(-2, 3), 3, up=False)
+    '-0.667'
+    """
+    if value == 0:
+        return "0"
+    e = len(str(abs(value.numerator))) - len(str(value.denominator))  # within one of floor(log10 |value|)
+    while abs(value) >= Fraction(10) ** (e + 1):
+        e += 1
+    while abs(value) < Fraction(10) ** e:
+        e -= 1
+    shift = digits - 1 - e
+    scaled = value * Fraction(10) ** shift
+    k = -((-scaled.numerator) // scaled.denominator) if up else scaled.numerator // scaled.denominator
+    sign, k = ("-" if k < 0 else ""), abs(k)
+    text = str(k).rjust(max(shift, 0) + 1, "0")
+    if shift > 0:
+        text = text[:-shift] + "." + text[-shift:]
+    else:
+        text += "0" * -shift
+    return sign + text
+
+
 def average(chain: IntegerChain, digits: int) -> Average:
     """g = Σ π_i c_i to ``digits`` digits by both routes (module docstring);
     SolverError when route 2's exact value lies outside route 1's bounds."""

@@ -60,13 +60,14 @@ def _float_result(model, reward) -> dict:
 
 
 def _certified_result(model, reward, digits: int) -> dict:
-    from ..numeric.sparse_refine import decimal_text, optimal_average
+    from ..numeric.sparse_refine import optimal_average, outward_text
 
     r = optimal_average(model, reward, digits)
     a = r.average
     method = ("float policy iteration, then exact policy improvement on the refined bias; " + a.method
               + "; lower bound min over all states and actions of c + P h - h")
-    return {"gain": a.text, "gain_bounds": [decimal_text(b, digits + 3) for b in r.bounds],
+    bounds = [outward_text(b, digits + 3, up) for b, up in zip(r.bounds, (False, True))]
+    return {"gain": a.text, "gain_bounds": bounds,
             "policy": _labels(model, r.policy), "bias": r.bias.tolist(), "residual": None, "iterations": None,
             "changes": r.changes, "digits": digits, "method": method}
 

@@ -106,24 +106,22 @@ def _single_class(model, classes):
 
 
 def _certified_result(model, names, digits: int) -> dict:
-    import numpy as np
+    from fractions import Fraction
 
-    from ..numeric.sparse_refine import chain_average, check_cost, closed_classes, decimal_text, refined_stationary
-    from ..numeric.sparse_refine import integer_chain
+    from ..numeric.sparse_refine import (chain_average, check_cost, closed_classes, decimal_text, integer_chain,
+                                         outward_text, refined_stationary)
 
     check_cost(model.src.size, digits)
     averages = {}
     for name in names:
         a = chain_average(model, name, digits)
-        averages[name] = {"value": a.text, "bounds": [decimal_text(b, digits + 3) for b in a.bounds],
-                          "method": a.method}
+        bounds = [outward_text(b, digits + 3, up) for b, up in zip(a.bounds, (False, True))]
+        averages[name] = {"value": a.text, "bounds": bounds, "method": a.method}
     src = model.choice_state[model.src]
     rec = _single_class(model, closed_classes(model.n, src, model.dst))
     chain = integer_chain(model.n, src, model.dst, model.value, [0] * model.n)
     mass, steps = refined_stationary(chain, digits + 2)
     total = int(mass.sum())
-    from fractions import Fraction
-
     pi_rec = [Fraction(int(m), total) for m in mass]
     method = f"refined to {digits + 2} digits per entry with exact integer residuals ({steps} steps)"
     if rec.size <= PI_EXACT_MAX:
