@@ -127,6 +127,7 @@ def main(argv=None) -> int:
     ap.add_argument("--digits", type=int, default=30)
     ap.add_argument("--repeat", type=int, default=1, help="runs of each side (medians)")
     a = ap.parse_args(argv)
+    sys.set_int_max_str_digits(0)  # Storm's exact value of a 10^4-state chain has ~10^4 digits
     try:
         import stormpy  # noqa: F401
     except ImportError:

@@ -65,6 +65,7 @@ from .errors import InvalidInput, TooLarge
 from .validate import require_memory
 
 MAX_FILE_BYTES = 1 << 30  # 1 GiB of text: ~3e7 transitions, more than the exact routes can take
+MAX_NUMBER_CHARS = 4000  # Python refuses int() of longer digit strings (CVE-2020-10735 limit 4300)
 BYTES_PER_FILE_BYTE = 40  # Python objects (Fractions, lists) per byte of text read, measured ~25
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "triplets.schema.json"
 KINDS = ("ctmc", "dtmc", "mdp")
@@ -204,6 +205,8 @@ def read_model(path, fmt: str = "auto", *, lab=None, srew=None, trew=None) -> Ex
 
 def _number(text: str, where: str) -> Fraction:
     """The exact value of a decimal (``0.1``, ``1e-3``) or rational (``1/3``) literal."""
+    if len(text) > MAX_NUMBER_CHARS:
+        raise InvalidInput(where, f"a number may have at most {MAX_NUMBER_CHARS} characters", value=text[:20] + "...")
     try:
         value = Fraction(text)
     except (ValueError, ZeroDivisionError):

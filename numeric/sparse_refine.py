@@ -319,7 +319,8 @@ def outward_text(value: Fraction, digits: int, up: bool) -> str:
     """
     if value == 0:
         return "0"
-    e = len(str(abs(value.numerator))) - len(str(value.denominator))  # within one of floor(log10 |value|)
+    # within a few of floor(log10 |value|), from the bit lengths (str() of a 5000-digit integer is refused)
+    e = int((abs(value.numerator).bit_length() - value.denominator.bit_length()) * 0.30103)
     while abs(value) >= Fraction(10) ** (e + 1):
         e += 1
     while abs(value) < Fraction(10) ** e:
