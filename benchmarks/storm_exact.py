@@ -16,7 +16,7 @@ alternating).  Printed: both values, the digits agreed, seconds and the ratio
 Storm / ours.  stormpy is not a dependency (``pip install stormpy``): the
 benchmark says so and stops when it is missing.
 
-Usage: ``python benchmarks/storm_exact.py [--sizes 10,100] [--digits 30]``.
+Usage: ``python benchmarks/storm_exact.py [--sizes 10,100] [--digits 30] [--models retrial,tandem KxK]``.
 """
 from __future__ import annotations
 
@@ -126,6 +126,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="10,100", help="approximate state counts (comma separated)")
     ap.add_argument("--digits", type=int, default=30)
     ap.add_argument("--repeat", type=int, default=1, help="runs of each side (medians)")
+    ap.add_argument("--models", default=",".join(MODELS), help=f"comma separated, from {', '.join(MODELS)}")
     a = ap.parse_args(argv)
     sys.set_int_max_str_digits(0)  # Storm's exact value of a 10^4-state chain has ~10^4 digits
     try:
@@ -138,7 +139,8 @@ def main(argv=None) -> int:
           f"{'ours s':>8} {'Storm s':>8} {'Storm/ours':>10}")
     tmp = Path(tempfile.mkdtemp(prefix="crawlmath-storm-"))
     for size in (int(s) for s in a.sizes.split(",")):
-        for name, (build, param) in MODELS.items():
+        for name in a.models.split(","):
+            build, param = MODELS[name]
             text, prop, reward = build(param(size))
             drn = tmp / f"{name.split()[0].replace('/', '')}-{size}.drn"
             st, us = [], []

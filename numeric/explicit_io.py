@@ -204,7 +204,9 @@ def read_model(path, fmt: str = "auto", *, lab=None, srew=None, trew=None) -> Ex
 
 
 def _number(text: str, where: str) -> Fraction:
-    """The exact value of a decimal (``0.1``, ``1e-3``) or rational (``1/3``) literal."""
+    """The exact value of a decimal (``0.1``, ``1e-3``) or rational (``1/3``) literal (or a JSON integer)."""
+    if isinstance(text, int):
+        return Fraction(text)
     if len(text) > MAX_NUMBER_CHARS:
         raise InvalidInput(where, f"a number may have at most {MAX_NUMBER_CHARS} characters", value=text[:20] + "...")
     try:

@@ -21,7 +21,7 @@ the recurrent class, and must agree:
    also certify that the policy is optimal to that width.
 2. **refined stationary law**: π of the recurrent class, from a float64
    start, refined to D + 2 digits in every entry with exact integer residuals
-   (:func:`crawlmath.numeric.ctmc.refine_stationary`), giving g = π c as an
+   (:func:`refine_scaled`, from a start that never underflows), giving g = π c as an
    exact rational, which must lie inside route 1's bounds.
 
 Route 1 needs O(nnz) integer operations and one sparse LU per step (about
@@ -45,7 +45,7 @@ import numpy as np
 import scipy.sparse as sps
 from scipy.sparse import csgraph
 
-from .ctmc import fixed_point, integer_ratio, refine_stationary
+from .ctmc import fixed_point, integer_ratio
 from .errors import InvalidInput, SolverError, TooLarge
 from .validate import require_memory, require_seconds
 
@@ -219,7 +219,11 @@ def refine_bias(chain: IntegerChain, width: Fraction, *, max_steps: int = 60) ->
     ref = int(rec[0])
     if width <= 0:
         raise InvalidInput("width", "must be > 0", value=width)
-    F = max(60, 8 + width.denominator.bit_length() - width.numerator.bit_length())  # 2^-F <= width / 64
+    # rounding h to 2^-F moves each residual by up to 2^-F times the state's exit rate: 2^-F · max rate <= width / 64
+    out = np.zeros(n)
+    np.add.at(out, chain.src, chain.weight.astype(float) / L)
+    rate_bits = max(0, math.ceil(math.log2(max(float(out.max()), 1.0))) + 1)
+    F = max(60, 8 + rate_bits + width.denominator.bit_length() - width.numerator.bit_length())
     S = (L * Lc) << F
     lu = _bordered_lu(_float_generator(chain), ref)
     c = chain.reward.astype(float) / Lc
@@ -257,43 +261,161 @@ def refined_stationary(chain: IntegerChain, digits: int):
     if rec.size == 1:
         return np.array([1], dtype=object), 0
     rates = sps.csr_matrix((W.astype(float) / chain.scale, (src, dst)), shape=(rec.size, rec.size))
-    start = float_start(rates)
-    if not np.all(start > 0):
-        raise SolverError("the float64 stationary law underflows to 0 in some state: its relative refinement "
-                          "cannot start (rates spanning more than ~300 orders of magnitude)")
-    ref = refine_stationary(src, dst, W, start, digits)
-    return ref.mass, ref.steps
+    mant, expo = float_start(rates)
+    return refine_scaled(src, dst, W, mant, expo, digits)
 
 
 GTH_LEVELS_MAX_WORK = 3e8  # Σ (m_{l-1} + m_l)^2 m_l flops of the level-by-level GTH start (~1 s per 1e8)
 
 
-def float_start(rates: sps.csr_matrix) -> np.ndarray:
-    """A float64 stationary law with small *relative* error in every entry, the start of the refinement.
+def float_start(rates: sps.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """A stationary law π̂_i = mant_i · 2^expo_i with small *relative* error in
+    every entry, however small (10^-1500 is common in a long queue), the start of
+    the refinement.
 
     The levels are the breadth-first distances from state 0 in the undirected
     graph of the transitions, so every transition joins levels at most one
-    apart and :func:`crawlmath.numeric.ctmc.gth_levels` applies to *any*
-    chain; its work Σ (m_{l−1} + m_l)² m_l is small for queueing chains
-    (levels of a birth-death chain have one state).  Beyond
-    ``GTH_LEVELS_MAX_WORK`` a sparse LU gives the start instead (its small
-    entries may carry a larger relative error: the refinement then needs more
-    steps, or stops with SolverError).
+    apart and the GTH elimination level by level applies to *any* chain (see
+    :func:`crawlmath.numeric.ctmc.gth_levels`; here each level's values are
+    rescaled by a power of two in the back substitution, so nothing
+    underflows).  Its work Σ (m_{l−1} + m_l)² m_l is small for queueing chains
+    (one state per level for a birth-death chain).  Beyond
+    ``GTH_LEVELS_MAX_WORK`` a float64 sparse LU gives the start (exponent 0;
+    SolverError if an entry underflows).
 
-    >>> float_start(sps.csr_matrix(np.array([[0, 1.0], [3.0, 0]]))).tolist()
+    >>> m, e = float_start(sps.csr_matrix(np.array([[0, 1.0], [3.0, 0]])))
+    >>> (m * 2.0 ** e / (m * 2.0 ** e).sum()).tolist()
     [0.75, 0.25]
     """
-    from .ctmc import _sparse_lu, gth_levels
+    from .ctmc import _sparse_lu
 
     n = rates.shape[0]
-    level = csgraph.shortest_path(rates, unweighted=True, directed=False, indices=0)
-    sizes = np.bincount(level.astype(np.int64))
+    level = csgraph.shortest_path(rates, unweighted=True, directed=False, indices=0).astype(np.int64)
+    sizes = np.bincount(level)
     pairs = sizes[1:] + sizes[:-1]
     work = float(sizes[0]) ** 3 + float((pairs.astype(float) ** 2 * sizes[1:]).sum())
     if work <= GTH_LEVELS_MAX_WORK:
-        return gth_levels(rates, level.astype(np.int64))
+        return _gth_levels_scaled(rates, level)
     Q = (rates - sps.diags(np.asarray(rates.sum(axis=1)).ravel())).tocsr()
-    return _sparse_lu(Q) if n > 1 else np.ones(1)
+    pi = _sparse_lu(Q)
+    if not np.all(pi > 0):
+        raise SolverError("the float64 sparse-LU stationary law underflows to 0 in some state, and the level-by-"
+                          f"level GTH start would need {work:.2g} flops: the refinement cannot start")
+    return pi, np.zeros(n, dtype=np.int64)
+
+
+def _gth_levels_scaled(rates: sps.csr_matrix, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """GTH by levels (Grassmann, Taksar & Heyman 1985), top level eliminated
+    first, each eliminated state's column A_{:k,k} / s_k kept for the back
+    substitution π_k = Σ_{i<k} π_i A_ik / s_k, which adds positive products
+    only (O'Cinneide 1993: small relative error in every entry).  Each level's
+    π is rescaled by 2^-e (its largest entry in [1/2, 1)) and e accumulated,
+    so π of a level 1500 orders of magnitude down is (mantissa, exponent)."""
+    n = rates.shape[0]
+    R = rates.tocsr().copy()
+    R.setdiag(0)
+    R.eliminate_zeros()
+    members = [np.flatnonzero(level == v) for v in range(int(level.max()) + 1)]
+    saved = [None] * len(members)
+    block = R[members[-1]][:, members[-1]].toarray()
+    for t in range(len(members) - 1, -1, -1):
+        below = members[t - 1] if t > 0 else np.empty(0, dtype=np.int64)
+        mb, mt = below.size, members[t].size
+        both = np.concatenate([below, members[t]])
+        A = R[both][:, both].toarray()
+        A[mb:, mb:] = block
+        np.fill_diagonal(A, 0.0)
+        for k in range(mb + mt - 1, mb - 1, -1) if t > 0 else range(mt - 1, 0, -1):
+            s = A[k, :k].sum()
+            if not s > 0:
+                raise SolverError(f"GTH: state {int(both[k])} has no transition to the states left after "
+                                  "censoring (the chain is reducible)")
+            col = A[:k, k] / s
+            A[:k, :k] += np.outer(col, A[k, :k])
+            A[:k, k] = col
+        saved[t] = A[:, mb:].copy()
+        block = A[:mb, :mb]
+    mant, expo = np.zeros(n), np.zeros(n, dtype=np.int64)
+    prev, e_prev = None, 0
+    for t, idx in enumerate(members):
+        A = saved[t]
+        mb = A.shape[0] - idx.size
+        x = np.zeros(idx.size)
+        start = np.zeros(idx.size) if prev is None else prev @ A[:mb]
+        if prev is None:
+            x[0] = 1.0
+        for k in range(1 if prev is None else 0, idx.size):
+            x[k] = start[k] + x[:k] @ A[mb:mb + k, k]
+        e = math.frexp(float(x.max()))[1]
+        x = np.ldexp(x, -e)
+        e_prev += e
+        mant[idx], expo[idx] = x, e_prev
+        prev = x
+    return mant, expo
+
+
+def refine_scaled(src, dst, weight, mant, expo, digits: int, *, max_steps: int = 40):
+    """Iterative refinement of π = π̂ ∘ y, π̂_i = mant_i 2^expo_i, to ``digits``
+    digits in every entry: the scaled balance equations
+
+        e_j(y) = Σ_i (π̂_i w_ij / (π̂_j w_j)) y_i − y_j = 0,   w_j = Σ_k w_jk,
+
+    have the coefficients of the time-reversed jump chain (in [0, 1], whatever
+    the spread of π), so y ≈ 1 is refined to the same relative accuracy in
+    every entry; residuals exact (integers), corrections from one float64
+    sparse LU (as :func:`crawlmath.numeric.ctmc.refine_stationary`, with an
+    exponent per state).  Returns (mass, steps): π = mass / Σ mass exactly."""
+    import scipy.sparse.linalg as spla
+
+    from fractions import Fraction
+
+    n = mant.size
+    if not np.all(mant > 0):
+        raise SolverError("the start of the refinement has a zero entry")
+    ratios = [float(m).as_integer_ratio() for m in mant]
+    # π̂_i = num_i / den_i · 2^expo_i = P_i / 2^B exactly (den_i a power of two)
+    shift = [int(e) - (d.bit_length() - 1) for (_, d), e in zip(ratios, expo)]
+    B = -min(shift)
+    P = np.array([num << (sh + B) for (num, _), sh in zip(ratios, shift)], dtype=object)
+    w = np.asarray(weight, dtype=object)
+    out = np.zeros(n, dtype=object)
+    np.add.at(out, src, w)
+    if any(o == 0 for o in out):
+        raise SolverError("a state has no transition out (the chain is not irreducible)")
+    wf, outf = w.astype(float), out.astype(float)
+    j0 = int(np.argmax(expo + np.log2(mant)))
+    coef = np.ldexp(mant[src] / mant[dst], (expo[src] - expo[dst]).astype(np.int64)) * wf / outf[dst]
+    keep = dst != j0
+    others = np.delete(np.arange(n), j0)
+    A = sps.csc_matrix((np.concatenate([coef[keep], -np.ones(n - 1), [1.0]]),
+                        (np.concatenate([dst[keep], others, [j0]]), np.concatenate([src[keep], others, [j0]]))),
+                       shape=(n, n))
+    lu = spla.splu(A)
+    F = math.ceil((digits + 8) * math.log2(10))
+    Y = np.full(n, 1 << F, dtype=object)
+    order = np.argsort(dst, kind="stable")
+    starts = np.searchsorted(dst[order], np.arange(n))
+    last = math.inf
+    for step in range(1, max_steps + 1):
+        inflow = np.add.reduceat((P[src] * Y[src] * w)[order], starts)
+        num, den = inflow - P * out * Y, P * out
+        e = [Fraction(int(a), int(b) << F) for a, b in zip(num, den)]
+        e[j0] = Fraction(0)
+        big = max(abs(v) for v in e)
+        if big == 0:
+            return P * Y, step
+        k = 60 - (big.numerator.bit_length() - big.denominator.bit_length())
+        delta = lu.solve(-np.array([float(v * Fraction(2) ** k) for v in e]))
+        Y = Y + fixed_point(delta, F - k)
+        size = float(np.abs(delta).max())
+        log_size = math.log10(size) - k * math.log10(2) if size > 0 else -math.inf
+        if log_size < -(digits + 2):
+            return P * Y, step
+        if not log_size < last - 0.3:
+            break
+        last = log_size
+    raise SolverError(f"refinement of π: corrections stopped shrinking at 10^{log_size:.1f} (step {step}); "
+                      f"{digits} digits not reached")
 
 
 # ----------------------------------------------------------------- both routes
