@@ -533,6 +533,60 @@ def float_mdp(model, cost: np.ndarray):
     return P, c, rank
 
 
+def float_policy(model, cost: np.ndarray, *, max_iter: int = 200) -> np.ndarray:
+    """A start for the exact stage: unichain policy iteration in float64
+    (Puterman 1994, §8.6), the choice per state.  Each policy is evaluated
+    with the bordered sparse LU of its generator (g and h, h_ref = 0), then
+    every state takes the choice with the least c + Σ_j p (h_j − h_s) unless the
+    current one is within 1e-9 of it.  No residual test here: the exact stage
+    improves the policy further and certifies the result."""
+    from .tolerance import MDP_TIE_REL
+
+    cs = model.choice_state
+    m = cs.size
+    Pc = sps.csr_matrix((model.value.astype(float), (model.src, model.dst)), shape=(m, model.n))
+    out = np.asarray(Pc.sum(axis=1)).ravel()
+    cf = cost.astype(float)
+    V = cf.copy()
+    choice = _argmin_per_state(cs, V, model.n, None, 0.0)
+    for _ in range(max_iter):
+        rows = Pc[choice]
+        Q = (rows - sps.diags(out[choice])).tocsr()
+        classes = closed_classes(model.n, *_edges(rows))
+        if len(classes) != 1:
+            raise SolverError(f"policy iteration met a policy with {len(classes)} recurrent classes: the exact "
+                              "stage needs a unichain MDP")
+        ref = int(classes[0][0])
+        z = _bordered_lu(Q, ref).solve(-cf[choice])
+        h = z.copy()
+        h[ref] = 0.0
+        V = cf + Pc @ h - out * h[cs]
+        new = _argmin_per_state(cs, V, model.n, choice, MDP_TIE_REL * max(1.0, float(np.abs(V).max())))
+        if np.array_equal(new, choice):
+            return choice
+        choice = new
+    raise SolverError(f"float policy iteration did not settle in {max_iter} iterations")
+
+
+def _edges(rows: sps.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    C = rows.tocoo()
+    keep = C.data != 0
+    return C.row[keep].astype(np.int64), C.col[keep].astype(np.int64)
+
+
+def _argmin_per_state(owner: np.ndarray, V, n: int, current, tie: float) -> np.ndarray:
+    """Per state the choice of least V (the first on ties); ``current`` kept unless beaten by more than ``tie``."""
+    order = np.lexsort((np.arange(owner.size), V, owner))
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = owner[order[1:]] != owner[order[:-1]]
+    best = np.empty(n, dtype=np.int64)
+    best[owner[order[first]]] = order[first]
+    if current is None:
+        return best
+    keep = V[current] <= V[best] + tie
+    return np.where(keep, current, best)
+
+
 def _policy_chain(model, W, L: int, C, Lc: int, choice: np.ndarray) -> IntegerChain:
     chosen = np.zeros(model.choice_state.size, dtype=bool)
     chosen[choice] = True
@@ -548,18 +602,13 @@ def _policy_chain(model, W, L: int, C, Lc: int, choice: np.ndarray) -> IntegerCh
 def optimal_average(model, reward: str | None, digits: int, *, max_rounds: int = 20) -> OptimalAverage:
     """g* = min over policies of the long-run average of ``reward`` (a cost per
     step) of an MDP read by :mod:`crawlmath.numeric.explicit_io`, to ``digits``
-    digits: float policy iteration, then exact policy improvement on the
+    digits: float policy iteration (:func:`float_policy`), then exact policy improvement on the
     refined bias until no action gains more than a quarter of the width, then
     both routes of :func:`average` on the final policy and the lower bound
     min_{s,a} (c + P h − h) ≤ g*."""
-    from .average_cost import average_cost_mdp
-
     check_cost(model.src.size, digits)
     cost = model.reward_per_choice(reward)
-    P, c, rank = float_mdp(model, cost)
-    sol = average_cost_mdp(P, c)
-    by_rank = {(int(s), int(r)): k for k, (s, r) in enumerate(zip(model.choice_state, rank))}
-    choice = np.array([by_rank[(s, int(a))] for s, a in enumerate(sol.policy)], dtype=np.int64)
+    choice = float_policy(model, cost)
     W, L = common_scale(list(model.value))
     C, Lc = common_scale(list(cost))
     changes = 0
@@ -570,7 +619,7 @@ def optimal_average(model, reward: str | None, digits: int, *, max_rounds: int =
         bias = avg.bias or refine_bias(chain, width)
         V = scaled_values(model.src, model.dst, W, model.choice_state, C, bias.H, bias.G, bias.F, L, Lc,
                           model.choice_state.size) + bias.G * L * Lc
-        best = _best_choice(model.choice_state, V, model.n)
+        best = _exact_best(model.choice_state, V, model.n)
         gain = V[best] < V[choice] - int(width * bias.S / 4)
         if not gain.any():
             break
@@ -585,8 +634,8 @@ def optimal_average(model, reward: str | None, digits: int, *, max_rounds: int =
     return OptimalAverage(choice, avg, (lower, upper), changes, bias.H.astype(float) / 2.0 ** bias.F)
 
 
-def _best_choice(owner: np.ndarray, V: np.ndarray, n: int) -> np.ndarray:
-    """Per state the choice with the least exact value V (the first on ties)."""
+def _exact_best(owner: np.ndarray, V: np.ndarray, n: int) -> np.ndarray:
+    """Per state the choice with the least exact value V (Python integers; the first on ties)."""
     best = np.full(n, -1, dtype=np.int64)
     for k, s in enumerate(owner):
         if best[s] < 0 or V[k] < V[best[s]]:
