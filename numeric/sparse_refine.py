@@ -211,9 +211,12 @@ def scaled_values(chain_src, chain_dst, weight, owner, C, H, G: int, F: int, L: 
     return out
 
 
-def refine_bias(chain: IntegerChain, width: Fraction, *, max_steps: int = 60) -> Bias:
+def refine_bias(chain: IntegerChain, width: Fraction, *, max_steps: int | None = None) -> Bias:
     """Route 1: h refined until the bounds [g + min R, g + max R] over the
-    recurrent class are narrower than ``width`` (see the module docstring)."""
+    recurrent class are narrower than ``width`` (see the module docstring).
+    Each step shrinks the residual by the float LU's accuracy (≥ ~30 bits when
+    it converges; SolverError when a step does not halve it), from max|c| down
+    to ``width``: the default cap allows for that many steps."""
     n, L, Lc = chain.n, chain.scale, chain.reward_scale
     rec = chain.recurrent
     ref = int(rec[0])
@@ -225,6 +228,10 @@ def refine_bias(chain: IntegerChain, width: Fraction, *, max_steps: int = 60) ->
     rate_bits = max(0, math.ceil(math.log2(max(float(out.max()), 1.0))) + 1)
     F = max(60, 8 + rate_bits + width.denominator.bit_length() - width.numerator.bit_length())
     S = (L * Lc) << F
+    if max_steps is None:
+        top = max(abs(int(c)) for c in chain.reward) or 1
+        max_steps = 10 + (top.bit_length() - Lc.bit_length() + width.denominator.bit_length()
+                          - width.numerator.bit_length()) // 30
     lu = _bordered_lu(_float_generator(chain), ref)
     c = chain.reward.astype(float) / Lc
     Z = fixed_point(lu.solve(-c), F)
@@ -422,12 +429,17 @@ def refine_scaled(src, dst, weight, mant, expo, digits: int, *, max_steps: int =
 
 
 def decimal_text(value: Fraction, digits: int) -> str:
-    """``value`` to ``digits`` significant digits (round half even), as mpmath prints it."""
+    """``value`` to ``digits`` significant digits, as mpmath prints it (scientific
+    notation below 1e-5 or from 10^digits on).
+
+    >>> decimal_text(Fraction(2, 3), 5), decimal_text(Fraction(1, 3 * 10 ** 900), 3)
+    ('0.66667', '3.33e-901')
+    """
     import mpmath
 
     with mpmath.workdps(digits + 10):
         x = mpmath.mpf(value.numerator) / value.denominator
-        return mpmath.nstr(x, digits, min_fixed=-math.inf, max_fixed=math.inf, strip_zeros=False) if value else "0"
+        return mpmath.nstr(x, digits, strip_zeros=False) if value else "0"
 
 
 def outward_text(value: Fraction, digits: int, up: bool) -> str:
@@ -459,15 +471,17 @@ def outward_text(value: Fraction, digits: int, up: bool) -> str:
     return sign + text
 
 
-def average(chain: IntegerChain, digits: int) -> Average:
+def average(chain: IntegerChain, digits: int, stationary: tuple | None = None) -> Average:
     """g = Σ π_i c_i to ``digits`` digits by both routes (module docstring);
-    SolverError when route 2's exact value lies outside route 1's bounds."""
+    SolverError when route 2's exact value lies outside route 1's bounds.
+    ``stationary``: route 2's (mass, steps) when already refined to digits + 2
+    for this chain's transitions (the rewards do not enter it)."""
     rec = chain.recurrent
     if all(chain.reward[i] == 0 for i in rec):
         mass = np.ones(rec.size, dtype=object)
         return Average(Fraction(0), "0", digits, (Fraction(0), Fraction(0)), mass, rec, (0, 0),
                        "no reward on the recurrent class: g = 0 exactly")
-    mass, steps2 = refined_stationary(chain, digits + 2)
+    mass, steps2 = refined_stationary(chain, digits + 2) if stationary is None else stationary
     value = Fraction(int((mass * chain.reward[rec]).sum()), int(mass.sum()) * chain.reward_scale)
     width = abs(value) / 10 ** (digits + 2) if value else Fraction(1, 10 ** (digits + 2))
     bias = refine_bias(chain, width)
@@ -481,18 +495,32 @@ def average(chain: IntegerChain, digits: int) -> Average:
     return Average(value, decimal_text(value, digits), digits, (lo, hi), mass, rec, (bias.steps, steps2), method, bias)
 
 
-def chain_average(model, reward: str | None, digits: int) -> Average:
-    """The long-run average of ``reward`` (a name of ``model``'s reward models)
-    for a CTMC (per unit time) or DTMC (per step) read by
-    :mod:`crawlmath.numeric.explicit_io`, certified to ``digits`` digits."""
+def chain_averages(model, rewards, digits: int) -> tuple[dict, IntegerChain, tuple]:
+    """The long-run average of each named reward (``rewards``: names of
+    ``model``'s reward models) for a CTMC (per unit time) or DTMC (per step)
+    read by :mod:`crawlmath.numeric.explicit_io`, certified to ``digits``
+    digits: ({name: Average}, the chain, route 2's (mass, steps)).  π is
+    refined once and shared; route 1 runs per reward."""
     if model.kind == "mdp":
         raise InvalidInput("FILE", "is an MDP: use crawlmath avg-cost", value=model.source)
     check_cost(model.src.size, digits)
     state_of = model.choice_state
-    rewards = np.full(model.n, Fraction(0), dtype=object)
-    rewards[state_of] = model.reward_per_choice(reward)
-    chain = integer_chain(model.n, state_of[model.src], model.dst, model.value, rewards)
-    return average(chain, digits)
+    chain = integer_chain(model.n, state_of[model.src], model.dst, model.value, [0] * model.n)
+    stationary = refined_stationary(chain, digits + 2)
+    out = {}
+    for name in rewards:
+        r = np.full(model.n, Fraction(0), dtype=object)
+        r[state_of] = model.reward_per_choice(name)
+        C, Lc = common_scale(list(r))
+        out[name] = average(IntegerChain(chain.n, chain.src, chain.dst, chain.weight, chain.scale, C, Lc,
+                                         chain.recurrent), digits, stationary)
+    return out, chain, stationary
+
+
+def chain_average(model, reward: str | None, digits: int) -> Average:
+    """:func:`chain_averages` of one reward model (``None``: the only one)."""
+    name = model._reward_name(reward)
+    return chain_averages(model, [name], digits)[0][name]
 
 
 # ----------------------------------------------------------------- average-cost MDPs

@@ -160,3 +160,14 @@ def test_storm_exact_export_round_trip(tmp_path):
     dev.export_sparse_model_as_drn(model, str(tmp_path / "r.drn"), dev.DirectEncodingExporterOptions())
     a = R.chain_average(E.read_model(tmp_path / "r.drn"), "orbit", 30)
     assert a.bounds[0] <= storm <= a.bounds[1] and abs(a.value - storm) <= storm / 10 ** 32
+
+
+def test_probabilities_far_below_float64_are_refined_to_every_digit():
+    # birth-death, up 1/1000, down 1, 300 states: π_k ∝ 10^-3k reaches 1e-897, far below the float64 range
+    n, rho = 300, Fraction(1, 1000)
+    tra = f"{n} {2 * (n - 1)}\n" + "".join(f"{k} {k + 1} 0.001\n{k + 1} {k} 1\n" for k in range(n - 1))
+    m = E.parse_prism(tra, "deep.tra", srew=("top.srew", f"{n} 1\n{n - 1} 1\n"))
+    a = R.chain_average(m, None, 30)
+    exact = rho ** (n - 1) * (1 - rho) / (1 - rho ** n)  # π of the top state
+    assert a.bounds[0] <= exact <= a.bounds[1] and abs(a.value - exact) <= exact / 10 ** 32
+    assert a.text.endswith("e-898") and abs(Fraction(a.text) - exact) <= exact / 10 ** 29  # 30 digits, scientific

@@ -108,19 +108,13 @@ def _single_class(model, classes):
 def _certified_result(model, names, digits: int) -> dict:
     from fractions import Fraction
 
-    from ..numeric.sparse_refine import (chain_average, check_cost, closed_classes, decimal_text, integer_chain,
-                                         outward_text, refined_stationary)
+    from ..numeric.sparse_refine import chain_averages, decimal_text, outward_text
 
-    check_cost(model.src.size, digits)
-    averages = {}
-    for name in names:
-        a = chain_average(model, name, digits)
-        bounds = [outward_text(b, digits + 3, up) for b, up in zip(a.bounds, (False, True))]
-        averages[name] = {"value": a.text, "bounds": bounds, "method": a.method}
-    src = model.choice_state[model.src]
-    rec = _single_class(model, closed_classes(model.n, src, model.dst))
-    chain = integer_chain(model.n, src, model.dst, model.value, [0] * model.n)
-    mass, steps = refined_stationary(chain, digits + 2)
+    results, chain, (mass, steps) = chain_averages(model, names, digits)
+    averages = {name: {"value": a.text, "method": a.method,
+                       "bounds": [outward_text(b, digits + 3, up) for b, up in zip(a.bounds, (False, True))]}
+                for name, a in results.items()}
+    rec = chain.recurrent
     total = int(mass.sum())
     pi_rec = [Fraction(int(m), total) for m in mass]
     method = f"refined to {digits + 2} digits per entry with exact integer residuals ({steps} steps)"
