@@ -49,10 +49,11 @@ from .ctmc import fixed_point, integer_ratio
 from .errors import InvalidInput, SolverError, TooLarge
 from .validate import require_memory, require_seconds
 
-# Measured on 2 shared cores (M/M/1/K, tandem queues): ~1.5 us per transition per
-# refinement step in Python integers, ~6 steps for 30 digits; ~3 KB per transition
-# (object arrays of big integers at 30 digits).  Estimates use ~3x.
-SECONDS_PER_TRANSITION_STEP = 5e-6
+# Measured on 2 shared cores at 30 digits (benchmarks/storm_exact.py): 1.3e-3 s per
+# transition for M/M/1/10^4 (π spans 1e-1549: 5000-bit integers), 7e-4 retrial 10^4,
+# 3.5e-4 tandem 32x32, 2e-4 admission MDP 10^4; i.e. up to ~2e-4 s per transition and
+# step over ~6 steps.  Memory ~3 KB per transition.  Estimates use ~3x of the typical.
+SECONDS_PER_TRANSITION_STEP = 5e-5
 BYTES_PER_TRANSITION = 10_000
 MAX_DENOMINATOR_BITS = 4096  # a common denominator beyond this makes every integer step slow
 

@@ -171,3 +171,12 @@ def test_probabilities_far_below_float64_are_refined_to_every_digit():
     exact = rho ** (n - 1) * (1 - rho) / (1 - rho ** n)  # π of the top state
     assert a.bounds[0] <= exact <= a.bounds[1] and abs(a.value - exact) <= exact / 10 ** 32
     assert a.text.endswith("e-898") and abs(Fraction(a.text) - exact) <= exact / 10 ** 29  # 30 digits, scientific
+
+
+def test_dtmc_average_is_per_step():
+    # P = [[0.9, 0.1], [0.5, 0.5]]: π = (5/6, 1/6); reward 1 in state 1 -> 1/6 per step
+    m = E.parse_json('{"type": "dtmc", "states": 2, "transitions": [[0, 0, 0.9], [0, 1, 0.1], [1, 0, "1/2"], '
+                     '[1, 1, 0.5]], "state_rewards": {"r": [[1, 1]]}}', "d.json")
+    a = R.chain_average(m, "r", 25)
+    assert m.kind == "dtmc" and a.bounds[0] <= Fraction(1, 6) <= a.bounds[1]
+    assert a.text == "0.1666666666666666666666667"
