@@ -62,7 +62,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InvalidInput, TooLarge
-from .validate import require_memory
+from .validate import require_float_magnitude, require_memory
 
 MAX_FILE_BYTES = 1 << 30  # 1 GiB of text: ~3e7 transitions, more than the exact routes can take
 MAX_NUMBER_CHARS = 4000  # Python refuses int() of longer digit strings (CVE-2020-10735 limit 4300)
@@ -206,14 +206,14 @@ def read_model(path, fmt: str = "auto", *, lab=None, srew=None, trew=None) -> Ex
 def _number(text: str, where: str) -> Fraction:
     """The exact value of a decimal (``0.1``, ``1e-3``) or rational (``1/3``) literal (or a JSON integer)."""
     if isinstance(text, int):
-        return Fraction(text)
+        return require_float_magnitude(Fraction(text), where, str(text))
     if len(text) > MAX_NUMBER_CHARS:
         raise InvalidInput(where, f"a number may have at most {MAX_NUMBER_CHARS} characters", value=text[:20] + "...")
     try:
         value = Fraction(text)
     except (ValueError, ZeroDivisionError):
         raise InvalidInput(where, "must be a decimal or rational number (e.g. 0.25, 1e-3, 1/3)", value=text) from None
-    return value
+    return require_float_magnitude(value, where, text)
 
 
 def _integer(text: str, where: str, what: str, *, below: int | None = None) -> int:

@@ -48,3 +48,33 @@ def test_exit_codes(capsys, tmp_path):
     assert run(capsys, ["ctmc", str(fifo)])[0] == 2
     code, _, err = run(capsys, ["--max-memory", "1K", "ctmc", str(DATA / "storm_mm1k3.drn")])
     assert code == 4 and "limit" in err
+
+
+BAD_TOKENS = ["-1", "x", "1/0", "nan", "inf", "1e400", "99", "", "0", "1/3", "@model", "state", "[", "]", "!", ":"]
+
+
+def test_corrupted_files_exit_cleanly(capsys, tmp_path):
+    """Every single-token corruption of the fixtures gives exit 0, 2, 3 or 4 with one line on stderr, never a
+    traceback (exit 70)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    files = [("ctmc", "storm_mm1k3.drn"), ("avg-cost", "storm_admission.drn"), ("ctmc", "mm1k3.tra"),
+             ("avg-cost", "admission.tra"), ("ctmc", "mm1k3.json")]
+
+    @settings(max_examples=80, deadline=None, database=None)
+    @given(st.sampled_from(files), st.integers(0, 10 ** 6), st.sampled_from(BAD_TOKENS), st.booleans())
+    def inner(target, where, token, digits):
+        command, name = target
+        text = (DATA / name).read_text()
+        tokens = text.replace("\n", " \n ").split(" ")
+        i = where % len(tokens)
+        tokens[i] = token
+        path = tmp_path / name
+        path.write_text(" ".join(tokens).replace(" \n ", "\n"))
+        code = main([command, str(path)] + (["--digits", "20"] if digits else []))
+        err = capsys.readouterr().err
+        assert code in (0, 2, 3, 4), err
+        assert code == 0 or (err.count("\n") == 1 and "Traceback" not in err), err
+
+    inner()
