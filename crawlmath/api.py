@@ -39,9 +39,11 @@ def static_optimum(lam, mu, gamma, K, *, digits: int | None = None) -> "StaticOp
 
     Parameters
     ----------
-    lam, mu, gamma : arrival rate λ, service rate μ, cost γ of an empty buffer
-        (numbers, Fractions or decimal strings; under ``digits`` a float means the
-        shortest decimal that prints it).
+    lam, mu, gamma : arrival rate λ, service rate μ, cost γ of an empty buffer: any number
+        :func:`crawlmath.numeric.exact.exact` reads (int, Fraction, SymPy Rational, Decimal,
+        decimal string such as "0.05" or "12/5", mpmath number, float); a float means the
+        shortest decimal that prints it (2.4 is 12/5), and the result's ``inputs`` says
+        ``"exact"`` or ``"shortest-decimal"``.
     K : buffer capacity (an integer ≥ 2, or ``math.inf``).
     digits : compute at this many digits in mpmath, with a proved enclosure of ρ(γ, K).
 
@@ -66,7 +68,8 @@ def solve_mdp(lam: float, mu: float, gamma: float, K: int, N="auto", *, method: 
 
     Parameters
     ----------
-    lam, mu, gamma, K : as in :func:`static_optimum`.
+    lam, mu, gamma, K : as in :func:`static_optimum` (exact numbers or floats read as their
+        shortest decimal; the exact routes use those exact values, ``inputs`` says which).
     N : number of crawlers available, or ``"auto"`` (the smallest N that does not bind).
     method : ``"exact"`` (multichain policy iteration) or ``"rvi"`` (Proposition 6 under the
         reading that reproduces the paper's numbers: x̂ = (1,1,1), h₀ = 0; ``reference`` and
@@ -156,14 +159,37 @@ def mean_field_colours(K: int, C: int) -> "MeanField":
 
 
 def average_cost_mdp(P, c, digits: int | None = None, **kw):
-    """See :func:`crawlmath.numeric.average_cost.average_cost_mdp` (reference values for your own MDP)."""
+    """See :func:`crawlmath.numeric.average_cost.average_cost_mdp` (reference values for your own MDP).
+
+    P and c may hold exact numbers (int, Fraction, SymPy Rational, Decimal, strings such as
+    "0.7" or "7/10"; "inf" marks an unavailable action) in lists, arrays, scipy.sparse or
+    `crawlmath.numeric.exact.Triplets`; a float means its shortest decimal.  With ``digits``
+    the gain is that of the exact MDP (``gain_exact`` up to 200 states, ``gain_mp``,
+    ``inputs``).
+
+    Examples
+    --------
+    >>> average_cost_mdp([[[1]], [[1]]], [["1/3", "0.5"]], digits=20).gain_exact
+    Fraction(1, 3)
+    """
     from .numeric.average_cost import average_cost_mdp as solve
 
     return solve(P, c, digits, **kw)
 
 
 def ctmc_stationary(Q, digits: int | None = None, **kw):
-    """See :func:`crawlmath.numeric.ctmc.ctmc_stationary` (reference values for your own CTMC)."""
+    """See :func:`crawlmath.numeric.ctmc.ctmc_stationary` (reference values for your own CTMC).
+
+    Q may hold exact numbers (int, Fraction, SymPy Rational, Decimal, strings such as "0.7"
+    or "7/10") in lists, arrays, scipy.sparse or `crawlmath.numeric.exact.Triplets`; a float
+    means its shortest decimal.  With ``digits`` π is that of the exact chain (``pi_exact``
+    up to 200 states, ``pi_mp``, ``inputs``).
+
+    Examples
+    --------
+    >>> ctmc_stationary([[-1, 1], ["7/10", "-0.7"]], digits=20).pi_exact
+    [Fraction(7, 17), Fraction(10, 17)]
+    """
     from .numeric.ctmc import ctmc_stationary as solve
 
     return solve(Q, digits, **kw)

@@ -12,12 +12,26 @@ for your own solver:
   bias, then the transient states), improved first on P g and then on
   c + P h, an action changing only on a strict improvement, so it terminates.
   The result carries the optimality-equation residual.
-- ``digits=D``: the optimal policy's gain to D significant digits, by two
-  routes that must agree (a ball-arithmetic enclosure of the recurrent class's
-  stationary law, and its GTH elimination in mpmath; see
-  :func:`crawlmath.numeric.ctmc.ctmc_stationary`), and the policy's optimality
-  rechecked at that precision: no action improves the bias by more than
-  10^-D (relative).
+- ``digits=D``: the optimal gain to D significant digits for the *exact*
+  MDP the input names (see :mod:`crawlmath.numeric.exact`: ints, Fractions,
+  SymPy Rationals, Decimals and decimal strings are exact; a float means its
+  shortest decimal, so 0.7 is 7/10).  For S ≤ ``EXACT_MAX`` states the float
+  policy is evaluated over the rationals (python-flint ``fmpq_mat``: the
+  bias equations g + h = c_d + P_d h, h(ref) = 0), the optimality equation
+  g + h(s) = min_a [c(s, a) + Σ_j P_a(s, j) h(j)] is checked exactly, and
+  exact policy-improvement steps are taken while some action improves
+  strictly; a solution of that equation gives the optimal gain (Puterman
+  1994, Thm 8.4.1), so ``gain_exact`` is the optimal gain as a Fraction and
+  ``error_bound`` is 0.  Above, the same equations are solved in ball
+  arithmetic (balls built from the exact inputs) and the largest improvement
+  δ any action could still offer (upper end of its ball) widens the bound:
+  the optimal gain lies in [g − δ, g], so ``error_bound`` = radius + δ.  The
+  second route is the GTH elimination in mpmath of the optimal policy's
+  recurrent class (stationary law π, gain Σ π c); the two must agree to D
+  digits.  Exact input must have rows of available actions summing to
+  exactly 1; a float input's rows sum to 1 within ``STRUCTURE_ABS`` and are
+  divided by their exact decimal sum.  ``inputs`` says which:
+  ``"exact"`` or ``"shortest-decimal"``.
 
 Costs are minimised; ``inf`` in ``c[s, a]`` marks action a unavailable in s.
 
@@ -27,21 +41,26 @@ Costs are minimised; ``inf`` in ``c[s, a]`` marks action a unavailable in s.
 >>> s = average_cost_mdp(P, c)
 >>> s.policy.tolist(), round(s.gain, 12)
 ([0, 1], 0.333333333333)
->>> average_cost_mdp(P, c, digits=25).gain_text
-'0.3333333333333333333333333'
+>>> r = average_cost_mdp(P, c, digits=25)
+>>> r.gain_text, r.gain_exact, r.inputs
+('0.3333333333333333333333333', Fraction(1, 3), 'shortest-decimal')
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sps
 
+from . import exact as ex
 from .errors import InvalidInput, SolverError, TooLarge
 from .tolerance import FLOAT_REL, MDP_TIE_REL, STRUCTURE_ABS
+from .validate import require_digits
 
 HP_MAX = 400  # states for the high-precision gain and optimality check (O(n^3) multiprecision)
+EXACT_MAX = 200  # the exact rational route (fmpq_mat; the timings are in numeric/ctmc.py at EXACT_MAX)
 
 
 @dataclass(frozen=True)
@@ -54,8 +73,16 @@ class AverageCostSolution:
     ``stationary`` (the policy's stationary law when it has one recurrent
     class, else None), ``classes`` (its recurrent classes), ``iterations``,
     ``residual`` (max violation of the optimality equations), ``method``;
-    with ``digits``: ``gain_text`` (the gain to that many digits), ``digits``
-    (digits on which the two routes agree) and ``error_bound`` (absolute).
+    ``inputs`` (which MDP the digits are for: ``"exact"`` or
+    ``"shortest-decimal"``, see :mod:`crawlmath.numeric.exact`); with
+    ``digits``: ``gain_text`` (the gain to that many digits), ``digits``
+    (digits on which the two routes agree), ``error_bound`` (rigorous
+    absolute bound on |gain_mp − optimal gain|), ``gain_exact`` (the optimal
+    gain as a Fraction when the exact route ran) and ``gain_mp`` (an mpmath
+    number at ``digits`` + 15 significant digits).  When the exact check
+    improved the float policy, ``policy``, ``g``, ``bias`` and ``stationary``
+    are those of the improved policy (``iterations`` and ``residual`` stay
+    those of the float policy iteration; ``method`` counts the exact steps).
     """
 
     gain: float | None
@@ -70,22 +97,30 @@ class AverageCostSolution:
     gain_text: str | None = None
     digits: float | None = None
     error_bound: float | None = None
+    inputs: str = ex.EXACT
+    gain_exact: Fraction | None = None
+    gain_mp: object = None
 
 
 def average_cost_mdp(P, c, digits: int | None = None, *, max_iter: int = 1000,
-                     max_states: int | None = None) -> AverageCostSolution:
+                     max_states: int | None = None, floats: str = ex.FLOATS) -> AverageCostSolution:
     """Optimal average cost, bias, policy and stationary law of a finite MDP.
 
     Parameters
     ----------
-    P : sequence of A matrices, each S×S (numpy or scipy.sparse); ``P[a][s]``
-        is the law of the next state after action a in state s (a
-        probability vector wherever the action is available).
-    c : (S, A) array of one-step costs; ``inf`` marks an unavailable action.
-    digits : deliver the gain to this many significant digits, certified by
-        two routes (unichain optimal policies of at most ``max_states`` states,
-        default ``HP_MAX``).
+    P : sequence of A matrices, each S×S (nested lists, NumPy arrays -- object
+        arrays of exact numbers included --, scipy.sparse or
+        `crawlmath.numeric.exact.Triplets`); ``P[a][s]`` is the law of the next
+        state after action a in state s (a probability vector wherever the
+        action is available).
+    c : (S, A) nested lists or array of one-step costs (exact numbers or
+        floats); ``inf`` (``float("inf")`` or ``"inf"``) marks an unavailable action.
+    digits : deliver the optimal gain to this many significant digits for the
+        exact MDP the input names, certified by two routes (unichain optimal
+        policies of at most ``max_states`` states, default ``HP_MAX``).
     max_iter : policy-iteration cap (SolverError beyond it).
+    floats : ``"shortest-decimal"`` (default: a float means the decimal
+        ``repr`` prints) or ``"binary"`` (its exact binary value).
 
     Returns
     -------
@@ -98,8 +133,19 @@ def average_cost_mdp(P, c, digits: int | None = None, *, max_iter: int = 1000,
     >>> average_cost_mdp(P, np.array([[2.0, 1.0], [5.0, 0.0]])).gain   # alternate: (1 + 0)/2
     0.5
     """
+    try:
+        P = list(P)
+    except TypeError:
+        raise InvalidInput("P", "must be a sequence of A transition matrices", value=type(P).__name__) from None
     mats, cost, allowed = _validate(P, c)
+    inputs = ex.input_kind((P, c), floats=floats)
     S = cost.shape[0]
+    limit = HP_MAX if max_states is None else int(max_states)
+    if digits is not None:
+        digits = require_digits(digits)
+        if S > limit:
+            raise TooLarge("P", f"{S} states exceed the high-precision limit {limit}; pass max_states= to raise it",
+                           value=S)
     policy = np.where(allowed, cost, np.inf).argmin(axis=1)
     for k in range(1, max_iter + 1):
         ev = _evaluate(mats, cost, policy)
@@ -117,17 +163,17 @@ def average_cost_mdp(P, c, digits: int | None = None, *, max_iter: int = 1000,
     constant = float(g.max() - g.min()) <= 1e3 * FLOAT_REL * scale
     pi = _stationary(mats, policy, classes[0]) if len(classes) == 1 else None
     sol = AverageCostSolution(float(g[classes[0][0]]) if constant else None, g, h, policy, pi, classes, k, residual,
-                              "multichain-policy-iteration")
+                              "multichain-policy-iteration", inputs=inputs)
     if digits is None:
         return sol
-    return _certify(sol, mats, cost, allowed, digits, HP_MAX if max_states is None else int(max_states))
+    return _certify(sol, P, c, digits, floats, max_iter)
 
 
 # ----------------------------------------------------------------- input
 
 
 def _validate(P, c):
-    cost = np.asarray(c, dtype=float)
+    cost = ex.float_array(c, argument="c")
     if cost.ndim != 2 or 0 in cost.shape:
         raise InvalidInput("c", "must be a non-empty (S, A) array", value=cost.shape)
     S, A = cost.shape
@@ -148,7 +194,7 @@ def _validate(P, c):
         raise InvalidInput("P", f"must hold one matrix per action (c has {A} columns)", value=len(mats))
     out = []
     for a, M in enumerate(mats):
-        M = sps.csr_matrix(M, dtype=float)
+        M = ex.float_matrix(M, argument=f"P[{a}]")
         M.eliminate_zeros()  # an explicit zero is not a transition (classes are read off the pattern)
         if M.shape != (S, S):
             raise InvalidInput(f"P[{a}]", f"must be {S}x{S}", value=M.shape)
@@ -285,71 +331,183 @@ def _stationary(mats, policy, C) -> np.ndarray:
 # ----------------------------------------------------------------- high precision
 
 
-def _certify(sol: AverageCostSolution, mats, cost, allowed, digits: int, limit: int) -> AverageCostSolution:
+def _certify(sol: AverageCostSolution, P, c, digits: int, floats: str, max_iter: int) -> AverageCostSolution:
+    """The optimal gain of the exact MDP to ``digits`` digits, two routes (module docstring)."""
     import mpmath
 
-    from .ctmc import _high_precision
+    from .ctmc import _agree, _gth_mp, float_up
 
-    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not 1 <= digits <= 1000:
-        raise InvalidInput("digits", "must be an integer from 1 to 1000", value=digits)
+    S = len(sol.policy)
     if len(sol.classes) != 1:
         raise SolverError(f"digits= needs a unichain optimal policy; this one has {len(sol.classes)} recurrent classes")
-    S = len(sol.policy)
-    if S > limit:
-        raise TooLarge("P", f"{S} states exceed the high-precision limit {limit}; pass max_states= to raise it", value=S)
-    C = sol.classes[0]
-    P = _policy_matrix(mats, sol.policy)
-    sub = P[C][:, C].toarray()
-    st = _high_precision(sub - np.diag(sub.sum(axis=1)), digits)
-    c = cost[np.arange(S), sol.policy]
+    rows, cost = _exact_mdp(P, c, sol.inputs, floats)
     with mpmath.workdps(digits + 15):
-        gain = mpmath.fsum(mpmath.mpf(p) * mpmath.mpf(float(x)) for p, x in zip(st.pi_text, c[C]))
-        bound = st.error_bound * float(np.abs(c[C]).sum())
-        gap = _hp_improvement(mats, cost, allowed, sol.policy, gain, C[0], digits)
-        if gap > mpmath.mpf(10) ** (-digits) * max(1, abs(gain)):
-            raise SolverError(f"the float policy is not optimal at {digits} digits (an action improves by {mpmath.nstr(gap, 5)})")
-        text = mpmath.nstr(gain, digits, min_fixed=-math.inf, max_fixed=math.inf)
-    return AverageCostSolution(float(gain), sol.g, sol.bias, sol.policy, sol.stationary, sol.classes, sol.iterations,
-                               sol.residual, sol.method + "+arb/mpmath-gain", text, st.digits, bound)
+        if S <= EXACT_MAX:
+            policy, gain, h, steps = _exact_policy_iteration(rows, cost, sol.policy, max_iter)
+            gain_mp, bound, route = ex.to_mpf(gain), 0.0, "fmpq-bias"
+            if steps:
+                route += f"+{steps}-exact-improvement-steps"
+        else:
+            policy, h = sol.policy, None
+            gain_mp, bound = _ball_gain(rows, cost, policy, digits)
+            gain, route = None, "arb-bias"
+        classes = closed_classes(_pattern(rows, policy))
+        if len(classes) != 1:
+            raise SolverError(f"digits= needs a unichain optimal policy; the exact one has {len(classes)} recurrent classes")
+        C = [int(s) for s in classes[0]]
+        pi = _gth_mp(_class_rates(rows, policy, C))
+        gain_gth = mpmath.fsum(p * ex.to_mpf(cost[s][policy[s]]) for p, s in zip(pi, C))
+        agreed = _agree(gain_mp, gain_gth)
+        if not agreed >= digits:
+            raise SolverError(f"high-precision routes agree to {agreed:.1f} digits only, {digits} asked "
+                              f"({route}: {mpmath.nstr(gain_mp, digits + 5)}, mpmath GTH: {mpmath.nstr(gain_gth, digits + 5)})")
+        if bound and not bound <= abs(gain_mp) * mpmath.mpf(10) ** (-digits):
+            raise SolverError(f"the ball route bounds the optimal gain only within {mpmath.nstr(bound, 3)} "
+                              f"(relative {mpmath.nstr(bound / abs(gain_mp), 3)}); {digits} digits asked")
+        text = mpmath.nstr(gain_mp, digits, min_fixed=-math.inf, max_fixed=math.inf)
+        stationary = np.zeros(S)
+        stationary[C] = [float(p) for p in pi]
+    changed = not np.array_equal(policy, sol.policy)
+    g = np.full(S, float(gain_mp)) if changed else sol.g
+    bias = np.array([float(x) for x in h]) if changed else sol.bias
+    return AverageCostSolution(float(gain_mp), g, bias, np.asarray(policy), stationary if changed else sol.stationary,
+                               [np.asarray(C)] if changed else sol.classes, sol.iterations, sol.residual,
+                               f"{sol.method}+{route}+mpmath-gth", text, agreed, float_up(bound) if bound else 0.0,
+                               sol.inputs, gain, gain_mp)
 
 
-def _hp_improvement(mats, cost, allowed, policy, gain, ref: int, digits: int):
-    """Largest improvement any action offers on g + h = c_π + P_π h (bias
-    solved in ball arithmetic, h(ref) = 0, equation ref dropped: regular for a
-    unichain policy with ref recurrent).  Zero for an optimal policy; the
-    midpoint is returned as an mpmath number."""
-    import mpmath
-    from flint import arb, arb_mat, ctx
+def _exact_mdp(P, c, inputs: str, floats: str):
+    """``rows[a][s]`` = {j: P_a(s, j)} (Fractions) and ``cost[s][a]`` (Fraction, or inf when
+    unavailable), checked: entries >= 0, rows of available actions summing to exactly 1 (exact
+    input) or divided by their exact sum (float input, already within tolerance of 1)."""
+    cost = ex.dense(c, argument="c", floats=floats, allow_inf=True)
+    rows = []
+    for a, M in enumerate(P):
+        T = ex.sparse(M, argument=f"P[{a}]", floats=floats)
+        law = [dict() for _ in range(T.shape[0])]
+        for i, j, v in zip(T.rows, T.cols, T.values):
+            if v < 0:
+                raise InvalidInput(f"P[{a}]", "entries must be >= 0", value=str(v), entry=(i, j))
+            law[i][j] = v
+        for s, row in enumerate(law):
+            if cost[s][a] == math.inf:
+                continue
+            total = sum(row.values(), Fraction(0))
+            if total != 1:
+                if inputs == ex.EXACT:
+                    raise InvalidInput(f"P[{a}]", "rows of available actions must sum to exactly 1 (exact input)",
+                                       value=str(total), entry=s)
+                law[s] = {j: v / total for j, v in row.items()}
+        rows.append(law)
+    return rows, cost
+
+
+def _q_exact(rows, cost, h, s: int, a: int) -> Fraction:
+    """c(s, a) + Σ_j P_a(s, j) h(j), exactly."""
+    return cost[s][a] + sum((p * h[j] for j, p in rows[a][s].items()), Fraction(0))
+
+
+def _exact_policy_iteration(rows, cost, policy, max_iter: int):
+    """Policy iteration over the rationals from ``policy`` (unichain MDP):
+    evaluate exactly, switch an action only on a strict improvement, stop when
+    none improves.  Returns (policy, gain, bias, steps)."""
+    policy = [int(a) for a in policy]
+    S = len(policy)
+    for steps in range(max_iter):
+        gain, h = _exact_evaluate(rows, cost, policy)
+        new = list(policy)
+        for s in range(S):
+            best = _q_exact(rows, cost, h, s, policy[s])
+            for a in range(len(rows)):
+                if cost[s][a] != math.inf and a != policy[s]:
+                    q = _q_exact(rows, cost, h, s, a)
+                    if q < best:
+                        best, new[s] = q, a
+        if new == policy:
+            return np.array(policy), gain, h, steps
+        policy = new
+    raise SolverError(f"exact policy iteration did not settle in {max_iter} steps")
+
+
+def _exact_evaluate(rows, cost, policy) -> tuple[Fraction, list[Fraction]]:
+    """Gain and bias of a unichain policy, exactly: g + h(s) − Σ_j P(s, j) h(j) = c(s),
+    h(0) = 0, the unknown g in the place of h(0) (Puterman 1994, §8.2.3)."""
+    from flint import fmpq, fmpq_mat
 
     S = len(policy)
-    dense = [M.toarray() for M in mats]
+    A = [[fmpq(0)] * S for _ in range(S)]
+    b = []
+    for s, a in enumerate(policy):
+        A[s][0] = fmpq(1)
+        if s:
+            A[s][s] += 1
+        for j, p in rows[a][s].items():
+            if j:
+                A[s][j] -= fmpq(p.numerator, p.denominator)
+        b.append(fmpq(cost[s][a].numerator, cost[s][a].denominator))
+    try:
+        x = fmpq_mat(A).solve(fmpq_mat(S, 1, b))
+    except ZeroDivisionError:
+        raise SolverError("exact evaluation: the bias equations are singular (the policy is not unichain)") from None
+    z = [Fraction(int(x[i, 0].p), int(x[i, 0].q)) for i in range(S)]
+    return z[0], [Fraction(0)] + z[1:]
+
+
+def _ball_gain(rows, cost, policy, digits: int):
+    """The same equations in ball arithmetic: (midpoint of g, radius + δ), both as exact mpmath
+    numbers, δ the largest improvement an action may still offer (upper end of its ball, or 0)."""
+    from flint import arb, arb_mat, ctx
+
+    from .ctmc import _exact_mid
+
+    S = len(policy)
     old = ctx.prec
     try:
         ctx.prec = int(digits * 3.33) + 64
-        g = arb(mpmath.nstr(gain, digits + 15))
         A, b = arb_mat(S, S), arb_mat(S, 1)
-        for i in range(S):
-            if i == ref:
-                A[i, i] = 1
-                continue
-            row = dense[policy[i]][i]
-            for j in np.flatnonzero(row):
-                if j != ref:
-                    A[i, j] = A[i, j] - arb(float(row[j]))
-            A[i, i] = A[i, i] + 1
-            b[i, 0] = arb(float(cost[i, policy[i]])) - g
-        h = A.solve(b)
-        worst = arb(0)
-        for s in range(S):
-            def q(a):
-                row = dense[a][s]
-                return arb(float(cost[s, a])) + sum((arb(float(row[j])) * h[j, 0] for j in np.flatnonzero(row)), arb(0))
-            cur = q(policy[s])
-            for a in range(len(mats)):
-                if allowed[s, a] and a != policy[s]:
-                    d = cur - q(a)
-                    if d > worst:
-                        worst = d
-        return mpmath.mpf(worst.mid().str(digits + 15, radius=False))
+        for s, a in enumerate(policy):
+            A[s, 0] = 1
+            if s:
+                A[s, s] = A[s, s] + 1
+            for j, p in rows[a][s].items():
+                if j:
+                    A[s, j] = A[s, j] - ex.to_arb(p)
+            b[s, 0] = ex.to_arb(cost[s][a])
+        try:
+            x = A.solve(b)
+        except ZeroDivisionError:
+            raise SolverError("ball evaluation: the bias equations could not be solved (singular or ill-conditioned)") from None
+        g = x[0, 0]
+        h = [arb(0)] + [x[i, 0] for i in range(1, S)]
+
+        def q(s, a):
+            return ex.to_arb(cost[s][a]) + sum((ex.to_arb(p) * h[j] for j, p in rows[a][s].items()), arb(0))
+
+        delta = arb(0)
+        for s, a0 in enumerate(policy):
+            cur = q(s, a0)
+            for a in range(len(rows)):
+                if cost[s][a] != math.inf and a != a0:
+                    upper = (cur - q(s, a)).upper()  # an exact point: the comparison is decided
+                    if upper > delta:
+                        delta = upper
+        return _exact_mid(g), _exact_mid((g.rad() + delta).upper())
     finally:
         ctx.prec = old
+
+
+def _pattern(rows, policy) -> sps.csr_matrix:
+    S = len(policy)
+    r, cidx = zip(*[(s, j) for s, a in enumerate(policy) for j in rows[a][s]])
+    return sps.csr_matrix((np.ones(len(r)), (r, cidx)), shape=(S, S))
+
+
+def _class_rates(rows, policy, C: list[int]) -> list[list[Fraction]]:
+    """Off-diagonal rates P(i, j), i ≠ j, of the recurrent class C (the CTMC P − I has π as its law)."""
+    where = {s: k for k, s in enumerate(C)}
+    R = [[Fraction(0)] * len(C) for _ in C]
+    for k, s in enumerate(C):
+        for j, p in rows[policy[s]][s].items():
+            if j != s:
+                R[k][where[j]] = p
+    return R

@@ -18,21 +18,28 @@ Routes:
   level by level, O(Σ m_ℓ³) for level sizes m_ℓ; and
   :func:`refine_stationary`, which refines such a π to D digits in every
   entry (however small) from exact integer rates;
-- ``digits=D``: two independent routes that must agree to D digits: a
-  rigorous ball-arithmetic solve (python-flint ``arb_mat``; every ball contains
-  the exact solution for the given Q, whose float entries are exact binary
-  rationals) and the GTH elimination in mpmath.  The enclosure's radius is
-  reported as ``error_bound``.  Both take the chain to be defined by its
-  off-diagonal rates: the diagonal is minus their exact sum (the float
-  diagonal of Q may differ from it by rounding).
+- ``digits=D``: π for the *exact* chain the input names (see
+  :mod:`crawlmath.numeric.exact`: ints, Fractions, SymPy Rationals, Decimals and
+  decimal strings are exact; a float means its shortest decimal, so 0.7 is
+  7/10), by two independent routes that must agree to D digits.  For
+  n ≤ ``EXACT_MAX`` the first is an exact rational solve (python-flint
+  ``fmpq_mat``; ``pi_exact`` holds the Fractions and ``error_bound`` is 0);
+  above, a rigorous ball-arithmetic solve (``arb_mat``, balls built from the
+  exact rates, so every ball contains the exact π; its radius is
+  ``error_bound``).  The second is the GTH elimination in mpmath from the
+  exact rates.  Both take the chain to be defined by its off-diagonal rates:
+  the diagonal is minus their exact sum.  Exact input must have rows summing
+  to exactly 0; a float input's rows to 0 within ``STRUCTURE_ABS`` (its
+  decimal diagonal may differ from minus the decimal rates by rounding).
+  ``inputs`` says which: ``"exact"`` or ``"shortest-decimal"``.
 
 >>> import numpy as np
 >>> Q = np.array([[-1.0, 1.0], [2.0, -2.0]])   # an M/M/1/1 queue, λ = 1, μ = 2
 >>> ctmc_stationary(Q).pi.round(12).tolist()
 [0.666666666667, 0.333333333333]
 >>> r = ctmc_stationary(Q, digits=30)
->>> r.pi_text[0], r.method
-('0.666666666666666666666666666667', 'arb-solve+mpmath-gth')
+>>> r.pi_text[0], r.method, r.inputs, r.pi_exact
+('0.666666666666666666666666666667', 'fmpq-solve+mpmath-gth', 'shortest-decimal', [Fraction(2, 3), Fraction(1, 3)])
 >>> ctmc_stationary(np.array([[-1.0, 1.0, 0.0], [0.0, 0.0, 0.0], [0.0, 1.0, -1.0]]))
 Traceback (most recent call last):
 ...
@@ -48,11 +55,17 @@ import numpy as np
 import scipy.sparse as sps
 from scipy.sparse import csgraph
 
+from . import exact as ex
 from .errors import InvalidInput, SolverError, TooLarge
 from .tolerance import FLOAT_REL, STRUCTURE_ABS
+from .validate import require_digits
 
 DENSE_MAX = 2000  # GTH is O(n³) in float64: 2000 states ≈ 3 s
 HP_MAX = 400  # the two high-precision routes are O(n³) in multiprecision
+# fmpq_mat.solve of the bordered system, measured (benchmark in the commit message):
+# birth-death 0.16 s and 4-neighbour sparse 0.21 s at n = 200; dense random p/q (p, q < 100)
+# 3.7 s at 200, 11 s at 300 -- so exact up to 200, balls above.
+EXACT_MAX = 200
 
 
 @dataclass(frozen=True)
@@ -60,10 +73,15 @@ class Stationary:
     """π with how it was obtained.
 
     ``pi`` (float64), ``pi_text`` (decimal strings to ``digits`` places when
-    requested, else None), ``residual`` = max|πQ| / max|Q|, ``method``,
+    requested, else None), ``residual`` = max|πQ| / max|Q| (of ``pi``, or with
+    ``digits`` of ``pi_mp`` at the working precision), ``method``,
     ``digits`` (significant digits on which the two high-precision routes
-    agree, or None) and ``error_bound`` (rigorous absolute bound on the
-    entries of ``pi_text``, or None).
+    agree, or None), ``error_bound`` (rigorous absolute bound on the
+    distance of ``pi_mp`` from the exact π, or None), ``inputs`` (which chain
+    the digits are for: ``"exact"`` or ``"shortest-decimal"``, see
+    :mod:`crawlmath.numeric.exact`), ``pi_exact`` (the exact π as Fractions
+    when the exact rational route ran, else None) and ``pi_mp`` (mpmath
+    numbers at ``digits`` + 15 significant digits when ``digits`` was asked).
     """
 
     pi: np.ndarray = field(repr=False)
@@ -72,37 +90,99 @@ class Stationary:
     pi_text: list[str] | None = field(default=None, repr=False)
     digits: float | None = None
     error_bound: float | None = None
+    inputs: str = ex.EXACT
+    pi_exact: list[Fraction] | None = field(default=None, repr=False)
+    pi_mp: list | None = field(default=None, repr=False)
 
 
-def ctmc_stationary(Q, digits: int | None = None, *, max_states: int | None = None) -> Stationary:
-    """Stationary vector of an irreducible generator ``Q`` (dense or sparse).
+def ctmc_stationary(Q, digits: int | None = None, *, max_states: int | None = None,
+                    floats: str = ex.FLOATS) -> Stationary:
+    """Stationary vector of an irreducible generator ``Q``: nested lists, a
+    NumPy array (object arrays of exact numbers included), a scipy sparse
+    matrix or `crawlmath.numeric.exact.Triplets`.
 
-    ``digits``: deliver every entry to that many significant digits,
-    certified by two routes (see the module docstring); ``max_states``
-    raises the size limit of the high-precision routes (default ``HP_MAX``).
-    A reducible Q is refused, naming a closed class; a Q that is not a
-    generator is refused, naming the entry.
+    ``digits``: deliver every entry to that many significant digits for the
+    exact chain the input names, certified by two routes (see the module
+    docstring); ``max_states`` raises the size limit of the high-precision
+    routes (default ``HP_MAX``); ``floats="binary"`` reads a float as its
+    binary value instead of its shortest decimal.  A reducible Q is refused,
+    naming a closed class; a Q that is not a generator is refused, naming the
+    entry; complex entries are refused.
+
+    >>> from fractions import Fraction
+    >>> ctmc_stationary([[-1, 1], [Fraction(7, 10), "-0.7"]], digits=20).pi_exact
+    [Fraction(7, 17), Fraction(10, 17)]
     """
-    Q = _generator(Q)
-    n = Q.shape[0]
-    _require_irreducible(Q)
+    inputs = ex.input_kind(Q, floats=floats)
     if digits is None:
-        pi, method = (_gth_float(Q.toarray()), "gth") if n <= DENSE_MAX else (_sparse_lu(Q), "sparse-lu")
-        return Stationary(pi, _residual(Q, pi), method)
-    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not 1 <= digits <= 1000:
-        raise InvalidInput("digits", "must be an integer from 1 to 1000", value=digits)
+        Qf = _generator(ex.float_matrix(Q, argument="Q"))
+        n = Qf.shape[0]
+        _require_irreducible(Qf)
+        pi, method = (_gth_float(Qf.toarray()), "gth") if n <= DENSE_MAX else (_sparse_lu(Qf), "sparse-lu")
+        return Stationary(pi, _residual(Qf, pi), method, inputs=inputs)
+    digits = require_digits(digits)
+    n = _square_size(Q)
     limit = HP_MAX if max_states is None else int(max_states)
     if n > limit:
         raise TooLarge("Q", f"{n} states exceed the high-precision limit {limit} (O(n^3) multiprecision work); "
                             "pass max_states= to raise it", value=n)
-    return _high_precision(Q.toarray(), int(digits))
+    rates = _exact_rates(Q, inputs, floats)
+    _require_irreducible(_pattern(rates))
+    return _high_precision(rates, digits, inputs)
 
 
 # ----------------------------------------------------------------- checks
 
 
-def _generator(Q) -> sps.csr_matrix:
-    M = sps.csr_matrix(Q, dtype=float) if sps.issparse(Q) else sps.csr_matrix(np.asarray(Q, dtype=float))
+def _square_size(Q) -> int:
+    shape = ex.shape(Q, argument="Q")
+    if len(shape) != 2 or shape[0] != shape[1] or shape[0] == 0:
+        raise InvalidInput("Q", "must be a non-empty square matrix", value=shape)
+    return shape[0]
+
+
+def _exact_rates(Q, inputs: str, floats: str) -> list[list[Fraction]]:
+    """The exact off-diagonal rates of Q (diagonal 0), checked: rates >= 0;
+    each row sums to exactly 0 for exact input, to 0 within the float
+    tolerance for float input (whose decimal diagonal may be off by rounding)."""
+    rows = ex.dense(Q, argument="Q", floats=floats)
+    for i, row in enumerate(rows):
+        for j, q in enumerate(row):
+            if j != i and q < 0:
+                raise InvalidInput("Q", "off-diagonal entries must be >= 0", value=str(q), entry=(i, j))
+        total = sum(row)
+        scale = max([Fraction(1)] + [abs(q) for q in row])
+        if total != 0 and (inputs == ex.EXACT or abs(total) > Fraction(STRUCTURE_ABS) * scale):
+            rule = "rows must sum to exactly 0 (exact input)" if inputs == ex.EXACT else \
+                f"rows must sum to 0 (within {STRUCTURE_ABS:g} of the row's largest entry)"
+            raise InvalidInput("Q", rule, value=str(total), entry=i)
+        rows[i] = [q if j != i else Fraction(0) for j, q in enumerate(row)]
+    return rows
+
+
+def _pattern(rates: list[list[Fraction]]) -> sps.csr_matrix:
+    """The transition graph of the exact rates (1 where a rate is positive), for the irreducibility check."""
+    n = len(rates)
+    i, j = zip(*[(i, j) for i, row in enumerate(rates) for j, q in enumerate(row) if q > 0]) if n > 1 else ((), ())
+    return sps.csr_matrix((np.ones(len(i)), (i, j)), shape=(n, n))
+
+
+def _mp_residual(rates: list[list[Fraction]], pi) -> float:
+    """max_j |(πQ)_j| / max|Q| at the working precision (Q from the exact rates, diagonal minus
+    the row sums), for the digits= routes: a float64 residual would say nothing below 1e-16."""
+    import mpmath
+
+    n = len(rates)
+    out = [sum(row, Fraction(0)) for row in rates]
+    scale = max(out) if n else 0
+    if not scale:
+        return 0.0
+    flow = [mpmath.fsum(pi[i] * ex.to_mpf(rates[i][j]) for i in range(n) if rates[i][j]) - pi[j] * ex.to_mpf(out[j])
+            for j in range(n)]
+    return float(max(abs(f) for f in flow) / ex.to_mpf(scale))
+
+
+def _generator(M: sps.csr_matrix) -> sps.csr_matrix:
     if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] == 0:
         raise InvalidInput("Q", "must be a non-empty square matrix", value=M.shape)
     if not np.all(np.isfinite(M.data)):
@@ -146,7 +226,8 @@ def _require_irreducible(Q: sps.csr_matrix) -> None:
 
 
 def _residual(Q: sps.csr_matrix, pi: np.ndarray) -> float:
-    r = float(np.abs(Q.T @ pi).max()) / float(abs(Q).max())
+    scale = float(abs(Q).max())  # 0 for the one-state chain [[0]], where πQ = 0 exactly
+    r = float(np.abs(Q.T @ pi).max()) / scale if scale else 0.0
     if not (r <= 1e3 * np.finfo(float).eps * Q.shape[0]) or not np.all(np.isfinite(pi)):
         raise SolverError(f"stationary vector residual max|πQ|/max|Q| = {r:.3g} is too large")
     return r
@@ -194,44 +275,67 @@ def _sparse_lu(Q: sps.csr_matrix) -> np.ndarray:
 # ----------------------------------------------------------------- high precision
 
 
-def _high_precision(Q: np.ndarray, digits: int) -> Stationary:
+def _high_precision(rates: list[list[Fraction]], digits: int, inputs: str) -> Stationary:
+    """π of the chain with exact off-diagonal ``rates`` to ``digits`` digits:
+    exact (n ≤ EXACT_MAX) or ball route, checked against mpmath GTH."""
     import mpmath
 
-    ball, radius = _arb_solve(Q, digits)
+    n = len(rates)
+    pi_exact = _fmpq_solve(rates) if n <= EXACT_MAX else None
     with mpmath.workdps(digits + 15):
-        gth = _gth_mp(Q)
-        agreed = min(_agree(b, g) for b, g in zip(ball, gth))
+        if pi_exact is not None:
+            first, radius, method = [ex.to_mpf(p) for p in pi_exact], 0.0, "fmpq-solve+mpmath-gth"
+        else:
+            (first, radius), method = _arb_solve(rates, digits), "arb-solve+mpmath-gth"
+        gth = _gth_mp(rates)
+        agreed = min(_agree(a, g) for a, g in zip(first, gth))
         if not agreed >= digits:
             raise SolverError(f"high-precision routes agree to {agreed:.1f} digits only, {digits} asked "
-                              f"(arb ball midpoint vs mpmath GTH)")
-        text = [mpmath.nstr(g, digits, min_fixed=-math.inf, max_fixed=math.inf) if g != 0 else "0" for g in gth]
-        pi = np.array([float(g) for g in gth])
-    Qs = sps.csr_matrix(Q)
-    return Stationary(pi, _residual(Qs, pi), "arb-solve+mpmath-gth", text, agreed, radius)
+                              f"({method.split('+')[0]} vs mpmath GTH)")
+        text = [mpmath.nstr(p, digits, min_fixed=-math.inf, max_fixed=math.inf) if p != 0 else "0" for p in first]
+        pi = np.array([float(p) for p in first])
+        residual = _mp_residual(rates, first)
+    return Stationary(pi, residual, method, text, agreed, radius, inputs, pi_exact, first)
 
 
-def _arb_solve(Q: np.ndarray, digits: int):
+def _fmpq_solve(rates: list[list[Fraction]]) -> list[Fraction]:
+    """Exact π: Qᵀπ = 0 with the last balance equation replaced by Σπ = 1,
+    solved over the rationals (python-flint ``fmpq_mat``)."""
+    from flint import fmpq, fmpq_mat
+
+    n = len(rates)
+    out = [sum(row) for row in rates]
+    rows = [[fmpq(-out[i].numerator, out[i].denominator) if j == i else
+             fmpq(rates[j][i].numerator, rates[j][i].denominator) for j in range(n)] for i in range(n - 1)]
+    rows.append([fmpq(1)] * n)
+    try:
+        x = fmpq_mat(rows).solve(fmpq_mat(n, 1, [0] * (n - 1) + [1]))
+    except ZeroDivisionError:
+        raise SolverError("exact solve: the balance equations are singular (the chain is reducible)") from None
+    return [Fraction(int(x[i, 0].p), int(x[i, 0].q)) for i in range(n)]
+
+
+def _arb_solve(rates: list[list[Fraction]], digits: int):
     """Rigorous enclosure of π: solve Qᵀπ = 0 with the last equation replaced
-    by Σπ = 1 in ball arithmetic, raising the precision until every ball is
-    relatively smaller than 10^-(digits+2)."""
-    import mpmath
+    by Σπ = 1 in ball arithmetic from the exact rates (each converted to a
+    ball containing it), raising the precision until every ball is
+    relatively smaller than 10^-(digits+2).  Returns the midpoints as mpmath
+    numbers (exactly) and the largest radius."""
     from flint import arb, arb_mat, ctx
 
-    n = Q.shape[0]
+    n = len(rates)
     old = ctx.prec
     try:
         for bits in (int(digits * 3.33) + 64, int(digits * 6.7) + 128, int(digits * 13.4) + 256):
             ctx.prec = bits
             A = arb_mat(n, n)
-            for j in range(n):  # column j of Qᵀ is row j of Q, diagonal from the exact off-diagonal sum
-                total = arb(0)
-                for i in range(n):
-                    if i != j and Q[j, i] != 0:
-                        total += arb(float(Q[j, i]))
-                        if i < n - 1:
-                            A[i, j] = arb(float(Q[j, i]))
+            for j in range(n):  # column j of Qᵀ is row j of Q, diagonal minus the exact off-diagonal sum
+                total = sum(rates[j], Fraction(0))
+                for i in range(n - 1):
+                    if i != j and rates[j][i] != 0:
+                        A[i, j] = ex.to_arb(rates[j][i])
                 if j < n - 1:
-                    A[j, j] = -total
+                    A[j, j] = -ex.to_arb(total)
             for j in range(n):
                 A[n - 1, j] = 1
             b = arb_mat(n, 1)
@@ -242,20 +346,36 @@ def _arb_solve(Q: np.ndarray, digits: int):
                 continue
             balls = [x[i, 0] for i in range(n)]
             if all(bl.rad() <= abs(bl.mid()) * arb(10) ** (-(digits + 2)) for bl in balls):
-                with mpmath.workdps(digits + 15):
-                    mids = [mpmath.mpf(bl.mid().str(digits + 15, radius=False)) for bl in balls]
-                radius = max(float(bl.rad()) for bl in balls)
+                mids = [_exact_mid(bl) for bl in balls]
+                radius = max(float_up(bl.rad()) for bl in balls)
                 return mids, radius
     finally:
         ctx.prec = old
     raise SolverError(f"ball-arithmetic solve could not certify {digits} digits (system too ill-conditioned)")
 
 
-def _gth_mp(Q: np.ndarray):
+def float_up(x) -> float:
+    """A float >= the (non-negative) ball or number ``x``: its upper end rounded to nearest,
+    then one float up, so that a bound stays a bound after the conversion."""
+    upper = x.upper() if hasattr(x, "upper") else x
+    return math.nextafter(float(upper), math.inf)
+
+
+def _exact_mid(ball):
+    """The midpoint of an arb ball as an mpmath number, exactly (its radius then bounds it)."""
     import mpmath
 
-    n = Q.shape[0]
-    A = [[mpmath.mpf(float(Q[i, j])) if i != j else mpmath.mpf(0) for j in range(n)] for i in range(n)]
+    man, exp = (int(v) for v in ball.mid().man_exp())
+    with mpmath.workprec(max(53, man.bit_length() + 1)):
+        return mpmath.mpf((man, exp))
+
+
+def _gth_mp(rates: list[list[Fraction]]):
+    """GTH elimination in mpmath at the caller's precision from the exact off-diagonal rates."""
+    import mpmath
+
+    n = len(rates)
+    A = [[ex.to_mpf(q) if i != j else mpmath.mpf(0) for j, q in enumerate(row)] for i, row in enumerate(rates)]
     for k in range(n - 1, 0, -1):
         s = mpmath.fsum(A[k][:k])
         if not s > 0:

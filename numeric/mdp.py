@@ -50,7 +50,7 @@ import scipy.sparse as sps
 import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 
-from . import static_mm1k
+from . import exact as ex, static_mm1k
 from .average_cost import bordered_lu as _bordered_lu, closed_classes
 from .ctmc import fixed_point, integer_ratio
 from .errors import InvalidInput, SolverError, TooLarge
@@ -70,8 +70,11 @@ class CrawlerMDP:
     """One instance (λ, μ, K, N, γ) of the MDP, with its state space X,
     action sets A_x, cost (1.13) and sparse transition matrices P(0), P(1).
 
-    Rates are kept as given (floats) and as exact fractions of their decimal
-    text (``Fraction(str(x))``) for the exact and high-precision routes.
+    λ, μ, γ may be any number :func:`crawlmath.numeric.exact.exact` reads
+    (ints, Fractions, SymPy Rationals, Decimals, decimal strings, floats);
+    they are kept as floats for the float routes and, through :meth:`exact`,
+    as the exact numbers they name (a float as its shortest decimal, so 0.1
+    is 1/10) for the exact and high-precision routes; ``inputs`` says which.
     """
 
     lam: float
@@ -84,9 +87,14 @@ class CrawlerMDP:
     def __post_init__(self):
         if self.law not in ("corrected", "printed-1.14"):
             raise InvalidInput("law", "must be 'corrected' or 'printed-1.14'", value=self.law)
-        require_positive(self.lam, "lam")
-        require_positive(self.mu, "mu")
-        require_positive(self.gamma, "gamma")
+        given = [getattr(self, name) for name in ("lam", "mu", "gamma")]
+        exact_values = {name: ex.exact(v, argument=name) for name, v in zip(("lam", "mu", "gamma"), given)}
+        for name, value in exact_values.items():
+            require_positive(value, name)
+            object.__setattr__(self, name, ex.to_float(value, argument=name))
+        # not fields: equality, hashing and repr stay those of the float parameters
+        object.__setattr__(self, "_exact", exact_values)
+        object.__setattr__(self, "inputs", ex.input_kind(given))
         object.__setattr__(self, "K", require_int(self.K, "K", minimum=2))
         object.__setattr__(self, "N", require_int(self.N, "N", minimum=1))
         if 3 * (self.K + 1) * (self.N + 1) > MAX_STATES:
@@ -94,8 +102,9 @@ class CrawlerMDP:
 
     # -- exact parameters
     def exact(self, name: str) -> Fraction:
-        """The parameter ``name`` (``'lam'``, ``'mu'``, ``'gamma'``, ...) as the exact Fraction of its decimal text, ``Fraction(str(x))``."""
-        return Fraction(str(getattr(self, name)))
+        """The parameter ``name`` (``'lam'``, ``'mu'``, ``'gamma'``, ``'K'``, ``'N'``) as the exact
+        number the caller gave (a float read as its shortest decimal)."""
+        return self._exact[name] if name in self._exact else Fraction(getattr(self, name))
 
     @property
     def nu(self) -> float:
@@ -1822,6 +1831,7 @@ class InstanceReport:
     loss_rate: float
     solution: MDPSolution = field(repr=False)
     rvi: RVIResult | None = field(repr=False, default=None)
+    inputs: str = "exact"  # which model the exact routes solved: "exact" or "shortest-decimal" (numeric/exact.py)
 
     def as_json(self) -> dict:
         """The scalar fields and switching curves as a JSON-ready dict (the solution and RVI objects are left out)."""
@@ -1901,9 +1911,10 @@ def analyse(lam: float, mu: float, K: int, gamma: float, N="auto", *, method: st
                           ev.recurrent, m)
     curves = sol.curves
     gain = rvi.gain if rvi else sol.gain
-    return InstanceReport(float(lam), float(mu), int(K), float(gamma), int(N), gain, sol.n_min, sol.n_mean,
+    return InstanceReport(m.lam, m.mu, int(K), m.gamma, int(N), gain, sol.n_min, sol.n_mean,
                           activation_max(m, sol.h), sol.n_max, sol.iterations, sol.method, curves.f0, curves.f1,
-                          curves.monotone, sol.residual, sol.gain_bounds, sol.starvation, sol.loss_rate, sol, rvi)
+                          curves.monotone, sol.residual, sol.gain_bounds, sol.starvation, sol.loss_rate, sol, rvi,
+                          m.inputs)
 
 
 # ------------------------------------------------------------ the conjecture

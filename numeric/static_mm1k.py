@@ -34,9 +34,18 @@ import math
 from fractions import Fraction
 from dataclasses import dataclass
 
-from .errors import InvalidInput, SolverError
+from . import exact as ex
+from .errors import SolverError
 from .generated import static_mm1k as gen
-from .validate import require_int, require_positive
+from .validate import require_int, require_memory, require_positive, require_seconds
+
+# Cost models of the two routes, measured (tracemalloc / perf_counter, one core, 2026-11-27):
+# float64 with K > SCALAR_MAX_K evaluates Q on NumPy arrays of K + 1 terms: peak 24 bytes per K,
+# 0.6 µs per K (K = 10**7: 5.7 s); mpmath at 30-100 digits: 23-26 s at K = 1000, 4 s at K = 200.
+FLOAT_BYTES_PER_K = 24
+FLOAT_SECONDS_PER_K = 6e-7
+# mpmath at K = 100: 2.6 s at 30 digits, 3.1 s at 300, 10.3 s at 1000 (x 4.0; the model says 4.3).
+MP_SECONDS_PER_K = 0.025  # at 30 digits, times (1 + digits/300)
 
 
 def _check(gamma, K, mu):
@@ -46,39 +55,24 @@ def _check(gamma, K, mu):
 
 
 def _mp(value, name):
-    """An mpmath number from a number, a Fraction or a decimal string, exact to
-    the working precision; refuses anything else with a named error.
-
-    A float means the shortest decimal that prints it (``2.4`` is 12/5, as the
-    papers mean, not the binary double nearest to it): the one reading of a
-    float under ``digits=``.
+    """An mpmath number for the exact reading of ``value`` (see
+    :mod:`crawlmath.numeric.exact`: ints, Fractions, SymPy Rationals, Decimals,
+    decimal strings exactly, mpmath numbers at their binary value, a float as
+    the shortest decimal that prints it, so ``2.4`` is 12/5 as the papers
+    mean), rounded once to the working precision; anything else is refused
+    with a named error.
 
     >>> import mpmath
     >>> with mpmath.workdps(30):
     ...     print(_mp(2.4, "gamma"), _mp(Fraction(1, 3), "gamma"))
     2.4 0.333333333333333333333333333333
     """
-    import mpmath
-
-    if isinstance(value, bool):
-        raise InvalidInput(name, "must be a real number", value=value)
-    if isinstance(value, float):
-        value = repr(value)
-    if isinstance(value, Fraction):
-        return mpmath.mpf(value.numerator) / value.denominator
-    try:
-        return mpmath.mpmathify(value)
-    except (TypeError, ValueError):
-        raise InvalidInput(name, "must be a real number", value=value) from None
+    return ex.to_mpf(ex.exact(value, argument=name))
 
 
-def _arb(value):
-    """The same exact reading in ball arithmetic (a Fraction exactly, anything else via its decimal text)."""
-    import flint
-
-    if isinstance(value, Fraction):
-        return flint.arb(value.numerator) / value.denominator
-    return flint.arb(repr(value) if isinstance(value, float) else str(value))
+def _arb(value, name="gamma"):
+    """The same exact reading as a ball (at ``flint.ctx.prec``) that contains it."""
+    return ex.to_arb(ex.exact(value, argument=name))
 
 
 def _bracket(q, K, one, q_one):
@@ -392,7 +386,7 @@ def optimal_rho_by_derivative_mp(gamma, K, mu=1, digits: int = 50, start=None):
     with mpmath.workdps(2 * digits + 20):
         g, m = _mp(gamma, "gamma"), _mp(mu, "mu")
         K = _check(g, K, m)
-        x0 = mpmath.mpf(start if start is not None else optimal_rho(float(gamma), K, float(mu)))
+        x0 = mpmath.mpf(start if start is not None else optimal_rho(float(g), K, float(m)))
 
         def dcost(r):
             return mpmath.diff(lambda x: gen.cost_mp(x, g, K, m), r)
@@ -447,7 +441,7 @@ def rho_enclosure(gamma, K, mu=1, digits: int = 50) -> Enclosure:
     bits = int(3.33 * (digits + 20) + 4 * math.log2(K + 2)) + 64
     try:
         flint.ctx.prec = bits
-        g, m = _arb(gamma), _arb(mu)
+        g, m = _arb(gamma, "gamma"), _arb(mu, "mu")
         if root == 1:
             q1 = gen.stationarity_deflated_arb(1, g, K, m)
             if q1.is_exact() and q1 == 0:
@@ -505,6 +499,7 @@ class StaticOptimum:
     method: str
     digits: int | None  # working digits for the mpmath route, None for float64
     rho_enclosure: Enclosure | None = None  # proved bounds on rho_opt (with digits, finite K)
+    inputs: str = ex.EXACT  # the model the digits are for: "exact" or "shortest-decimal" (numeric/exact.py)
 
     def as_json(self) -> dict:
         """The optimum as a JSON-ready dict: floats, or decimal strings of ``digits`` digits when ``digits`` is set."""
@@ -535,17 +530,27 @@ def static_optimum(lam, mu, gamma, K, digits: int | None = None) -> StaticOptimu
     """Optimal static crawler count (Proposition 1), its cost (1.4), the
     large-K approximation (1.12) and γ(K).
 
-    With ``digits`` the whole computation runs in mpmath at that precision.
-    Inputs may be numbers, Fractions or decimal strings; a float means the
-    shortest decimal that prints it (``2.4`` is exactly 12/5).
+    λ, μ, γ may be any number :mod:`crawlmath.numeric.exact` reads (ints,
+    Fractions, SymPy Rationals, Decimals, decimal strings, mpmath numbers,
+    floats); a float means the shortest decimal that prints it (``2.4`` is
+    exactly 12/5), and ``inputs`` says whether a float was given.  With
+    ``digits`` (>= 5) the whole computation runs in mpmath at that
+    precision from the exact values.  A request whose estimated memory or
+    time exceeds the limits (K terms per evaluation of Q) is refused with
+    `TooLarge` before any work.
 
     >>> static_optimum(0.05, 1, 2.4, 15, digits=40).N_opt
     21
+    >>> static_optimum("0.05", 1, "12/5", 15).inputs
+    'exact'
     """
+    lam_x, mu_x, gamma_x = (ex.exact(v, argument=name) for v, name in ((lam, "lam"), (mu, "mu"), (gamma, "gamma")))
+    inputs = ex.input_kind([lam, mu, gamma])
+    require_positive(lam_x, "lam")
+    K = _check(gamma_x, K, mu_x)
     if digits is None:
-        require_positive(lam, "lam")
-        K = _check(gamma, K, mu)
-        lam_, mu_, gamma_ = float(lam), float(mu), float(gamma)
+        _require_budget(K, None)
+        lam_, mu_, gamma_ = (ex.to_float(v, argument=n) for v, n in ((lam_x, "lam"), (mu_x, "mu"), (gamma_x, "gamma")))
         rho = 1.0 if K == math.inf else _rho_float(gamma_, K, mu_)  # K = inf: Proposition 4
         n, cost = _best_n(lam_, mu_, gamma_, K, rho, float)
         return StaticOptimum(
@@ -553,23 +558,41 @@ def static_optimum(lam, mu, gamma, K, digits: int | None = None) -> StaticOptimu
             int(gen.large_K_rule_scalar(lam_, mu_, gamma_)),
             mu_ if K == math.inf else gen.gamma_K_scalar(K, mu_),
             _method("float64: root of Q = (1.7)/(rho-1)^2 between neighbouring floats (signs of Q), Brent as fallback", K), None,
+            inputs=inputs,
         )
     import mpmath
 
     digits = require_int(digits, "digits", minimum=5)
+    _require_budget(K, digits)
     with mpmath.workdps(digits + 15):
-        lam_, mu_, gamma_ = _mp(lam, "lam"), _mp(mu, "mu"), _mp(gamma, "gamma")
-        require_positive(lam_, "lam")
-        K = _check(gamma_, K, mu_)
-        rho = optimal_rho_mp(gamma_, K, mu_, digits)
+        lam_, mu_, gamma_ = ex.to_mpf(lam_x), ex.to_mpf(mu_x), ex.to_mpf(gamma_x)
+        rho = optimal_rho_mp(gamma_x, K, mu_x, digits)
         n, cost = _best_n(lam_, mu_, gamma_, K, rho, mpmath.mpf)
         gk = mu_ if K == math.inf else gen.gamma_K_mp(K, mu_)
         approx = int(gen.large_K_rule_mp(lam_, mu_, gamma_))
-        enclosure = None if K == math.inf else rho_enclosure(gamma, K, mu, digits)
+        enclosure = None if K == math.inf else rho_enclosure(gamma_x, K, mu_x, digits)
         # mpf values keep the precision they were computed at after the block ends.
         return StaticOptimum(lam_, mu_, gamma_, K, rho, n, cost, approx, gk,
                              _method(f"mpmath {digits} digits: Anderson-Bjorck on Q = (1.7)/(rho-1)^2, "
-                                     "enclosure proved in ball arithmetic", K), digits, enclosure)
+                                     "enclosure proved in ball arithmetic", K), digits, enclosure, inputs)
+
+
+def _require_budget(K, digits: int | None) -> None:
+    """Refuse (`TooLarge`) a request whose evaluations of Q (K + 1 terms each) exceed the memory
+    or time limits, from the measured costs above, before any work; K = inf costs like K = 2.
+    The digits factor 1 + digits/300 is measured to 1000 digits; beyond, it is within a
+    factor 3 of the timings in crawlmath/commands/static.py (K = 10: 2.6 s at 10^4 digits,
+    69 s at 4 10^4), enough to refuse a runaway request such as digits = 10**8."""
+    k = 2 if K == math.inf else K
+    if digits is None:
+        if K == math.inf or K <= SCALAR_MAX_K:
+            return
+        require_memory(FLOAT_BYTES_PER_K * (K + 1), "K", f"K = {K} (float route, {FLOAT_BYTES_PER_K} bytes per K)", value=K)
+        require_seconds(FLOAT_SECONDS_PER_K * K, "K", f"K = {K} (float route)", value=K)
+        return
+    argument, value = ("K", K) if k > 1000 else ("digits", digits)
+    require_seconds(MP_SECONDS_PER_K * k * (1 + digits / 300), argument, f"K = {K} at {digits} digits (mpmath route)",
+                    value=value)
 
 
 def brute_force_N(lam, mu, gamma, K, n_max: int | None = None) -> int:

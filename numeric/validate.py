@@ -95,6 +95,23 @@ def require_float_magnitude(value, where: str, text: str | None = None):
     return value
 
 
+MAX_DIGITS = 1000  # the digits= routes are O(digits^1.6) per operation; beyond this nobody is served
+
+
+def require_digits(value, name: str = "digits", *, minimum: int = 1) -> int:
+    """A number of significant digits: an integer from ``minimum`` to ``MAX_DIGITS``.
+
+    >>> require_digits(10**8)
+    Traceback (most recent call last):
+    ...
+    crawlmath.numeric.errors.InvalidInput: digits: must be an integer from 1 to 1000 (got 100000000)
+    """
+    if isinstance(value, bool) or not (isinstance(value, int) or _is_numpy_integer(value)) \
+            or not minimum <= value <= MAX_DIGITS:
+        raise InvalidInput(name, f"must be an integer from {minimum} to {MAX_DIGITS}", value=value)
+    return int(value)
+
+
 def require_probability_vector(vec, name: str) -> np.ndarray:
     """Non-negative entries summing to 1 (within ``STRUCTURE_ABS``)."""
     import numpy as np
