@@ -87,7 +87,7 @@ def require_float_magnitude(value, where: str, text: str | None = None):
     >>> require_float_magnitude(Fraction(10) ** 400, "m.tra:2", "1e400")
     Traceback (most recent call last):
     ...
-    crawlmath.numeric.errors.InvalidInput: m.tra:2: magnitude must be 0 or within [1e-300, 1e300] (got '1e400')
+    crawlmath.numeric.errors.InvalidInput: m.tra:2: magnitude must be 0 or within [1e-300, 1e+300] (got '1e400')
     """
     if value != 0 and not FLOAT_SAFE_MIN <= abs(value) <= FLOAT_SAFE_MAX:
         raise InvalidInput(where, f"magnitude must be 0 or within [{FLOAT_SAFE_MIN:g}, {FLOAT_SAFE_MAX:g}]",
