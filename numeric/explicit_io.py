@@ -187,7 +187,8 @@ def read_model(path, fmt: str = "auto", *, lab=None, srew=None, trew=None) -> Ex
     ``lab``/``srew``/``trew`` files beside it), "json", or "auto" (by suffix:
     .drn, .tra, .json).  The PRISM ``.tra`` does not say whether a chain is a
     CTMC or a DTMC: a DTMC is assumed when every row sums to exactly 1, else a
-    CTMC (rates)."""
+    CTMC (rates).  The guess cannot change a result: a CTMC whose every exit rate
+    is 1 has the stationary law and long-run averages of the DTMC P = I + Q."""
     p = Path(path)
     if fmt == "auto":
         fmt = {".drn": "drn", ".tra": "prism", ".json": "json"}.get(p.suffix.lower())
@@ -234,7 +235,7 @@ class _Builder:
     def __init__(self, kind: str, source: str):
         self.kind, self.source = kind, source
         self.choice_state, self.choice_label, self.choice_line = [], [], []
-        self.src, self.dst, self.value, self.trans_line = [], [], [], []
+        self.src, self.dst, self.value = [], [], []
         self.state_reward, self.choice_reward = {}, {}
         self.trans_reward = {}  # name -> {(choice, dst): reward}
 
@@ -254,17 +255,20 @@ class _Builder:
         self.src.append(choice)
         self.dst.append(dst)
         self.value.append(value)
-        self.trans_line.append(line)
 
     def build(self, n: int, labels: dict) -> ExplicitModel:
+        if self.kind == "ctmc":  # a CTMC state without rates is absorbing: give it an empty choice
+            for s in sorted(set(range(n)) - set(self.choice_state)):
+                self.choice(s, None, "(no transitions)")
+                for rewards in self.choice_reward.values():
+                    rewards.append(Fraction(0))
         cs = np.asarray(self.choice_state, dtype=np.int64)
         src, dst = np.asarray(self.src, dtype=np.int64), np.asarray(self.dst, dtype=np.int64)
         value = np.empty(len(self.value), dtype=object)
         value[:] = self.value
-        src, dst, value, first = _merge(src, dst, value)
-        lines = np.asarray(self.trans_line, dtype=np.int64)[first] if first.size else first
+        src, dst, value = _merge(src, dst, value)
         self._check_states(cs, n)
-        self._check_rows(src, value, lines)
+        self._check_rows(src, value)
         trew = {}
         for name, table in self.trans_reward.items():
             r = np.full(src.size, Fraction(0), dtype=object)
@@ -291,9 +295,8 @@ class _Builder:
             raise InvalidInput(f"{self.source}:{line}", f"a {self.kind.upper()} has one choice per state; "
                                "several actions make it an MDP", value=f"state {s}")
 
-    def _check_rows(self, src: np.ndarray, value: np.ndarray, lines: np.ndarray) -> None:
-        """A probability row sums to exactly 1; a CTMC state has a rate out (else it is absorbing: refused,
-        since the long-run law of an absorbing chain is not a stationary law of the whole chain)."""
+    def _check_rows(self, src: np.ndarray, value: np.ndarray) -> None:
+        """The probabilities of a DTMC or MDP choice sum to exactly 1 (the numbers are exact: no tolerance)."""
         sums = np.full(len(self.choice_state), Fraction(0), dtype=object)
         np.add.at(sums, src, value)
         for c, total in enumerate(sums):
@@ -310,17 +313,16 @@ def _objects(values) -> np.ndarray:
 
 
 def _merge(src: np.ndarray, dst: np.ndarray, value: np.ndarray):
-    """Sum duplicate (choice, target) transitions; sorted by choice then target.
-    Returns (src, dst, value, index of the first occurrence of each)."""
+    """Sum duplicate (choice, target) transitions; sorted by choice then target."""
     if not src.size:
-        return src, dst, value, np.zeros(0, dtype=np.int64)
+        return src, dst, value
     order = np.lexsort((dst, src))
     s, d, v = src[order], dst[order], value[order]
     new = np.ones(s.size, dtype=bool)
     new[1:] = (s[1:] != s[:-1]) | (d[1:] != d[:-1])
     starts = np.flatnonzero(new)
     summed = np.add.reduceat(v, starts) if not new.all() else v
-    return s[starts], d[starts], summed, order[starts]
+    return s[starts], d[starts], summed
 
 
 # ----------------------------------------------------------------- DRN (Storm)

@@ -124,9 +124,13 @@ def test_oversized_file_is_too_large_before_reading(tmp_path, monkeypatch):
 
 
 def test_two_closed_classes_are_refused():
-    tra = "3 2\n0 1 1\n0 2 1\n"  # 1 and 2 absorbing... and rows of 1, 2 empty
+    mdp = "3 1 2\n0 0 1 0.5\n0 0 2 0.5\n"  # states 1 and 2 of an MDP without any action
     with pytest.raises(InvalidInput, match="every state needs a choice"):
-        E.parse_prism(tra, "c.tra")
+        E.parse_prism(mdp, "c.tra")
+    absorbing = E.parse_prism("3 2\n0 1 1\n0 2 1\n", "c.tra")  # a CTMC state without rates is absorbing
+    with pytest.raises(InvalidInput, match="single closed class"):
+        R.chain_average(E.parse_prism("3 2\n0 1 1\n0 2 1\n", "c.tra", srew=("c.srew", "3 1\n0 1\n")), None, 10)
+    assert absorbing.choice_state.size == 3
     tra = "4 4\n0 1 1\n1 0 1\n2 3 1\n3 2 1\n"
     with pytest.raises(InvalidInput, match="single closed class"):
         R.chain_average(E.parse_prism(tra, "c.tra", srew=("c.srew", "4 1\n0 1\n")), None, 10)

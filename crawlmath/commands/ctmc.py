@@ -75,15 +75,16 @@ def _float_result(model, names) -> dict:
     import scipy.sparse as sps
 
     from ..numeric.ctmc import ctmc_stationary
-    from ..numeric.sparse_refine import closed_classes
+    from ..numeric.sparse_refine import integer_chain
 
-    src = model.choice_state[model.src]
-    rec = _single_class(model, closed_classes(model.n, src, model.dst))
+    # the structure (zero rates and self-loops dropped, one closed class) as for --digits; then float64
+    chain = integer_chain(model.n, model.choice_state[model.src], model.dst, model.value, [0] * model.n)
+    rec = chain.recurrent
     pos = np.full(model.n, -1)
     pos[rec] = np.arange(rec.size)
-    keep = (pos[src] >= 0) & (pos[model.dst] >= 0) & (src != model.dst)
-    Q = sps.csr_matrix((model.value[keep].astype(float), (pos[src[keep]], pos[model.dst[keep]])),
-                       shape=(rec.size, rec.size))
+    keep = (pos[chain.src] >= 0) & (pos[chain.dst] >= 0)
+    rates = chain.weight[keep].astype(float) / chain.scale
+    Q = sps.csr_matrix((rates, (pos[chain.src[keep]], pos[chain.dst[keep]])), shape=(rec.size, rec.size))
     st = ctmc_stationary(Q - sps.diags(np.asarray(Q.sum(axis=1)).ravel()))
     pi = np.zeros(model.n)
     pi[rec] = st.pi
@@ -94,15 +95,6 @@ def _float_result(model, names) -> dict:
         averages[name] = {"value": float(pi @ r), "method": f"float64 stationary law ({st.method}), π r"}
     return {"recurrent_states": int(rec.size), "pi": pi.tolist(), "pi_method": f"float64 {st.method}",
             "residual": st.residual, "averages": averages, "digits": None}
-
-
-def _single_class(model, classes):
-    from ..numeric.errors import InvalidInput
-
-    if len(classes) != 1:
-        raise InvalidInput("FILE", f"must have a single closed class (it has {len(classes)}): the long-run law would "
-                           "depend on the initial state", value=model.source)
-    return classes[0]
 
 
 def _certified_result(model, names, digits: int) -> dict:
