@@ -127,9 +127,15 @@ class ExplicitModel:
         rewards are refused at reading) + Σ_t v(c, t) r(c, t) over its transitions
         (a CTMC's rate times the reward of the jump is the jump reward per unit
         time; a probability times it the expected reward of the step).  ``None``:
-        the only reward model (InvalidInput when there are several or none)."""
+        the only reward model (InvalidInput when there are several or none).  A
+        label's name (not also a reward model's) is the indicator of its states:
+        its average is the long-run fraction of time (or steps) spent there."""
         name = self._reward_name(name)
         total = np.full(self.choice_state.size, Fraction(0), dtype=object)
+        if name not in self.reward_names:
+            inside = np.isin(self.choice_state, self.labels[name])
+            total[inside] = Fraction(1)
+            return total
         if name in self.state_reward:
             total = total + self.state_reward[name][self.choice_state]
         if name in self.choice_reward:
@@ -145,8 +151,9 @@ class ExplicitModel:
                 raise InvalidInput("--reward", f"the model has {len(names)} reward models {names}: name one",
                                    value=None)
             return names[0]
-        if name not in names:
-            raise InvalidInput("--reward", f"no such reward model in {self.source} (it has {names})", value=name)
+        if name not in names and name not in self.labels:
+            raise InvalidInput("--reward", f"no such reward model or label in {self.source} (reward models {names}, "
+                               f"labels {sorted(self.labels)})", value=name)
         return name
 
 

@@ -184,3 +184,11 @@ def test_dtmc_average_is_per_step():
     a = R.chain_average(m, "r", 25)
     assert m.kind == "dtmc" and a.bounds[0] <= Fraction(1, 6) <= a.bounds[1]
     assert a.text == "0.1666666666666666666666667"
+
+
+def test_label_as_reward_is_its_long_run_probability():
+    m = E.read_model(DATA / "mm1k3.tra", lab=DATA / "mm1k3.lab")
+    a = R.chain_average(m, "full", 30)
+    assert a.bounds[0] <= PI_MM1K3[3] <= a.bounds[1]
+    with pytest.raises(InvalidInput, match="no such reward model or label"):
+        R.chain_average(m, "empty", 30)

@@ -9,6 +9,7 @@ HELP = "Stationary law and long-run average rewards of a CTMC/DTMC from a Storm 
 EXAMPLE = """
 crawlmath ctmc queue.drn                                 # float64: π and every reward model's average
 crawlmath ctmc queue.drn --digits 30 --reward busy       # 30 digits, two routes, exact bounds
+crawlmath ctmc queue.drn --digits 30 --reward full       # a label: long-run probability of its states
 crawlmath ctmc queue.tra --srew queue.srew --digits 40 --json
 crawlmath ctmc model.json --digits 30                    # JSON triplets (numeric/schemas/triplets.schema.json)
 """
@@ -29,7 +30,8 @@ def add_model_arguments(p) -> None:
     p.add_argument("--lab", help="PRISM .lab file (labels) of a .tra")
     p.add_argument("--srew", help="PRISM .srew file (state rewards) of a .tra; the reward model is named after it")
     p.add_argument("--trew", help="PRISM .trew file (transition rewards) of a .tra")
-    p.add_argument("--reward", help="reward model to average (default: every one for ctmc; the only one for avg-cost)")
+    p.add_argument("--reward", help="reward model to average, or a label (its long-run probability); default: every "
+                                    "reward model for ctmc, the only one for avg-cost")
     p.add_argument("--digits", type=integer("--digits"), default=None,
                    help="deliver D significant digits, certified by two routes inside exact bounds (default: float64)")
     p.add_argument("--json", action="store_true", help="print one JSON object (the inputs echoed under \"inputs\")")
