@@ -14,7 +14,7 @@ crawlmath ctmc queue.tra --srew queue.srew --digits 40 --json
 crawlmath ctmc model.json --digits 30                    # JSON triplets (numeric/schemas/triplets.schema.json)
 """
 
-PI_EXACT_MAX = 300  # states of the recurrent class for the exact-rational cross-check of π (O(n^3) rationals)
+PI_EXACT_MAX = 1000  # recurrent states for the exact-rational cross-check of π (fmpq_mat, O(n^3): ~7 s at 1000)
 PRINT_MAX = 20  # π entries shown on the terminal (all of them under --json)
 
 UNITS = {"digits": "significant decimal digits",
