@@ -78,3 +78,12 @@ def test_corrupted_files_exit_cleanly(capsys, tmp_path):
         assert code == 0 or (err.count("\n") == 1 and "Traceback" not in err), err
 
     inner()
+
+
+def test_pi_beyond_the_exact_check_is_certified_by_the_enclosure(capsys, monkeypatch):
+    import crawlmath.commands.ctmc as C
+
+    monkeypatch.setattr(C, "PI_EXACT_MAX", 2)
+    code, out, _ = run(capsys, ["ctmc", str(DATA / "mm1k3.json"), "--digits", "25", "--json"])
+    d = json.loads(out)
+    assert code == 0 and d["pi_certified"] and "enclosure" in d["pi_method"]

@@ -192,3 +192,23 @@ def test_label_as_reward_is_its_long_run_probability():
     assert a.bounds[0] <= PI_MM1K3[3] <= a.bounds[1]
     with pytest.raises(InvalidInput, match="no such reward model or label"):
         R.chain_average(m, "empty", 30)
+
+
+def test_ball_enclosure_contains_the_exact_law_and_rejects_a_perturbed_one():
+    n, rho = 300, Fraction(1, 1000)
+    tra = f"{n} {2 * (n - 1)}\n" + "".join(f"{k} {k + 1} 0.001\n{k + 1} {k} 1\n" for k in range(n - 1))
+    _, chain, (mass, _) = R.chain_averages(E.parse_prism(tra, "deep.tra"), [], 30)
+    balls = R.stationary_enclosure(chain, 30)
+    exact = [rho ** k * (1 - rho) / (1 - rho ** n) for k in range(n)]
+    from flint import arb, ctx, fmpq
+
+    old = ctx.prec
+    ctx.prec = 400
+    try:
+        assert all(b.contains(fmpq(e.numerator, e.denominator)) for b, e in zip(balls, exact))
+    finally:
+        ctx.prec = old
+    assert R.agrees_with_enclosure(mass, balls, 30)
+    bent = mass.copy()
+    bent[-1] = bent[-1] + bent[-1] // 10 ** 26  # π_299 off by 1e-26 relative
+    assert not R.agrees_with_enclosure(bent, balls, 30)

@@ -102,7 +102,9 @@ def _float_result(model, names) -> dict:
 def _certified_result(model, names, digits: int) -> dict:
     from fractions import Fraction
 
-    from ..numeric.sparse_refine import chain_averages, decimal_text, outward_text
+    from ..numeric.errors import SolverError
+    from ..numeric.sparse_refine import (agrees_with_enclosure, chain_averages, decimal_text, outward_text,
+                                         stationary_enclosure)
 
     results, chain, (mass, steps) = chain_averages(model, names, digits)
     averages = {name: {"value": a.text, "method": a.method,
@@ -112,15 +114,24 @@ def _certified_result(model, names, digits: int) -> dict:
     total = int(mass.sum())
     pi_rec = [Fraction(int(m), total) for m in mass]
     method = f"refined to {digits + 2} digits per entry with exact integer residuals ({steps} steps)"
+    certified = True
     if rec.size <= PI_EXACT_MAX:
         method += "; " + _exact_crosscheck(chain, pi_rec, digits)
     else:
-        method += f"; one route only (recurrent class of {rec.size} > {PI_EXACT_MAX} states for the exact check)"
+        balls = stationary_enclosure(chain, digits)
+        if balls is None:
+            certified = False
+            method += (f"; one route only (recurrent class of {rec.size} > {PI_EXACT_MAX} states for the exact check, "
+                       "and its levels too wide for the ball-arithmetic GTH)")
+        elif agrees_with_enclosure(mass, balls, digits):
+            method += "; inside a rigorous ball-arithmetic GTH enclosure (by levels, python-flint arb) to that accuracy"
+        else:
+            raise SolverError(f"refined π and the ball-arithmetic GTH enclosure disagree beyond 10^-{digits}")
     pi = ["0"] * model.n
     for i, p in zip(rec, pi_rec):
         pi[int(i)] = decimal_text(p, digits)
     return {"recurrent_states": int(rec.size), "pi": pi, "pi_method": method, "averages": averages,
-            "digits": digits, "pi_certified": bool(rec.size <= PI_EXACT_MAX)}
+            "digits": digits, "pi_certified": certified}
 
 
 def _exact_crosscheck(chain, pi_rec, digits: int) -> str:
