@@ -26,7 +26,9 @@ the recurrent class, and must agree:
 
 Route 1 needs O(nnz) integer operations and one sparse LU per step (about
 50 bits per step), route 2 the same: the sizes are limited by the sparse LU's
-fill-in and Python's big integers, not by O(n³).
+fill-in and Python's big integers, not by O(n³).  The entries of π themselves
+get a second route from :func:`stationary_enclosure` (GTH by breadth-first
+levels in ball arithmetic), cheap when the levels are small (queueing chains).
 
 >>> from crawlmath.numeric.explicit_io import parse_drn, DRN_EXAMPLE
 >>> r = chain_average(parse_drn(DRN_EXAMPLE), "busy", digits=30)
