@@ -52,6 +52,7 @@ crawlmath.numeric.errors.InvalidInput: bad.drn:12: a CTMC rate must be >= 0 (got
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import stat
@@ -217,11 +218,25 @@ def _number(text: str, where: str) -> Fraction:
         return require_float_magnitude(Fraction(text), where, str(text))
     if len(text) > MAX_NUMBER_CHARS:
         raise InvalidInput(where, f"a number may have at most {MAX_NUMBER_CHARS} characters", value=text[:20] + "...")
+    value, in_range = _parse_literal(text)
+    if value is None:
+        raise InvalidInput(where, "must be a decimal or rational number (e.g. 0.25, 1e-3, 1/3)", value=text)
+    return value if in_range else require_float_magnitude(value, where, text)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _parse_literal(text: str) -> tuple[Fraction | None, bool]:
+    """(exact value or None, whether float64 carries it); cached: model files repeat a few
+    literals (rates, 1, 0.5) hundreds of thousands of times."""
     try:
         value = Fraction(text)
     except (ValueError, ZeroDivisionError):
-        raise InvalidInput(where, "must be a decimal or rational number (e.g. 0.25, 1e-3, 1/3)", value=text) from None
-    return require_float_magnitude(value, where, text)
+        return None, False
+    try:
+        require_float_magnitude(value, "", text)
+    except InvalidInput:
+        return value, False
+    return value, True
 
 
 def _integer(text: str, where: str, what: str, *, below: int | None = None) -> int:
