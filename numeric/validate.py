@@ -73,6 +73,28 @@ def require_int(value, name: str, *, minimum: int | None = None, allow_inf: bool
     return value
 
 
+FLOAT_SAFE_MIN, FLOAT_SAFE_MAX = 1e-300, 1e300  # exact numbers the float64 solves (LU steps) can carry
+
+
+def require_float_magnitude(value, where: str, text: str | None = None):
+    """An exact number that float64 represents without overflow or underflow:
+    0 or 1e-300 <= |value| <= 1e300 (the exact routes still solve in float64
+    for their corrections).
+
+    >>> from fractions import Fraction
+    >>> require_float_magnitude(Fraction(1, 10), "m.tra:2")
+    Fraction(1, 10)
+    >>> require_float_magnitude(Fraction(10) ** 400, "m.tra:2", "1e400")
+    Traceback (most recent call last):
+    ...
+    crawlmath.numeric.errors.InvalidInput: m.tra:2: magnitude must be 0 or within [1e-300, 1e+300] (got '1e400')
+    """
+    if value != 0 and not FLOAT_SAFE_MIN <= abs(value) <= FLOAT_SAFE_MAX:
+        raise InvalidInput(where, f"magnitude must be 0 or within [{FLOAT_SAFE_MIN:g}, {FLOAT_SAFE_MAX:g}]",
+                           value=text if text is not None else str(value))
+    return value
+
+
 MAX_DIGITS = 1000  # the digits= routes are O(digits^1.6) per operation; beyond this nobody is served
 
 

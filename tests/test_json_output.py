@@ -12,6 +12,7 @@ import pytest
 from crawlmath.cli import build_parser, main
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+DATA = Path(__file__).resolve().parent / "data"
 
 
 def documented_keys() -> dict[str, set[str]]:
@@ -21,7 +22,7 @@ def documented_keys() -> dict[str, set[str]]:
     section = text[text.index("## JSON output"):text.index("## Exit codes and limits")]
     out = {}
     for block in re.split(r"^### ", section, flags=re.M)[1:]:
-        name = re.match(r"`crawlmath (\w+) --json`", block).group(1)
+        name = re.match(r"`crawlmath ([\w-]+) --json`", block).group(1)
         cells = [row.split("|")[1] for row in block.splitlines() if row.startswith("| `")]
         out[name] = {k for cell in cells for k in re.findall(r"`([A-Za-z_0-9]+)`", cell)}
     return out
@@ -50,6 +51,8 @@ CASES = {
     "bmap": ["bmap", "avrachenkov-example.json", "--modes", "3,1", "--thresholds", "2", "--json"],
     "schedule": ["schedule", "--rates", "0.5,1,2", "--access", "det:1", "--policy", "golden", "--k", "6", "--json"],
     "colours": ["colours", "--K", "5", "--C", "6", "--exact", "--json"],
+    "ctmc": ["ctmc", str(DATA / "storm_mm1k3.drn"), "--digits", "20", "--json"],
+    "avg-cost": ["avg-cost", str(DATA / "storm_admission.drn"), "--json"],
 }
 
 
