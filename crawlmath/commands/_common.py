@@ -60,7 +60,11 @@ def non_finite(obj, path: str = "") -> tuple[str, float] | None:
     >>> non_finite({"a": [1.0, {"b": float("nan")}]})
     ('a[1].b', nan)
     """
+    if hasattr(obj, "dtype") and getattr(obj, "ndim", 0) > 0:  # an array: checked whole, not element by element
+        return _non_finite_array(obj, path)
     obj = _plain(obj) if hasattr(obj, "tolist") else obj
+    if isinstance(obj, list) and all(type(v) is int for v in obj):  # noqa: E721 - a golden cycle: 10^7 ints
+        return None
     if isinstance(obj, float):
         return None if math.isfinite(obj) else (path or "result", obj)
     if isinstance(obj, dict):
@@ -74,6 +78,20 @@ def non_finite(obj, path: str = "") -> tuple[str, float] | None:
         if found:
             return found
     return None
+
+
+def _non_finite_array(a, path: str) -> tuple[str, float] | None:
+    import numpy as np
+
+    if a.dtype.kind in "biu":
+        return None
+    if a.dtype.kind not in "fc":
+        return non_finite(a.tolist(), path)
+    bad = np.argwhere(~np.isfinite(a))
+    if not bad.size:
+        return None
+    idx = tuple(int(i) for i in bad[0])
+    return f"{path or 'result'}" + "".join(f"[{i}]" for i in idx), a[idx].item()
 
 
 def require_finite_output(obj) -> None:

@@ -10,8 +10,13 @@ from ..numeric.tolerance import FLOAT_REL
 from ._common import inputs, integer, print_json, require_finite_output
 
 # rates, weights, h, frequencies, a few work arrays: float64 per page (the
-# golden cycle has its own cap, k <= MAX_K)
+# golden cycle has its own cost model, numeric.scheduling.golden_estimate)
 BYTES_PER_PAGE = 200
+# --json of a golden cycle prints the sequence, one "      12,\n" line per access
+# (7 bytes each for N < 100), through json's pure-Python indenting encoder:
+# measured 1-2 us and ~25 B of chunks per access (benchmarks/estimates.py).
+JSON_BYTES_PER_ACCESS = 48
+JSON_SECONDS_PER_ACCESS = 1.5e-6
 
 NAME = "schedule"
 HELP = "Crawler scheduling (Coffman–Liu–Weber): frequencies, lower bound C* and the cost of the optimal/randomized/golden policy."
@@ -116,6 +121,9 @@ def run(args) -> int:
         out.update(frequencies=rnd.frequencies.tolist(), cost=rnd.lower_bound, method=rnd.method, closed_form_valid=rnd.valid_closed_form)
     else:
         k = args.k if args.k is not None else s.default_k(lb.frequencies)
+        F = s.fibonacci(k)
+        extra = (JSON_BYTES_PER_ACCESS * F, JSON_SECONDS_PER_ACCESS * F) if args.json else (0.0, 0.0)
+        s.require_golden_budget(k, "--k", extra=extra, what=" printed as JSON" if args.json else "")
         try:
             sched = s.golden_schedule(lb.frequencies, k)
         except InvalidInput as exc:
@@ -124,7 +132,7 @@ def run(args) -> int:
             raise InvalidInput("--k", exc.rule, value=k) from None
         cost = s.cyclic_cost(sched.sequence, problem)
         out.update(frequencies=cost.frequencies.tolist(), cost=cost.cost, k=sched.k, cycle_length=sched.F,
-                   counts=sched.counts.tolist(), sequence=(sched.sequence + 1).tolist(), method=cost.method)
+                   counts=sched.counts.tolist(), sequence=sched.sequence + 1, method=cost.method)
     require_finite_output(out)
     if not out["cost"] >= lb.lower_bound * (1 - FLOAT_REL):
         raise SolverError(f"cost of the {args.policy} policy {out['cost']!r} is below the lower bound C* = "
@@ -142,6 +150,6 @@ def run(args) -> int:
     print(f"cost of policy = {out['cost']:.10g}  (ratio to C* {out['cost'] / lb.lower_bound:.6f})")
     if args.policy == "golden":
         seq = out["sequence"]
-        shown = " ".join(map(str, seq[:60])) + (" ..." if len(seq) > 60 else "")
+        shown = " ".join(map(str, seq[:60].tolist())) + (" ..." if len(seq) > 60 else "")
         print(f"golden cycle (k = {out['k']}, F_k = {out['cycle_length']}): {shown}")
     return 0
