@@ -49,13 +49,12 @@ import signal
 import sys
 import threading
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from .numeric.errors import CrawlmathError, InvalidInput, SolverError
-from .numeric.validate import require_memory
+from .numeric.validate import MAX_INPUT_BYTES, parse_document, read_input_file, require_memory, require_regular_file
 
 COMMANDS = ("static", "mdp", "bmap", "schedule", "colours")
 FORMAT = "crawlmath-sweep/1"
@@ -64,6 +63,10 @@ RECORDED_EXITS = {0: "ok", 2: "bad input", 3: "solver could not deliver", 4: "to
 _FORBIDDEN_KEYS = ("json", "help", "h")  # the sweep adds --json itself; --help would exit
 _SYNC_SECONDS = 1.0  # fsync the output at most this often (and at the end)
 _INDEX_BYTES_PER_POINT = 120  # resume index: a str and a set slot per point, beyond the key's text
+# Lines of an existing --out are read bounded: a foreign file without newlines is refused
+# after this many bytes, not read whole.  The header holds the spec (<= MAX_INPUT_BYTES).
+MAX_HEADER_BYTES = 2 * MAX_INPUT_BYTES + 2**16
+MAX_RECORD_BYTES = 256 * 2**20  # one point's JSON output (a golden cycle of F_30 prints 6 MB)
 _CONNECT_TIMEOUT = "20s"
 _POLL_SECONDS = 0.1  # how often a client waiting for results checks that it still has a scheduler
 
@@ -128,17 +131,17 @@ def canonical(obj) -> str:
 
 
 def load_spec(path: str | Path) -> Spec:
-    """Read and validate a spec file (``.toml``, else JSON)."""
+    """Read and validate a spec file (``.toml``, else JSON): a regular file of
+    at most `MAX_INPUT_BYTES`, nested at most `MAX_INPUT_DEPTH` deep."""
     p = Path(path)
+    kind = "TOML" if p.suffix.lower() == ".toml" else "JSON"
+    text = read_input_file(p, "SPEC")
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidInput("SPEC", f"cannot be read: {exc.strerror or exc}", value=str(p)) from None
-    try:
-        data = tomllib.loads(text) if p.suffix.lower() == ".toml" else json.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        kind = "TOML" if p.suffix.lower() == ".toml" else "JSON (use a .toml name for TOML)"
-        raise InvalidInput("SPEC", f"is not valid {kind}: {exc}", value=str(p)) from None
+        data = parse_document(text, "SPEC", kind, where=str(p))
+    except InvalidInput as exc:
+        if kind == "JSON" and exc.rule.startswith("is not valid"):
+            exc = InvalidInput("SPEC", exc.rule + " (use a .toml name for TOML)", value=str(p))
+        raise exc from None
     return parse_spec(data)
 
 
@@ -308,13 +311,15 @@ class SweepFile:
         self.path, self.spec = Path(path), spec
         self.done: set[str] = set()
         self._last_sync = time.monotonic()
-        if not self.path.exists():
+        if not os.path.lexists(self.path):
             self._create()
+        require_regular_file(self.path, "--out")  # a FIFO or device would block or never end
         try:
-            self.fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
+            self.fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_NONBLOCK)
         except OSError as exc:
             raise InvalidInput("--out", f"cannot be opened: {exc.strerror or exc}", value=str(self.path)) from None
         try:
+            require_regular_file(self.path, "--out", os.fstat(self.fd))  # swapped since the stat
             self._lock()
             self._read()
         except BaseException:
@@ -347,14 +352,17 @@ class SweepFile:
     def _read(self) -> None:
         with open(self.fd, "rb", closefd=False) as f:
             f.seek(0)
-            lines = iter(f)
-            head = next(lines, b"")
+            head = f.readline(MAX_HEADER_BYTES + 1)
             if not head:  # an empty file holds nothing to lose: make it ours
                 self._write_line(canonical(self.spec.header()))
                 return
             self._check_header(head)
-            offset = len(head)
-            for number, raw in enumerate(lines, start=2):
+            offset, number = len(head), 1
+            while raw := f.readline(MAX_RECORD_BYTES + 1):
+                number += 1
+                if len(raw) > MAX_RECORD_BYTES:
+                    raise InvalidInput("--out", f"line {number} is longer than {MAX_RECORD_BYTES} bytes: not a record "
+                                                "of a sweep; the file is damaged", value=str(self.path))
                 if not raw.endswith(b"\n"):  # the last line, cut short by a kill mid-write
                     os.truncate(self.fd, offset)
                     return

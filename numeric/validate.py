@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import sys
 from numbers import Real
 
@@ -247,3 +248,109 @@ def require_seconds(seconds: float, argument: str, what: str, *, value=None) -> 
     if not seconds <= limit:
         raise TooLarge(argument, f"{what} needs an estimated {format_seconds(seconds)}, over the limit "
                                  f"{format_seconds(limit)} (raise it with --max-seconds or {SECONDS_ENV})", value=value)
+
+
+# --- Input files ----------------------------------------------------------------
+# Every file a command reads is bounded before a byte is read: stat first (a
+# FIFO, a device or a folder is refused, so nothing blocks or reads forever),
+# a size cap, then a parse whose nesting is bounded.
+
+MAX_INPUT_BYTES = 16 * 2**20  # a model or spec file is a few KiB; 16 MiB leaves room for large matrices
+MAX_INPUT_DEPTH = 64  # nesting of a decoded input (a spec is 3 deep, a model file 6)
+_FILE_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in words, from its ``st_mode``.
+
+    >>> file_kind(stat.S_IFIFO)
+    'a FIFO (named pipe)'
+    """
+    return next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
+
+
+def require_regular_file(path, argument: str, st: os.stat_result | None = None) -> os.stat_result:
+    """``os.stat(path)`` of a regular file (symlinks followed); `InvalidInput`
+    naming ``argument`` when it is missing, unreadable or anything else."""
+    try:
+        st = st or os.stat(path)
+    except OSError as exc:
+        raise InvalidInput(argument, f"cannot be read: {exc.strerror or exc}", value=str(path)) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InvalidInput(argument, f"must be a regular file, not {file_kind(st.st_mode)}", value=str(path))
+    return st
+
+
+def read_input_file(path, argument: str, *, max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """The UTF-8 text of the regular file ``path``, read only after checking
+    its kind and size (at most ``max_bytes``); opened non-blocking and
+    checked again through the open descriptor, so a file swapped for a FIFO
+    or grown meanwhile is refused too.  Every failure is an `InvalidInput`.
+
+    >>> try:
+    ...     read_input_file("/dev/zero", "SPEC")
+    ... except InvalidInput as exc:
+    ...     print(exc)
+    SPEC: must be a regular file, not a character device (got '/dev/zero')
+    """
+    size = require_regular_file(path, argument).st_size
+    if size > max_bytes:
+        raise InvalidInput(argument, f"is {format_bytes(size)}, more than an input file may hold "
+                                     f"({format_bytes(max_bytes)})", value=str(path))
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        with os.fdopen(fd, "rb") as fh:
+            require_regular_file(path, argument, os.fstat(fh.fileno()))
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise InvalidInput(argument, f"cannot be read: {exc.strerror or exc}", value=str(path)) from None
+    if len(data) > max_bytes:
+        raise InvalidInput(argument, f"grew beyond {format_bytes(max_bytes)} while read", value=str(path))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(argument, f"is not UTF-8 text (byte {exc.start}: {exc.reason})", value=str(path)) from None
+
+
+def nesting_depth(obj) -> int:
+    """Depth of nested lists/dicts in ``obj`` (a scalar is 0), without recursion.
+
+    >>> nesting_depth({"grid": {"K": [1, 2]}}), nesting_depth(3)
+    (3, 0)
+    """
+    deepest, stack = 0, [(obj, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return deepest
+
+
+def parse_document(text: str, argument: str, kind: str, *, where=None, max_depth: int = MAX_INPUT_DEPTH):
+    """``text`` decoded as ``kind`` ("JSON" or "TOML"), nested at most
+    ``max_depth`` deep; a syntax error or deeper nesting is an `InvalidInput`
+    (the decoders recurse per level: a RecursionError is caught as such).
+
+    >>> try:
+    ...     parse_document("[" * 100 + "]" * 100, "SPEC", "JSON")
+    ... except InvalidInput as exc:
+    ...     print(exc)
+    SPEC: is nested 100 deep, more than 64
+    """
+    import json
+    import tomllib
+
+    try:
+        data = tomllib.loads(text) if kind == "TOML" else json.loads(text)
+    except RecursionError:
+        raise InvalidInput(argument, f"is nested too deeply to decode as {kind}", value=where) from None
+    except (ValueError, tomllib.TOMLDecodeError) as exc:  # JSONDecodeError is a ValueError
+        raise InvalidInput(argument, f"is not valid {kind}: {exc}", value=where) from None
+    depth = nesting_depth(data)
+    if depth > max_depth:
+        raise InvalidInput(argument, f"is nested {depth} deep, more than {max_depth}", value=where)
+    return data
