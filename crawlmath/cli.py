@@ -18,7 +18,7 @@ Exit codes (every failure is one line on stderr, never a traceback;
       ``CRAWLMATH_MAX_SECONDS``), or the machine ran out of memory
 5     ``verify``: verdicts differ from the committed record
 70    an unexpected internal error: a crawlmath bug (``EX_SOFTWARE``)
-130   interrupted (Ctrl-C)
+130   interrupted (Ctrl-C, or SIGTERM)
 141   stdout closed early (``| head``): output stops quietly, as on SIGPIPE
 ====  ======================================================================
 
@@ -32,6 +32,7 @@ import contextlib
 import importlib
 import os
 import pkgutil
+import signal
 import sys
 import warnings
 
@@ -203,6 +204,19 @@ def main(argv: list[str] | None = None) -> int:
                      f"(set {DEBUG_ENV}=1 for the traceback)", EXIT_BUG)
 
 
+def _terminated(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def install_signal_handlers() -> None:
+    """SIGTERM handled as Ctrl-C is (KeyboardInterrupt: the command cleans up,
+    exit 130) from the first instant of the process; a signal the parent set
+    to be ignored (``nohup``, a background job) stays ignored."""
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _terminated)
+
+
 def entry() -> None:
     """Console-script entry point: exit the process with the code :func:`main` returns."""
+    install_signal_handlers()
     sys.exit(main())

@@ -54,7 +54,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from .numeric.errors import CrawlmathError, InvalidInput, SolverError
-from .numeric.validate import MAX_INPUT_BYTES, parse_document, read_input_file, require_memory, require_regular_file
+from .numeric.validate import (MAX_INPUT_BYTES, format_bytes, parse_document, read_input_file, require_memory,
+                               require_regular_file, require_seconds)
 
 COMMANDS = ("static", "mdp", "bmap", "schedule", "colours")
 FORMAT = "crawlmath-sweep/1"
@@ -68,6 +69,9 @@ _INDEX_BYTES_PER_POINT = 120  # resume index: a str and a set slot per point, be
 MAX_HEADER_BYTES = 2 * MAX_INPUT_BYTES + 2**16
 MAX_RECORD_BYTES = 256 * 2**20  # one point's JSON output (a golden cycle of F_30 prints 6 MB)
 _CONNECT_TIMEOUT = "20s"
+# One embedded worker process: RSS and start-up CPU measured by benchmarks/estimates.py.
+WORKER_BYTES = 160 * 2**20
+WORKER_SECONDS = 2.0
 _POLL_SECONDS = 0.1  # how often a client waiting for results checks that it still has a scheduler
 
 
@@ -588,27 +592,47 @@ def dask_client(workers: int | None = None, scheduler: str | None = None):
             yield client
         return
     n = workers if workers is not None else len(os.sched_getaffinity(0))
-    with _sigint_ignored():  # inherited by the worker processes: Ctrl-C is the client's to handle
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                               worker_dashboard_address=None, silence_logs=logging.ERROR)
-    with cluster, Client(cluster) as client:
+    require_workers(n)
+    with contextlib.ExitStack() as stack:
+        # SIGINT held back (not ignored) while the cluster starts: the worker
+        # processes inherit the mask, so a Ctrl-C on the terminal (sent to the
+        # whole process group) reaches only this client; one arriving meanwhile
+        # is delivered when the block ends, inside the stack, which closes the
+        # cluster on its way out (it used to be lost under SIG_IGN).
+        with _sigint_held():
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                worker_dashboard_address=None, silence_logs=logging.ERROR))
+            client = stack.enter_context(Client(cluster))
         yield client
 
 
+def require_workers(n: int) -> None:
+    """Refuse (`InvalidInput` below 1, `TooLarge` above the limits) an
+    embedded cluster of ``n`` worker processes before starting it: each costs
+    `WORKER_BYTES` of memory and `WORKER_SECONDS` of CPU to start (Python,
+    Dask and crawlmath imported afresh), shared by the usable cores."""
+    if n < 1:
+        raise InvalidInput("--workers", "must be >= 1", value=n)
+    cores = len(os.sched_getaffinity(0))
+    what = f"a local cluster of {n} worker processes"
+    require_memory(n * WORKER_BYTES, "--workers", f"{what} ({format_bytes(WORKER_BYTES)} each)", value=n)
+    require_seconds(n * WORKER_SECONDS / min(n, cores), "--workers", f"starting {what} on {cores} cores", value=n)
+
+
 @contextlib.contextmanager
-def _sigint_ignored():
-    """Ignore SIGINT while worker processes are spawned: an ignored signal
-    survives exec, so a Ctrl-C on the terminal (sent to the whole process
-    group) reaches only the client, which cancels the tasks and closes the
-    cluster, instead of raising KeyboardInterrupt inside every worker."""
+def _sigint_held():
+    """Block SIGINT in this thread (and the threads and processes it starts)
+    for the duration of the block; a SIGINT meanwhile stays pending and is
+    delivered (KeyboardInterrupt) when the block ends."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 class EtaProgress:

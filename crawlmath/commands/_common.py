@@ -108,7 +108,22 @@ def print_json(obj) -> None:
     (finite numbers only) before a byte reaches stdout."""
     require_finite_output(obj)
     text = json.dumps(obj, indent=2, default=_plain, allow_nan=False)
-    sys.stdout.write(text + "\n")
+    write_whole(text + "\n")
+
+
+def write_whole(text: str) -> None:
+    """Write ``text`` to stdout and flush it with SIGINT/SIGTERM held back, so
+    an interrupt during a long write to a slow pipe never leaves a truncated
+    document: it is delivered (exit 130) once the text is out."""
+    import signal
+
+    held = {signal.SIGINT, signal.SIGTERM}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def json_safe(x):
