@@ -176,9 +176,12 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, "_run", None):
             parser.print_help()
             return EXIT_BAD_INPUT
-        with _limits(args), warnings.catch_warnings():
-            warnings.showwarning = _one_line_warning
+        # Warnings are held until the command returns: a refusal stays one line
+        # (the overflow warnings of a rejected input are not printed before it).
+        with _limits(args), warnings.catch_warnings(record=True) as caught:
             code = int(args._run(args))
+        for w in caught:
+            _one_line_warning(w.message, w.category, w.filename, w.lineno)
         sys.stdout.flush()
         return code
     except SystemExit as exc:  # --help, --version
@@ -216,7 +219,17 @@ def install_signal_handlers() -> None:
         signal.signal(signal.SIGTERM, _terminated)
 
 
+def tolerate_output_encoding() -> None:
+    """Characters the terminal's encoding cannot show (``PYTHONIOENCODING=ascii``
+    and help texts with λ, μ, –) are written as ``\\u03bb`` escapes instead of
+    raising UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")
+
+
 def entry() -> None:
     """Console-script entry point: exit the process with the code :func:`main` returns."""
     install_signal_handlers()
+    tolerate_output_encoding()
     sys.exit(main())

@@ -49,6 +49,27 @@ def inside(out: Path, rel: str, argument: str = "--out") -> Path:
     return here
 
 
+def require_folder_path(out: Path, argument: str = "--out") -> Path:
+    """``out`` as a folder to write into: an existing folder, or a path whose
+    nearest existing ancestor is a folder (it will be created); anything else
+    is one `InvalidInput` line naming ``argument`` (not an OS error about a
+    path we made up).
+
+    >>> try:
+    ...     require_folder_path(Path("/dev/null/rep"))
+    ... except InvalidInput as exc:
+    ...     print(exc)
+    --out: cannot create a folder under /dev/null: not a folder (got '/dev/null/rep')
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InvalidInput(argument, "must be a folder (or a path to create), not a file or device", value=str(out))
+    ancestor = next((p for p in out.absolute().parents if p.exists()), None)
+    if not out.exists() and ancestor is not None and not ancestor.is_dir():
+        raise InvalidInput(argument, f"cannot create a folder under {ancestor}: not a folder", value=str(out))
+    return out
+
+
 def sha256_text(text: str) -> str:
     """Hex SHA-256 of ``text`` encoded as UTF-8 (what the manifest records)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

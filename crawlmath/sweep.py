@@ -316,6 +316,9 @@ class SweepFile:
         self.done: set[str] = set()
         self._last_sync = time.monotonic()
         if not os.path.lexists(self.path):
+            if not self.path.absolute().parent.is_dir():
+                raise InvalidInput("--out", f"cannot be created: its folder {self.path.absolute().parent} does not "
+                                            "exist or is not a folder", value=str(self.path))
             self._create()
         require_regular_file(self.path, "--out")  # a FIFO or device would block or never end
         try:
@@ -602,7 +605,10 @@ def dask_client(workers: int | None = None, scheduler: str | None = None):
         with _sigint_held():
             cluster = stack.enter_context(LocalCluster(
                 n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                worker_dashboard_address=None, silence_logs=logging.ERROR))
+                worker_dashboard_address=None, silence_logs=logging.ERROR,
+                # the scheduler's HTTP routes start even without a dashboard, on 8787 by
+                # default (a three-line warning when it is taken): any free local port
+                scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"}))
             client = stack.enter_context(Client(cluster))
         yield client
 

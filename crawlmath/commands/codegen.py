@@ -48,13 +48,9 @@ def run(args) -> int:
 def _output_folder(text: str) -> Path:
     """``--out``: an existing folder, or a path whose nearest existing
     ancestor is a folder (it is created); anything else is bad input."""
-    out = Path(text)
-    if out.exists() and not out.is_dir():
-        raise InvalidInput("--out", "must be a folder (or a path to create), not a file or device", value=text)
-    ancestor = next((p for p in out.absolute().parents if p.exists()), None)
-    if not out.exists() and ancestor is not None and not ancestor.is_dir():
-        raise InvalidInput("--out", f"cannot create a folder under {ancestor}: not a folder", value=text)
-    return out
+    from ..safe_paths import require_folder_path
+
+    return require_folder_path(Path(text))
 
 
 def _run_export(args, out: Path) -> int:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..numeric.errors import InvalidInput
-from ..safe_paths import inside
+from ..safe_paths import inside, require_folder_path
 from ..proofs.certification import summary as certification_summary
 from ..proofs.registry import PAPERS, Claim, Result, Status, run as run_claims
 from . import figures as figs
@@ -246,8 +246,7 @@ def _is_own_path(rel: str) -> bool:
 def _check_destination(out: Path) -> None:
     """``out`` must be absent, an empty folder, or a previous report (it has
     our manifest); anything else is refused, so no file of the user's is touched."""
-    if out.exists() and not out.is_dir():
-        raise InvalidInput("--out", "must be a folder (it is an existing file)", value=str(out))
+    require_folder_path(out)
     if out.is_dir() and any(out.iterdir()) and read_manifest(out) is None:
         raise InvalidInput("--out", f"is a non-empty folder that holds no previous report (no {MANIFEST}); "
                                     "refusing to write into it: choose a new or empty folder", value=str(out))
