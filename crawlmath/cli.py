@@ -38,7 +38,7 @@ import warnings
 
 from . import commands as _commands_pkg
 from .numeric.errors import InvalidInput, SolverError, TooLarge
-from .numeric.validate import MEMORY_ENV, SECONDS_ENV, parse_seconds, parse_size
+from .numeric.validate import MEMORY_ENV, SECONDS_ENV, limits, parse_seconds, parse_size
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_SOLVER, EXIT_TOO_LARGE, EXIT_RECORD = 0, 1, 2, 3, 4, 5
 EXIT_BUG, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 70, 130, 141
@@ -117,25 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-@contextlib.contextmanager
 def _limits(args):
-    """Set the limit variables from --max-memory/--max-seconds for this run
-    only (restored afterwards, so in-process callers are unaffected)."""
-    new = {}
-    if hasattr(args, "max_memory"):
-        new[MEMORY_ENV] = str(parse_size(args.max_memory, "--max-memory"))
-    if hasattr(args, "max_seconds"):
-        new[SECONDS_ENV] = repr(parse_seconds(args.max_seconds, "--max-seconds"))
-    saved = {k: os.environ.get(k) for k in new}
-    os.environ.update(new)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    """`validate.limits` from --max-memory/--max-seconds for this run only
+    (restored afterwards, so in-process callers are unaffected)."""
+    memory = parse_size(args.max_memory, "--max-memory") if hasattr(args, "max_memory") else None
+    seconds = parse_seconds(args.max_seconds, "--max-seconds") if hasattr(args, "max_seconds") else None
+    return limits(memory, seconds)
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):

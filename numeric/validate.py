@@ -9,6 +9,7 @@ resource limits are used on every command's start-up path.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import stat
@@ -72,6 +73,43 @@ def require_int(value, name: str, *, minimum: int | None = None, allow_inf: bool
     if minimum is not None and value < minimum:
         raise InvalidInput(name, f"must be >= {minimum}", value=value)
     return value
+
+
+def require_real_vector(values, name: str, *, bytes_per_entry: int = 8) -> np.ndarray:
+    """A non-empty 1-D float64 array of finite real numbers from a sequence or
+    array; refuses strings, bools, complex and object entries by name, and
+    refuses (`TooLarge`) before converting when ``bytes_per_entry`` times the
+    length exceeds the memory limit.
+
+    >>> require_real_vector([1, 2.5], "rates").tolist()
+    [1.0, 2.5]
+    >>> try:
+    ...     require_real_vector([1, 2j], "rates")
+    ... except InvalidInput as exc:
+    ...     print(exc)
+    rates: must be real numbers, not complex (got 'complex128')
+    """
+    import numpy as np
+
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__len__"):
+        raise InvalidInput(name, "must be a sequence or array of numbers", value=type(values).__name__)
+    require_memory(bytes_per_entry * float(len(values)), name, f"{len(values)} entries "
+                                                               f"({bytes_per_entry} bytes each)", value=len(values))
+    try:
+        raw = np.asarray(values)
+    except (ValueError, TypeError) as exc:
+        raise InvalidInput(name, f"must be a vector of numbers ({exc})") from None
+    if raw.dtype.kind == "c":
+        raise InvalidInput(name, "must be real numbers, not complex", value=str(raw.dtype))
+    if raw.dtype.kind not in "iuf":
+        raise InvalidInput(name, "must be real numbers (not bool, text or objects)", value=str(raw.dtype))
+    v = raw.astype(float, copy=False)
+    if v.ndim != 1 or v.size == 0:
+        raise InvalidInput(name, "must be a non-empty vector", value=v.shape)
+    bad = np.flatnonzero(~np.isfinite(v))
+    if bad.size:
+        raise InvalidInput(name, "entries must be finite", value=float(v[bad[0]]), entry=int(bad[0]))
+    return v
 
 
 def require_probability_vector(vec, name: str) -> np.ndarray:
@@ -240,6 +278,34 @@ def require_memory(nbytes: float, argument: str, what: str, *, value=None) -> No
     if not nbytes <= limit:
         raise TooLarge(argument, f"{what} needs an estimated {format_bytes(nbytes)}, over the limit "
                                  f"{format_bytes(limit)} (raise it with --max-memory or {MEMORY_ENV})", value=value)
+
+
+@contextlib.contextmanager
+def limits(memory: str | int | None = None, seconds: float | None = None):
+    """The memory and time limits for the calls inside the block (the Python
+    API's way to lift or lower them; the console script's --max-memory and
+    --max-seconds use it), restored afterwards.  ``memory`` is bytes or a
+    size such as ``"64G"``.
+
+    >>> with limits(memory="64G", seconds=3600):
+    ...     format_bytes(max_memory()), max_seconds()
+    ('64 GiB', 3600.0)
+    """
+    new = {}
+    if memory is not None:
+        new[MEMORY_ENV] = str(parse_size(memory, "memory"))
+    if seconds is not None:
+        new[SECONDS_ENV] = repr(parse_seconds(seconds, "seconds"))
+    saved = {k: os.environ.get(k) for k in new}
+    os.environ.update(new)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def require_seconds(seconds: float, argument: str, what: str, *, value=None) -> None:
