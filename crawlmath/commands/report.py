@@ -35,8 +35,9 @@ def run(args) -> int:
     from ..numeric.errors import InvalidInput
     from ..proofs.registry import select
     from ..report import figures as figs
-    from ..report.build import build
+    from ..report.build import build, check_destination
 
+    check_destination(Path(args.out).absolute())  # before importing and running the claims (3 s and more)
     claims = select(args.only, quick=args.quick)
     if not claims:
         raise InvalidInput("--only", "matches no claim id", value=",".join(args.only))

@@ -243,7 +243,7 @@ def _is_own_path(rel: str) -> bool:
         len(parts) == 2 and parts[0] == FIGURE_DIR and parts[1].endswith(".png") and not parts[1].startswith("."))
 
 
-def _check_destination(out: Path) -> None:
+def check_destination(out: Path) -> None:
     """``out`` must be absent, an empty folder, or a previous report (it has
     our manifest); anything else is refused, so no file of the user's is touched."""
     require_folder_path(out)
@@ -321,7 +321,7 @@ def build(out: Path, claims: list[Claim], *, figures: bool = True, figure_specs:
     from . import html, markdown
 
     out = Path(out).absolute()
-    _check_destination(out)
+    check_destination(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(out)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.{TMP_TAG}-{os.getpid()}-"))
