@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from .commands._common import signals_held
 from .numeric.errors import CrawlmathError, InvalidInput, SolverError
 from .numeric.validate import (MAX_INPUT_BYTES, format_bytes, parse_document, read_input_file, require_memory,
                                require_regular_file, require_seconds)
@@ -602,7 +603,7 @@ def dask_client(workers: int | None = None, scheduler: str | None = None):
         # whole process group) reaches only this client; one arriving meanwhile
         # is delivered when the block ends, inside the stack, which closes the
         # cluster on its way out (it used to be lost under SIG_IGN).
-        with _sigint_held():
+        with signals_held(signal.SIGINT):
             cluster = stack.enter_context(LocalCluster(
                 n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
                 worker_dashboard_address=None, silence_logs=logging.ERROR,
@@ -624,21 +625,6 @@ def require_workers(n: int) -> None:
     what = f"a local cluster of {n} worker processes"
     require_memory(n * WORKER_BYTES, "--workers", f"{what} ({format_bytes(WORKER_BYTES)} each)", value=n)
     require_seconds(n * WORKER_SECONDS / min(n, cores), "--workers", f"starting {what} on {cores} cores", value=n)
-
-
-@contextlib.contextmanager
-def _sigint_held():
-    """Block SIGINT in this thread (and the threads and processes it starts)
-    for the duration of the block; a SIGINT meanwhile stays pending and is
-    delivered (KeyboardInterrupt) when the block ends."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 class EtaProgress:

@@ -3,6 +3,7 @@ JSON output, and a progress line for long runs."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -117,13 +118,52 @@ def write_whole(text: str) -> None:
     document: it is delivered (exit 130) once the text is out."""
     import signal
 
-    held = {signal.SIGINT, signal.SIGTERM}
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
+    with signals_held(signal.SIGINT, signal.SIGTERM):
         sys.stdout.write(text)
         sys.stdout.flush()
+
+
+@contextlib.contextmanager
+def signals_held(*signums):
+    """Hold the signals ``signums`` back for the duration of the block, then
+    deliver them as they would have been (the previous handler runs: Ctrl-C
+    raises KeyboardInterrupt).  Blocked in this thread's mask -- inherited by
+    the threads and processes started inside -- and recorded by a handler of
+    our own, for a signal the kernel hands to another thread.  Outside the
+    main thread (no handlers there) the block runs as is.
+
+    >>> import signal, os
+    >>> try:
+    ...     with signals_held(signal.SIGINT):
+    ...         os.kill(os.getpid(), signal.SIGINT)
+    ...         print("the block ends first")
+    ... except KeyboardInterrupt:
+    ...     print("then the interrupt")
+    the block ends first
+    then the interrupt
+    """
+    import os
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = {n: signal.signal(n, lambda signum, frame: caught.append(signum)) for n in signums}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(signums))
+    try:
+        yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a pending signal runs our recorder now
+        for n, handler in previous.items():
+            signal.signal(n, handler)
+    for n in dict.fromkeys(caught):
+        handler = previous[n]
+        if callable(handler):
+            handler(n, None)
+        elif handler in (signal.SIG_DFL, None):
+            os.kill(os.getpid(), n)  # the default action, now
 
 
 def json_safe(x):
