@@ -70,9 +70,12 @@ _INDEX_BYTES_PER_POINT = 120  # resume index: a str and a set slot per point, be
 MAX_HEADER_BYTES = 2 * MAX_INPUT_BYTES + 2**16
 MAX_RECORD_BYTES = 256 * 2**20  # one point's JSON output (a golden cycle of F_30 prints 6 MB)
 _CONNECT_TIMEOUT = "20s"
-# One embedded worker process: RSS and start-up CPU measured by benchmarks/estimates.py.
+# The embedded cluster: the scheduler's start, then per worker process its RSS and
+# start-up CPU (Python, Dask and crawlmath imported afresh), shared by the cores;
+# benchmarks/estimates.py measured 6.7 s to a first point with 1 worker, 9.7 s with 2.
+SCHEDULER_SECONDS = 3.0
 WORKER_BYTES = 160 * 2**20
-WORKER_SECONDS = 2.0
+WORKER_SECONDS = 3.0
 _POLL_SECONDS = 0.1  # how often a client waiting for results checks that it still has a scheduler
 
 
@@ -618,13 +621,15 @@ def require_workers(n: int) -> None:
     """Refuse (`InvalidInput` below 1, `TooLarge` above the limits) an
     embedded cluster of ``n`` worker processes before starting it: each costs
     `WORKER_BYTES` of memory and `WORKER_SECONDS` of CPU to start (Python,
-    Dask and crawlmath imported afresh), shared by the usable cores."""
+    Dask and crawlmath imported afresh), shared by the usable cores, after
+    `SCHEDULER_SECONDS` for the scheduler."""
     if n < 1:
         raise InvalidInput("--workers", "must be >= 1", value=n)
     cores = len(os.sched_getaffinity(0))
     what = f"a local cluster of {n} worker processes"
     require_memory(n * WORKER_BYTES, "--workers", f"{what} ({format_bytes(WORKER_BYTES)} each)", value=n)
-    require_seconds(n * WORKER_SECONDS / min(n, cores), "--workers", f"starting {what} on {cores} cores", value=n)
+    require_seconds(SCHEDULER_SECONDS + n * WORKER_SECONDS / min(n, cores), "--workers",
+                    f"starting {what} on {cores} cores", value=n)
 
 
 class EtaProgress:

@@ -47,11 +47,11 @@ from .validate import require_int, require_memory, require_seconds
 PHI = (1 + math.sqrt(5)) / 2
 MAX_K = 38  # F_38 = 39 088 169 accesses per cycle; beyond that the schedule is refused
 # Cost of gamma(k, N) and its cyclic cost per access of the cycle, calibrated by
-# benchmarks/estimates.py (measured 72 B and 0.2-0.7 us per access on one core):
+# benchmarks/estimates.py (measured 67-72 B and 0.2-0.7 us per access on one core):
 # the Fibonacci keys, their argsort, owners, the sequence, the inter-access
 # distances and E[Z] are each one int64/float64 array of F_k entries.
 GOLDEN_BYTES_PER_ACCESS = 80
-GOLDEN_SECONDS_PER_ACCESS = 0.4e-6
+GOLDEN_SECONDS_PER_ACCESS = 0.7e-6
 
 
 @dataclass(frozen=True, eq=False)
@@ -492,7 +492,7 @@ def golden_estimate(k: int) -> tuple[float, float]:
     in the cycle length F_k, whatever N (the apportionment is O(N)).
 
     >>> golden_estimate(20)   # F_20 = 6765 accesses
-    (541200, 0.002706)
+    (541200, 0.0047355)
     """
     F = fibonacci(k)
     return GOLDEN_BYTES_PER_ACCESS * F, GOLDEN_SECONDS_PER_ACCESS * F

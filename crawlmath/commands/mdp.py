@@ -144,8 +144,10 @@ def run(args) -> int:
 # certification needs ~2 KB and ~2e-4 s per state (K = 120, N = 480: 174k
 # states, ~0.3 GiB, ~30 s); each --digits step of the exact bias refinement
 # (~50 bits) costs ~1e-5 s per state, and the steps grow with the digits
-# asked and with -log10 of the gain.  Estimates use ~3x.
-BYTES_PER_STATE, SECONDS_PER_STATE = 4000, 5e-4
+# asked and with -log10 of the gain.  benchmarks/estimates.py (issue 33)
+# measured K = N = 40, 80, 120 (5k-44k states): 1.9 KB and 1e-4 to 4e-4 s per
+# state; 3e-4 s keeps the estimate within 3x of each.
+BYTES_PER_STATE, SECONDS_PER_STATE = 4000, 3e-4
 DIGITS_SECONDS_PER_STATE_STEP = 3e-5
 
 

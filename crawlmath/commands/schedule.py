@@ -14,9 +14,9 @@ from ._common import inputs, integer, print_json, require_finite_output
 BYTES_PER_PAGE = 200
 # --json of a golden cycle prints the sequence, one "      12,\n" line per access
 # (7 bytes each for N < 100), through json's pure-Python indenting encoder:
-# measured 1-2 us and ~25 B of chunks per access (benchmarks/estimates.py).
+# measured 1.4-2.8 us and ~25 B of chunks per access (benchmarks/estimates.py).
 JSON_BYTES_PER_ACCESS = 48
-JSON_SECONDS_PER_ACCESS = 1.5e-6
+JSON_SECONDS_PER_ACCESS = 2.0e-6
 
 NAME = "schedule"
 HELP = "Crawler scheduling (Coffman–Liu–Weber): frequencies, lower bound C* and the cost of the optimal/randomized/golden policy."
