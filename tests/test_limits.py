@@ -228,3 +228,22 @@ def test_verify_api_refuses_bad_prefixes():
         verify(None)
     with pytest.raises(InvalidInput, match="match no claim"):
         verify("no-such-paper.")
+
+
+def test_estimates_benchmark_uses_the_commands_own_models(tmp_path):
+    """benchmarks/estimates.py compares the commands' own estimates (not copies) with measured runs."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "estimates.py"
+    spec = importlib.util.spec_from_file_location("crawlmath_benchmark_estimates", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    argv, nbytes, seconds = bench.golden(30, json=True)
+    F = s.fibonacci(30)
+    from crawlmath.commands import schedule
+
+    assert (nbytes, seconds) == (s.GOLDEN_BYTES_PER_ACCESS * F + schedule.JSON_BYTES_PER_ACCESS * F,
+                                 s.GOLDEN_SECONDS_PER_ACCESS * F + schedule.JSON_SECONDS_PER_ACCESS * F)
+    if Path(bench.TIME).exists():
+        rss, wall = bench.measure(bench.static(10)[0], str(tmp_path))
+        assert rss > 2**20 and wall > 0
