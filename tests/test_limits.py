@@ -247,3 +247,18 @@ def test_estimates_benchmark_uses_the_commands_own_models(tmp_path):
     if Path(bench.TIME).exists():
         rss, wall = bench.measure(bench.static(10)[0], str(tmp_path))
         assert rss > 2**20 and wall > 0
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda g: g.H_curve(points=10**12), TooLarge, "points"),
+    (lambda g: g.profile_max([1.0] * 1000, points=10**9), TooLarge, "1000 x 1000000000"),
+    (lambda g: g.adversarial_ratio_curve(j=5000), TooLarge, "pages"),
+    (lambda g: g.adversarial_ratio_curve(qs=[1.0] * 10**6), TooLarge, "golden cycles"),
+    (lambda g: g.adversarial_ratio_curve(k=40), TooLarge, "must be <= 38"),
+    (lambda g: g.H_curve(points="x"), InvalidInput, "integer"),
+])
+def test_golden_figures_are_bounded(call, error, words):
+    from crawlmath.numeric import golden
+
+    with limits(memory="8G", seconds=600), pytest.raises(error, match=words):
+        call(golden)
