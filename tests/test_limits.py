@@ -262,3 +262,16 @@ def test_golden_figures_are_bounded(call, error, words):
 
     with limits(memory="8G", seconds=600), pytest.raises(error, match=words):
         call(golden)
+
+
+def test_scheduling_api_costs_simulations_and_fibonacci_up_front():
+    from crawlmath.numeric.access_time import parse_access
+
+    p = s.make_problem([0.5, 1, 2], parse_access("exp:1"))
+    seq = s.golden_schedule(s.optimal_frequencies(p).frequencies, 12).sequence
+    with limits(memory="8G", seconds=600):
+        with pytest.raises(TooLarge, match="cycles of"):
+            s.simulate(seq, p, 10**9)
+        with pytest.raises(TooLarge, match="digits"):
+            s.fibonacci(10**12)  # would loop for hours
+    assert s.fibonacci(40) == 102334155
