@@ -275,3 +275,22 @@ def test_scheduling_api_costs_simulations_and_fibonacci_up_front():
         with pytest.raises(TooLarge, match="digits"):
             s.fibonacci(10**12)  # would loop for hours
     assert s.fibonacci(40) == 102334155
+
+
+def test_report_swap_never_overwrites_a_file_no_report_wrote(tmp_path):
+    from crawlmath.report.build import MANIFEST, _swap
+
+    out, tmp = tmp_path / "rep", tmp_path / "tmp"
+    (out / "figures").mkdir(parents=True)
+    (out / MANIFEST).write_text(json.dumps({"generator": "crawlmath report", "files": ["index.html"]}))
+    (out / "index.html").write_text("old report")
+    (out / "figures" / "a.png").write_text("the user's picture")
+    (tmp / "figures").mkdir(parents=True)
+    (tmp / "index.html").write_text("new report")
+    (tmp / "figures" / "a.png").write_text("our figure")
+    with pytest.raises(InvalidInput, match="figures/a.png exists but no previous report wrote it"):
+        _swap(tmp, out)
+    assert (out / "figures" / "a.png").read_text() == "the user's picture"
+    assert (out / "index.html").read_text() == "old report"  # refused before anything moved
+    _swap(tmp, out, force=True)
+    assert (out / "figures" / "a.png").read_text() == "our figure"
