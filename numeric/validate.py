@@ -277,7 +277,7 @@ def require_memory(nbytes: float, argument: str, what: str, *, value=None) -> No
     limit = max_memory()
     if not nbytes <= limit:
         raise TooLarge(argument, f"{what} needs an estimated {format_bytes(nbytes)}, over the limit "
-                                 f"{format_bytes(limit)} (raise it with --max-memory or {MEMORY_ENV})", value=value)
+                                 f"{format_bytes(limit)} (raise it with --max-memory, {MEMORY_ENV} or limits(memory=...))", value=value)
 
 
 @contextlib.contextmanager
@@ -313,7 +313,7 @@ def require_seconds(seconds: float, argument: str, what: str, *, value=None) -> 
     limit = max_seconds()
     if not seconds <= limit:
         raise TooLarge(argument, f"{what} needs an estimated {format_seconds(seconds)}, over the limit "
-                                 f"{format_seconds(limit)} (raise it with --max-seconds or {SECONDS_ENV})", value=value)
+                                 f"{format_seconds(limit)} (raise it with --max-seconds, {SECONDS_ENV} or limits(seconds=...))", value=value)
 
 
 # --- Input files ----------------------------------------------------------------
