@@ -76,6 +76,31 @@ def check_access(access, text: str) -> None:
                                        f"(between {sys.float_info.min:.3g} and {1 / sys.float_info.min:.3g})", value=text)
 
 
+def check_weight_scale(problem) -> None:
+    """The float route forms sum c_i and the multipliers c_i nu/mu_i (Thm 3.4, (8));
+    they must be finite.  The frequencies do not depend on a common factor of
+    the c_i and the costs scale with it, so the user can divide it out.
+
+    >>> import numpy as np
+    >>> from types import SimpleNamespace as P
+    >>> try:
+    ...     check_weight_scale(P(weights=np.array([1e308, 1e308]), rates=np.array([1.0, 2.0]), nu=1.0))
+    ... except Exception as exc:
+    ...     print(exc)
+    --weights: sum c_i or c_i nu/mu_i overflows float64; the frequencies do not change when every c_i is divided by the same factor and the costs scale with it: divide the weights by a common factor
+    """
+    import numpy as np
+
+    from ..numeric.errors import InvalidInput
+
+    with np.errstate(over="ignore"):
+        finite = np.isfinite(problem.weights.sum()) and np.all(np.isfinite(problem.weights * problem.nu / problem.rates))
+    if not finite:
+        raise InvalidInput("--weights", "sum c_i or c_i nu/mu_i overflows float64; the frequencies do not change when "
+                                        "every c_i is divided by the same factor and the costs scale with it: divide "
+                                        "the weights by a common factor")
+
+
 def make_problem(s, rates, access, weights, text: str):
     """The validated problem; an h_i = E exp(-mu_i X) that rounds to 0 or 1 in
     float64 is blamed on the page's rate against --access, not on h."""
@@ -112,6 +137,7 @@ def run(args) -> int:
         raise cls("--k", f"must lie in 1..{s.MAX_K} (F_{s.MAX_K} = {s.fibonacci(s.MAX_K)} accesses per cycle)",
                   value=args.k)
     problem = make_problem(s, rates, access, weights, args.access)
+    check_weight_scale(problem)
     lb = s.optimal_frequencies(problem)
     out = {"policy": args.policy, "lower_bound": lb.lower_bound, "lower_bound_method": lb.method, "kkt_residual": lb.residual}
     if args.policy == "optimal":
