@@ -151,16 +151,52 @@ def optimal_frequencies(rates: Sequence[float], access: str = "det:1", weights=N
     ``exp:RATE``, ``gamma:SHAPE,RATE``, ``uniform:A,B``, ``hyperexp:p1,r1,p2,r2``),
     ``weights`` c_i (default c_i = μ_i).
 
+    Bad input raises `InvalidInput` naming the argument (complex, text, bool,
+    nan or inf entries included); a number of pages whose work arrays exceed
+    the memory limit raises `TooLarge` before anything is allocated.  The
+    limits are ``CRAWLMATH_MAX_MEMORY`` / ``CRAWLMATH_MAX_SECONDS``, or for a
+    block of calls ``with crawlmath.numeric.validate.limits(memory="64G"):``.
+
     Examples
     --------
     >>> r = optimal_frequencies([0.5, 1, 2], "det:1")
     >>> r.frequencies.round(6).tolist()      # ∝ ln(1/h_i) = μ_i for X = 1
     [0.142857, 0.285714, 0.571429]
+    >>> try:
+    ...     optimal_frequencies([1, 2], None)
+    ... except Exception as exc:
+    ...     print(type(exc).__name__, exc)
+    InvalidInput access: must be a text such as 'det:1' or 'exp:2' (got 'NoneType')
     """
-    from .numeric.access_time import parse_access
+    from .commands.schedule import BYTES_PER_PAGE
+    from .numeric.access_time import AccessTime, parse_access
+    from .numeric.errors import InvalidInput
     from .numeric.scheduling import make_problem, optimal_frequencies as solve
+    from .numeric.validate import require_real_vector
 
-    return solve(make_problem(rates, parse_access(access), weights))
+    mu = require_real_vector(rates, "rates", bytes_per_entry=BYTES_PER_PAGE)
+    c = None if weights is None else require_real_vector(weights, "weights")
+    if not isinstance(access, (str, AccessTime)):
+        raise InvalidInput("access", "must be a text such as 'det:1' or 'exp:2'", value=type(access).__name__)
+    if isinstance(access, str):
+        try:
+            access = parse_access(access)
+        except InvalidInput as exc:  # parse_access words its errors for the CLI's --access
+            raise InvalidInput("access", exc.rule, value=exc.value, entry=exc.entry) from None
+    import sys
+
+    tiny = sys.float_info.min
+    if not tiny <= access.mean <= 1 / tiny:  # the float route divides by E[X] and by 1/E[X]
+        raise InvalidInput("access", f"E[X] = {access.mean!r} and 1/E[X] must be normal doubles", value=str(access))
+    try:
+        problem = make_problem(mu, access, c)
+    except InvalidInput as exc:
+        if not exc.argument.startswith("h("):
+            raise
+        raise InvalidInput("rates", f"h_i = E exp(-mu_i X) = {exc.value!r} must lie strictly in (0, 1) in float64: "
+                                    "mu_i E[X] is too small or too large", value=float(mu[exc.entry]),
+                           entry=exc.entry) from None
+    return solve(problem)
 
 
 def mean_field_colours(K: int, C: int) -> "MeanField":
@@ -222,6 +258,15 @@ def verify(*prefixes: str, quick: bool = False) -> "list[Result]":
     >>> {r.claim.id: r.outcome.status.value for r in verify("coffman.sched.lemma-4.1.small-f")}
     {'coffman.sched.lemma-4.1.small-f': 'ERRATUM'}
     """
+    from .numeric.errors import InvalidInput
     from .proofs.registry import run, select
 
-    return run(select(prefixes, quick=quick))
+    for i, p in enumerate(prefixes):
+        if not isinstance(p, str):
+            raise InvalidInput("prefixes", "must be claim-id prefixes (text)", value=type(p).__name__, entry=i)
+    if not isinstance(quick, bool):
+        raise InvalidInput("quick", "must be True or False", value=quick)
+    claims = select(prefixes, quick=quick)
+    if not claims:
+        raise InvalidInput("prefixes", "match no claim id", value=list(prefixes))
+    return run(claims)

@@ -18,7 +18,7 @@ Exit codes (every failure is one line on stderr, never a traceback;
       ``CRAWLMATH_MAX_SECONDS``), or the machine ran out of memory
 5     ``verify``: verdicts differ from the committed record
 70    an unexpected internal error: a crawlmath bug (``EX_SOFTWARE``)
-130   interrupted (Ctrl-C)
+130   interrupted (Ctrl-C, or SIGTERM)
 141   stdout closed early (``| head``): output stops quietly, as on SIGPIPE
 ====  ======================================================================
 
@@ -32,12 +32,13 @@ import contextlib
 import importlib
 import os
 import pkgutil
+import signal
 import sys
 import warnings
 
 from . import commands as _commands_pkg
 from .numeric.errors import InvalidInput, SolverError, TooLarge
-from .numeric.validate import MEMORY_ENV, SECONDS_ENV, parse_seconds, parse_size
+from .numeric.validate import MEMORY_ENV, SECONDS_ENV, limits, parse_seconds, parse_size
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_SOLVER, EXIT_TOO_LARGE, EXIT_RECORD = 0, 1, 2, 3, 4, 5
 EXIT_BUG, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 70, 130, 141
@@ -116,25 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-@contextlib.contextmanager
 def _limits(args):
-    """Set the limit variables from --max-memory/--max-seconds for this run
-    only (restored afterwards, so in-process callers are unaffected)."""
-    new = {}
-    if hasattr(args, "max_memory"):
-        new[MEMORY_ENV] = str(parse_size(args.max_memory, "--max-memory"))
-    if hasattr(args, "max_seconds"):
-        new[SECONDS_ENV] = repr(parse_seconds(args.max_seconds, "--max-seconds"))
-    saved = {k: os.environ.get(k) for k in new}
-    os.environ.update(new)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    """`validate.limits` from --max-memory/--max-seconds for this run only
+    (restored afterwards, so in-process callers are unaffected)."""
+    memory = parse_size(args.max_memory, "--max-memory") if hasattr(args, "max_memory") else None
+    seconds = parse_seconds(args.max_seconds, "--max-seconds") if hasattr(args, "max_seconds") else None
+    return limits(memory, seconds)
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
@@ -175,9 +163,12 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, "_run", None):
             parser.print_help()
             return EXIT_BAD_INPUT
-        with _limits(args), warnings.catch_warnings():
-            warnings.showwarning = _one_line_warning
+        # Warnings are held until the command returns: a refusal stays one line
+        # (the overflow warnings of a rejected input are not printed before it).
+        with _limits(args), warnings.catch_warnings(record=True) as caught:
             code = int(args._run(args))
+        for w in caught:
+            _one_line_warning(w.message, w.category, w.filename, w.lineno)
         sys.stdout.flush()
         return code
     except SystemExit as exc:  # --help, --version
@@ -203,6 +194,29 @@ def main(argv: list[str] | None = None) -> int:
                      f"(set {DEBUG_ENV}=1 for the traceback)", EXIT_BUG)
 
 
+def _terminated(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def install_signal_handlers() -> None:
+    """SIGTERM handled as Ctrl-C is (KeyboardInterrupt: the command cleans up,
+    exit 130) from the first instant of the process; a signal the parent set
+    to be ignored (``nohup``, a background job) stays ignored."""
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _terminated)
+
+
+def tolerate_output_encoding() -> None:
+    """Characters the terminal's encoding cannot show (``PYTHONIOENCODING=ascii``
+    and help texts with λ, μ, –) are written as ``\\u03bb`` escapes instead of
+    raising UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")
+
+
 def entry() -> None:
     """Console-script entry point: exit the process with the code :func:`main` returns."""
+    install_signal_handlers()
+    tolerate_output_encoding()
     sys.exit(main())

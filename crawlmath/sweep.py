@@ -49,13 +49,14 @@ import signal
 import sys
 import threading
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from .commands._common import signals_held
 from .numeric.errors import CrawlmathError, InvalidInput, SolverError
-from .numeric.validate import require_memory
+from .numeric.validate import (MAX_INPUT_BYTES, format_bytes, parse_document, read_input_file, require_memory,
+                               require_regular_file, require_seconds)
 
 COMMANDS = ("static", "mdp", "bmap", "schedule", "colours")
 FORMAT = "crawlmath-sweep/1"
@@ -64,7 +65,17 @@ RECORDED_EXITS = {0: "ok", 2: "bad input", 3: "solver could not deliver", 4: "to
 _FORBIDDEN_KEYS = ("json", "help", "h")  # the sweep adds --json itself; --help would exit
 _SYNC_SECONDS = 1.0  # fsync the output at most this often (and at the end)
 _INDEX_BYTES_PER_POINT = 120  # resume index: a str and a set slot per point, beyond the key's text
+# Lines of an existing --out are read bounded: a foreign file without newlines is refused
+# after this many bytes, not read whole.  The header holds the spec (<= MAX_INPUT_BYTES).
+MAX_HEADER_BYTES = 2 * MAX_INPUT_BYTES + 2**16
+MAX_RECORD_BYTES = 256 * 2**20  # one point's JSON output (a golden cycle of F_30 prints 6 MB)
 _CONNECT_TIMEOUT = "20s"
+# The embedded cluster: the scheduler's start, then per worker process its RSS and
+# start-up CPU (Python, Dask and crawlmath imported afresh), shared by the cores;
+# benchmarks/estimates.py measured 6.7 s to a first point with 1 worker, 9.7 s with 2.
+SCHEDULER_SECONDS = 3.0
+WORKER_BYTES = 160 * 2**20
+WORKER_SECONDS = 3.0
 _POLL_SECONDS = 0.1  # how often a client waiting for results checks that it still has a scheduler
 
 
@@ -128,17 +139,17 @@ def canonical(obj) -> str:
 
 
 def load_spec(path: str | Path) -> Spec:
-    """Read and validate a spec file (``.toml``, else JSON)."""
+    """Read and validate a spec file (``.toml``, else JSON): a regular file of
+    at most `MAX_INPUT_BYTES`, nested at most `MAX_INPUT_DEPTH` deep."""
     p = Path(path)
+    kind = "TOML" if p.suffix.lower() == ".toml" else "JSON"
+    text = read_input_file(p, "SPEC")
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidInput("SPEC", f"cannot be read: {exc.strerror or exc}", value=str(p)) from None
-    try:
-        data = tomllib.loads(text) if p.suffix.lower() == ".toml" else json.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        kind = "TOML" if p.suffix.lower() == ".toml" else "JSON (use a .toml name for TOML)"
-        raise InvalidInput("SPEC", f"is not valid {kind}: {exc}", value=str(p)) from None
+        data = parse_document(text, "SPEC", kind, where=str(p))
+    except InvalidInput as exc:
+        if kind == "JSON" and exc.rule.startswith("is not valid"):
+            exc = InvalidInput("SPEC", exc.rule + " (use a .toml name for TOML)", value=str(p))
+        raise exc from None
     return parse_spec(data)
 
 
@@ -308,13 +319,18 @@ class SweepFile:
         self.path, self.spec = Path(path), spec
         self.done: set[str] = set()
         self._last_sync = time.monotonic()
-        if not self.path.exists():
+        if not os.path.lexists(self.path):
+            if not self.path.absolute().parent.is_dir():
+                raise InvalidInput("--out", f"cannot be created: its folder {self.path.absolute().parent} does not "
+                                            "exist or is not a folder", value=str(self.path))
             self._create()
+        require_regular_file(self.path, "--out")  # a FIFO or device would block or never end
         try:
-            self.fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
+            self.fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_NONBLOCK)
         except OSError as exc:
             raise InvalidInput("--out", f"cannot be opened: {exc.strerror or exc}", value=str(self.path)) from None
         try:
+            require_regular_file(self.path, "--out", os.fstat(self.fd))  # swapped since the stat
             self._lock()
             self._read()
         except BaseException:
@@ -347,14 +363,17 @@ class SweepFile:
     def _read(self) -> None:
         with open(self.fd, "rb", closefd=False) as f:
             f.seek(0)
-            lines = iter(f)
-            head = next(lines, b"")
+            head = f.readline(MAX_HEADER_BYTES + 1)
             if not head:  # an empty file holds nothing to lose: make it ours
                 self._write_line(canonical(self.spec.header()))
                 return
             self._check_header(head)
-            offset = len(head)
-            for number, raw in enumerate(lines, start=2):
+            offset, number = len(head), 1
+            while raw := f.readline(MAX_RECORD_BYTES + 1):
+                number += 1
+                if len(raw) > MAX_RECORD_BYTES:
+                    raise InvalidInput("--out", f"line {number} is longer than {MAX_RECORD_BYTES} bytes: not a record "
+                                                "of a sweep; the file is damaged", value=str(self.path))
                 if not raw.endswith(b"\n"):  # the last line, cut short by a kill mid-write
                     os.truncate(self.fd, offset)
                     return
@@ -580,27 +599,37 @@ def dask_client(workers: int | None = None, scheduler: str | None = None):
             yield client
         return
     n = workers if workers is not None else len(os.sched_getaffinity(0))
-    with _sigint_ignored():  # inherited by the worker processes: Ctrl-C is the client's to handle
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                               worker_dashboard_address=None, silence_logs=logging.ERROR)
-    with cluster, Client(cluster) as client:
+    require_workers(n)
+    with contextlib.ExitStack() as stack:
+        # SIGINT held back (not ignored) while the cluster starts: the worker
+        # processes inherit the mask, so a Ctrl-C on the terminal (sent to the
+        # whole process group) reaches only this client; one arriving meanwhile
+        # is delivered when the block ends, inside the stack, which closes the
+        # cluster on its way out (it used to be lost under SIG_IGN).
+        with signals_held(signal.SIGINT):
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                worker_dashboard_address=None, silence_logs=logging.ERROR,
+                # the scheduler's HTTP routes start even without a dashboard, on 8787 by
+                # default (a three-line warning when it is taken): any free local port
+                scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"}))
+            client = stack.enter_context(Client(cluster))
         yield client
 
 
-@contextlib.contextmanager
-def _sigint_ignored():
-    """Ignore SIGINT while worker processes are spawned: an ignored signal
-    survives exec, so a Ctrl-C on the terminal (sent to the whole process
-    group) reaches only the client, which cancels the tasks and closes the
-    cluster, instead of raising KeyboardInterrupt inside every worker."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+def require_workers(n: int) -> None:
+    """Refuse (`InvalidInput` below 1, `TooLarge` above the limits) an
+    embedded cluster of ``n`` worker processes before starting it: each costs
+    `WORKER_BYTES` of memory and `WORKER_SECONDS` of CPU to start (Python,
+    Dask and crawlmath imported afresh), shared by the usable cores, after
+    `SCHEDULER_SECONDS` for the scheduler."""
+    if n < 1:
+        raise InvalidInput("--workers", "must be >= 1", value=n)
+    cores = len(os.sched_getaffinity(0))
+    what = f"a local cluster of {n} worker processes"
+    require_memory(n * WORKER_BYTES, "--workers", f"{what} ({format_bytes(WORKER_BYTES)} each)", value=n)
+    require_seconds(SCHEDULER_SECONDS + n * WORKER_SECONDS / min(n, cores), "--workers",
+                    f"starting {what} on {cores} cores", value=n)
 
 
 class EtaProgress:

@@ -286,6 +286,20 @@ def latex_document(modules: list[str]) -> str:
     )
 
 
+def file_names(lang: str, modules: list[str]) -> list[str]:
+    """The names of the files `expected_files` writes for ``modules``, known
+    before anything is derived (so a destination can be checked first).
+
+    >>> file_names("c", ["golden"])
+    ['crawlmath_golden.h', 'crawlmath_golden.c']
+    """
+    if lang == "python":
+        return [f"{m}.py" for m in modules]
+    if lang == "latex":
+        return [f"{m}.tex" for m in modules] + ["formulas.tex"]
+    return [f"{C_PREFIX}_{m}{ext}" for m in modules for ext in (".h", ".c")]
+
+
 def expected_files(lang: str, out: Path, modules: dict[str, list[Formula]] | None = None) -> dict[Path, str]:
     """Every file ``crawlmath codegen --lang LANG --out OUT`` writes, with its text.
 
@@ -307,17 +321,12 @@ def expected_files(lang: str, out: Path, modules: dict[str, list[Formula]] | Non
     if modules is None:
         modules = {m: codegen.formulas_of(m) for m in codegen.derivation_modules()}
     if lang == "python":
-        return {out / f"{m}.py": codegen.render(m) for m in modules}
-    if lang == "latex":
-        files = {out / f"{m}.tex": latex_module(m, fs) for m, fs in modules.items()}
-        files[out / "formulas.tex"] = latex_document(list(modules))
-        return files
-    exports = [c_module(m, fs) for m, fs in modules.items()]
-    files = {}
-    for e in exports:
-        files[out / f"{C_PREFIX}_{e.module}.h"] = e.header
-        files[out / f"{C_PREFIX}_{e.module}.c"] = e.source
-    return files
+        texts = [codegen.render(m) for m in modules]
+    elif lang == "latex":
+        texts = [latex_module(m, fs) for m, fs in modules.items()] + [latex_document(list(modules))]
+    else:
+        texts = [t for m, fs in modules.items() for e in [c_module(m, fs)] for t in (e.header, e.source)]
+    return {out / name: text for name, text in zip(file_names(lang, list(modules)), texts)}
 
 
 def stale(files: dict[Path, str]) -> list[Path]:

@@ -36,7 +36,7 @@ import numpy as np
 from .bmap_model import BmapModel, Costs
 from .errors import InvalidInput
 from .tolerance import STRUCTURE_ABS
-from .validate import require_memory, require_seconds
+from .validate import read_input_file, require_memory, require_seconds
 from .phase_type import BMAP, DecimalText, PhaseType, bmmap, exact, exact_array, independent_robots, thinned
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "proofs" / "models"
@@ -60,17 +60,11 @@ def _decode(p: Path) -> dict:
     """The file's top-level table; every file-system and decoding failure
     becomes one `InvalidInput` line naming the file."""
     kind = "TOML" if p.suffix == ".toml" else "JSON"
+    text = read_input_file(p, "MODEL", max_bytes=MAX_FILE_BYTES)  # stat and size checked before reading
     try:
-        data = p.read_bytes()
-        if len(data) > MAX_FILE_BYTES:
-            raise InvalidInput("MODEL", f"is larger than {MAX_FILE_BYTES} bytes; not a model file", value=str(p))
-        require_seconds(SECONDS_PER_BYTE * len(data), "MODEL", f"decoding a {len(data)}-byte model file", value=str(p))
-        text = data.decode("utf-8")
+        require_seconds(SECONDS_PER_BYTE * len(text), "MODEL", f"decoding a {len(text)}-character model file",
+                        value=str(p))
         return tomllib.loads(text, parse_float=DecimalText) if kind == "TOML" else json.loads(text, parse_float=DecimalText)
-    except OSError as exc:
-        raise InvalidInput("MODEL", f"cannot be read: {exc.strerror or exc}", value=str(p)) from None
-    except UnicodeDecodeError as exc:
-        raise InvalidInput("MODEL", f"is not UTF-8 text (byte {exc.start}: {exc.reason})", value=str(p)) from None
     except RecursionError:
         raise InvalidInput("MODEL", f"is nested too deeply to be a model file ({kind})", value=str(p)) from None
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:

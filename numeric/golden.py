@@ -31,10 +31,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import SolverError
+from .validate import require_int, require_memory, require_positive, require_seconds
 from .generated import golden as gen
 
 PHI = (1 + math.sqrt(5)) / 2
 TWO_PHI2_OVER_5 = 2 * PHI**2 / 5  # lim_(q->0) H(q): the printed constant of (19)
+# float64 temporaries per grid point of H_curve / profile_max, and work arrays per
+# page of adversarial_ratio_curve (as the schedule command's BYTES_PER_PAGE)
+_GRID_BYTES, _PAGE_BYTES = 64, 200
 WORST_PROFILE = float(gen.golden_worst())  # phi^5/10 = max_s lim_(q->0) G(q, s), at s = phi^2/2
 
 
@@ -46,6 +50,9 @@ def H(q):
 
 def H_curve(q_max: float = 10.0, points: int = 400) -> tuple[np.ndarray, np.ndarray, float]:
     """(q, H(q), 2 phi^2/5) on a log grid of (0, q_max] for the report figure."""
+    q_max = require_positive(q_max, "q_max")
+    points = require_int(points, "points", minimum=2)
+    require_memory(_GRID_BYTES * points, "points", f"a curve of {points} points", value=points)
     qs = np.geomspace(1e-4, q_max, points)
     return qs, np.asarray(H(qs), dtype=float), TWO_PHI2_OVER_5
 
@@ -59,7 +66,10 @@ def profile(q, s):
 def profile_max(q, points: int = 801) -> np.ndarray:
     """max over a grid of s in [1, phi] of G(q, s) (for figures: the worst bracket
     position at each q; the certified bound is :func:`certify_profile_bound`)."""
+    points = require_int(points, "points", minimum=2)
     qs = np.atleast_1d(np.asarray(q, dtype=float))
+    require_memory(_GRID_BYTES * float(qs.size) * points, "points", f"a grid of {qs.size} x {points} (q, s)",
+                   value=points)
     ss = np.linspace(1.0, PHI, points)
     return np.max(profile(qs[:, None], ss[None, :]), axis=1)
 
@@ -318,7 +328,14 @@ def adversarial_ratio_curve(qs=None, j: int = 10, k: int = 26) -> dict:
     from . import scheduling as s
     from .access_time import Deterministic
 
-    qs = np.geomspace(1e-3, 10, 25) if qs is None else np.asarray(qs, dtype=float)
+    qs = np.geomspace(1e-3, 10, 25) if qs is None else np.atleast_1d(np.asarray(qs, dtype=float))
+    j = require_int(j, "j", minimum=2)
+    k = require_int(k, "k", minimum=2)
+    pages = 2 * PHI ** min(j - 2, 1400)  # capped: phi^1475 overflows float64, and far less is refused here
+    require_memory(_PAGE_BYTES * pages, "j", f"N = 2 phi^(j-2) = {pages:.3g} pages", value=j)
+    s.require_golden_budget(k)
+    _, seconds = s.golden_estimate(k)
+    require_seconds(qs.size * seconds, "qs", f"{qs.size} golden cycles of F_{k} accesses", value=qs.size)
     N = round(2 * PHI ** (j - 2))
     exact = []
     for qv in qs:

@@ -42,10 +42,21 @@ from .errors import InvalidInput, SolverError, TooLarge
 from .generated import golden as ggen
 from .generated import scheduling as gen
 from .tolerance import FLOAT_REL, STRUCTURE_ABS
-from .validate import require_int
+from .validate import require_int, require_memory, require_seconds
 
 PHI = (1 + math.sqrt(5)) / 2
 MAX_K = 38  # F_38 = 39 088 169 accesses per cycle; beyond that the schedule is refused
+# Cost of gamma(k, N) and its cyclic cost per access of the cycle, calibrated by
+# benchmarks/estimates.py (measured 67-72 B and 0.2-0.7 us per access on one core):
+# the Fibonacci keys, their argsort, owners, the sequence, the inter-access
+# distances and E[Z] are each one int64/float64 array of F_k entries.
+GOLDEN_BYTES_PER_ACCESS = 80
+MAX_FIBONACCI_K = 100_000  # F_100000 has 20 899 digits: ~0.1 s; a golden cycle stops at MAX_K anyway
+# simulate(): per simulated access, the durations, tiled pages, their argsort and a
+# few float64 work arrays (measured 82 B and 0.32 us on one core, F_20 x 20-200 cycles)
+SIMULATE_BYTES_PER_ACCESS = 100
+SIMULATE_SECONDS_PER_ACCESS = 0.5e-6
+GOLDEN_SECONDS_PER_ACCESS = 0.7e-6
 
 
 @dataclass(frozen=True, eq=False)
@@ -413,8 +424,11 @@ def _kkt_randomized(problem: Problem, x: np.ndarray, lam: float) -> float:
 
 
 def fibonacci(k: int) -> int:
-    """F_k with the text's Binet formula F_k = (phi^k - (1-phi)^k)/sqrt5: F_0 = 0, F_1 = 1."""
+    """F_k with the text's Binet formula F_k = (phi^k - (1-phi)^k)/sqrt5: F_0 = 0, F_1 = 1
+    (k <= `MAX_FIBONACCI_K`: F_k has 0.209 k digits and k additions of them)."""
     k = require_int(k, "k", minimum=0)
+    if k > MAX_FIBONACCI_K:
+        raise TooLarge("k", f"must be <= {MAX_FIBONACCI_K} (F_k has about {0.209 * k:.3g} digits)", value=k)
     a, b = 0, 1
     for _ in range(k):
         a, b = b, a + b
@@ -472,14 +486,37 @@ def golden_schedule(frequencies, k: int) -> GoldenSchedule:
     """gamma(k, N) for target frequencies x (normally (10))."""
     x = np.asarray(frequencies, dtype=float)
     k = require_int(k, "k", minimum=2)
-    if k > MAX_K:
-        raise TooLarge("k", f"must be <= {MAX_K} (F_{MAX_K} = {fibonacci(MAX_K)} accesses per cycle)", value=k)
+    require_golden_budget(k)
     F = fibonacci(k)
     M = apportion(x, F)
     empty = np.flatnonzero(M == 0)
     if empty.size:
         raise InvalidInput("k", f"F_k = {F} gives page {int(empty[0]) + 1} no access; increase k", value=k, entry=int(empty[0]))
     return GoldenSchedule(k, F, M, x, golden_sequence(M))
+
+
+def golden_estimate(k: int) -> tuple[float, float]:
+    """(bytes, seconds) estimated for gamma(k, N) and its cyclic cost: linear
+    in the cycle length F_k, whatever N (the apportionment is O(N)).
+
+    >>> golden_estimate(20)   # F_20 = 6765 accesses
+    (541200, 0.0047355)
+    """
+    F = fibonacci(k)
+    return GOLDEN_BYTES_PER_ACCESS * F, GOLDEN_SECONDS_PER_ACCESS * F
+
+
+def require_golden_budget(k: int, argument: str = "k", *, extra: tuple[float, float] = (0.0, 0.0),
+                          what: str = "") -> None:
+    """Refuse (`TooLarge`) gamma(k, N) above k = MAX_K or above the memory and
+    time limits, before allocating; ``extra`` (bytes, seconds) adds the
+    caller's own per-cycle costs (the CLI's JSON text)."""
+    if k > MAX_K:
+        raise TooLarge(argument, f"must be <= {MAX_K} (F_{MAX_K} = {fibonacci(MAX_K)} accesses per cycle)", value=k)
+    nbytes, seconds = golden_estimate(k)
+    what = f"the golden cycle F_{k} = {fibonacci(k)} accesses{what}"
+    require_memory(nbytes + extra[0], argument, what, value=k)
+    require_seconds(seconds + extra[1], argument, what, value=k)
 
 
 def default_k(x) -> int:
@@ -551,6 +588,10 @@ def simulate(sequence, problem: Problem, cycles: int, *, seed: int = 0, batches:
     batches = require_int(batches, "batches", minimum=2)
     if cycles < batches:
         raise InvalidInput("cycles", f"must be >= batches ({batches})", value=cycles)
+    n = float(seq.size) * cycles
+    what = f"{cycles} cycles of {seq.size} accesses"
+    require_memory(SIMULATE_BYTES_PER_ACCESS * n, "cycles", what, value=cycles)
+    require_seconds(SIMULATE_SECONDS_PER_ACCESS * n, "cycles", what, value=cycles)
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
     K = seq.size

@@ -9,8 +9,10 @@ resource limits are used on every command's start-up path.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import stat
 import sys
 from numbers import Real
 
@@ -110,6 +112,43 @@ def require_digits(value, name: str = "digits", *, minimum: int = 1) -> int:
             or not minimum <= value <= MAX_DIGITS:
         raise InvalidInput(name, f"must be an integer from {minimum} to {MAX_DIGITS}", value=value)
     return int(value)
+
+
+def require_real_vector(values, name: str, *, bytes_per_entry: int = 8) -> np.ndarray:
+    """A non-empty 1-D float64 array of finite real numbers from a sequence or
+    array; refuses strings, bools, complex and object entries by name, and
+    refuses (`TooLarge`) before converting when ``bytes_per_entry`` times the
+    length exceeds the memory limit.
+
+    >>> require_real_vector([1, 2.5], "rates").tolist()
+    [1.0, 2.5]
+    >>> try:
+    ...     require_real_vector([1, 2j], "rates")
+    ... except InvalidInput as exc:
+    ...     print(exc)
+    rates: must be real numbers, not complex (got 'complex128')
+    """
+    import numpy as np
+
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__len__"):
+        raise InvalidInput(name, "must be a sequence or array of numbers", value=type(values).__name__)
+    require_memory(bytes_per_entry * float(len(values)), name, f"{len(values)} entries "
+                                                               f"({bytes_per_entry} bytes each)", value=len(values))
+    try:
+        raw = np.asarray(values)
+    except (ValueError, TypeError) as exc:
+        raise InvalidInput(name, f"must be a vector of numbers ({exc})") from None
+    if raw.dtype.kind == "c":
+        raise InvalidInput(name, "must be real numbers, not complex", value=str(raw.dtype))
+    if raw.dtype.kind not in "iuf":
+        raise InvalidInput(name, "must be real numbers (not bool, text or objects)", value=str(raw.dtype))
+    v = raw.astype(float, copy=False)
+    if v.ndim != 1 or v.size == 0:
+        raise InvalidInput(name, "must be a non-empty vector", value=v.shape)
+    bad = np.flatnonzero(~np.isfinite(v))
+    if bad.size:
+        raise InvalidInput(name, "entries must be finite", value=float(v[bad[0]]), entry=int(bad[0]))
+    return v
 
 
 def require_probability_vector(vec, name: str) -> np.ndarray:
@@ -277,7 +316,35 @@ def require_memory(nbytes: float, argument: str, what: str, *, value=None) -> No
     limit = max_memory()
     if not nbytes <= limit:
         raise TooLarge(argument, f"{what} needs an estimated {format_bytes(nbytes)}, over the limit "
-                                 f"{format_bytes(limit)} (raise it with --max-memory or {MEMORY_ENV})", value=value)
+                                 f"{format_bytes(limit)} (raise it with --max-memory, {MEMORY_ENV} or limits(memory=...))", value=value)
+
+
+@contextlib.contextmanager
+def limits(memory: str | int | None = None, seconds: float | None = None):
+    """The memory and time limits for the calls inside the block (the Python
+    API's way to lift or lower them; the console script's --max-memory and
+    --max-seconds use it), restored afterwards.  ``memory`` is bytes or a
+    size such as ``"64G"``.
+
+    >>> with limits(memory="64G", seconds=3600):
+    ...     format_bytes(max_memory()), max_seconds()
+    ('64 GiB', 3600.0)
+    """
+    new = {}
+    if memory is not None:
+        new[MEMORY_ENV] = str(parse_size(memory, "memory"))
+    if seconds is not None:
+        new[SECONDS_ENV] = repr(parse_seconds(seconds, "seconds"))
+    saved = {k: os.environ.get(k) for k in new}
+    os.environ.update(new)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def require_seconds(seconds: float, argument: str, what: str, *, value=None) -> None:
@@ -285,4 +352,110 @@ def require_seconds(seconds: float, argument: str, what: str, *, value=None) -> 
     limit = max_seconds()
     if not seconds <= limit:
         raise TooLarge(argument, f"{what} needs an estimated {format_seconds(seconds)}, over the limit "
-                                 f"{format_seconds(limit)} (raise it with --max-seconds or {SECONDS_ENV})", value=value)
+                                 f"{format_seconds(limit)} (raise it with --max-seconds, {SECONDS_ENV} or limits(seconds=...))", value=value)
+
+
+# --- Input files ----------------------------------------------------------------
+# Every file a command reads is bounded before a byte is read: stat first (a
+# FIFO, a device or a folder is refused, so nothing blocks or reads forever),
+# a size cap, then a parse whose nesting is bounded.
+
+MAX_INPUT_BYTES = 16 * 2**20  # a model or spec file is a few KiB; 16 MiB leaves room for large matrices
+MAX_INPUT_DEPTH = 64  # nesting of a decoded input (a spec is 3 deep, a model file 6)
+_FILE_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in words, from its ``st_mode``.
+
+    >>> file_kind(stat.S_IFIFO)
+    'a FIFO (named pipe)'
+    """
+    return next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
+
+
+def require_regular_file(path, argument: str, st: os.stat_result | None = None) -> os.stat_result:
+    """``os.stat(path)`` of a regular file (symlinks followed); `InvalidInput`
+    naming ``argument`` when it is missing, unreadable or anything else."""
+    try:
+        st = st or os.stat(path)
+    except OSError as exc:
+        raise InvalidInput(argument, f"cannot be read: {exc.strerror or exc}", value=str(path)) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InvalidInput(argument, f"must be a regular file, not {file_kind(st.st_mode)}", value=str(path))
+    return st
+
+
+def read_input_file(path, argument: str, *, max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """The UTF-8 text of the regular file ``path``, read only after checking
+    its kind and size (at most ``max_bytes``); opened non-blocking and
+    checked again through the open descriptor, so a file swapped for a FIFO
+    or grown meanwhile is refused too.  Every failure is an `InvalidInput`.
+
+    >>> try:
+    ...     read_input_file("/dev/zero", "SPEC")
+    ... except InvalidInput as exc:
+    ...     print(exc)
+    SPEC: must be a regular file, not a character device (got '/dev/zero')
+    """
+    size = require_regular_file(path, argument).st_size
+    if size > max_bytes:
+        raise InvalidInput(argument, f"is {format_bytes(size)}, more than an input file may hold "
+                                     f"({format_bytes(max_bytes)})", value=str(path))
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        with os.fdopen(fd, "rb") as fh:
+            require_regular_file(path, argument, os.fstat(fh.fileno()))
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise InvalidInput(argument, f"cannot be read: {exc.strerror or exc}", value=str(path)) from None
+    if len(data) > max_bytes:
+        raise InvalidInput(argument, f"grew beyond {format_bytes(max_bytes)} while read", value=str(path))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(argument, f"is not UTF-8 text (byte {exc.start}: {exc.reason})", value=str(path)) from None
+
+
+def nesting_depth(obj) -> int:
+    """Depth of nested lists/dicts in ``obj`` (a scalar is 0), without recursion.
+
+    >>> nesting_depth({"grid": {"K": [1, 2]}}), nesting_depth(3)
+    (3, 0)
+    """
+    deepest, stack = 0, [(obj, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return deepest
+
+
+def parse_document(text: str, argument: str, kind: str, *, where=None, max_depth: int = MAX_INPUT_DEPTH):
+    """``text`` decoded as ``kind`` ("JSON" or "TOML"), nested at most
+    ``max_depth`` deep; a syntax error or deeper nesting is an `InvalidInput`
+    (the decoders recurse per level: a RecursionError is caught as such).
+
+    >>> try:
+    ...     parse_document("[" * 100 + "]" * 100, "SPEC", "JSON")
+    ... except InvalidInput as exc:
+    ...     print(exc)
+    SPEC: is nested 100 deep, more than 64
+    """
+    import json
+    import tomllib
+
+    try:
+        data = tomllib.loads(text) if kind == "TOML" else json.loads(text)
+    except RecursionError:
+        raise InvalidInput(argument, f"is nested too deeply to decode as {kind}", value=where) from None
+    except (ValueError, tomllib.TOMLDecodeError) as exc:  # JSONDecodeError is a ValueError
+        raise InvalidInput(argument, f"is not valid {kind}: {exc}", value=where) from None
+    depth = nesting_depth(data)
+    if depth > max_depth:
+        raise InvalidInput(argument, f"is nested {depth} deep, more than {max_depth}", value=where)
+    return data

@@ -186,3 +186,168 @@ def test_fuzz_model_files(name, tmp_path_factory, capsys):
 
 def test_json_gate_refuses_non_finite():
     assert non_finite({"x": [1.0, math.inf]}) == ("x[1]", math.inf)
+
+
+# --- issue 33: every subcommand from its own parser, hostile files, the output confined ----------------
+
+HEAVY = {"verify", "report", "codegen", "sweep"}  # whole-repository work: hostile cases of their own below
+HOSTILE = BAD + ["9" * 400, "-", "--", "1e308", "1e-308", "4e-324", "0.001", "1K", "8G", "nan,1", "1,,2", " 1", "λ",
+                 "\x00", "x" * 2000, "1" * 25]
+LIMIT_VALUES = ["0", "-1", "nan", "inf", "1e400", "0.001", "1K", "abc", ""]
+PEAK_BYTES = 64 * 2**20  # a refusal (exit 4) is decided from an estimate: it never allocates this much
+
+
+def _subparsers():
+    from crawlmath.cli import build_parser
+
+    parser = build_parser()
+    action = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    return action.choices
+
+
+@pytest.fixture(scope="module")
+def hostile_folder(tmp_path_factory):
+    """A working folder with every hostile file kind, a folder of the user's
+    (``outside``) that nothing may touch, and links into it from places we write."""
+    root = tmp_path_factory.mktemp("hostile")
+    outside = root / "outside"
+    outside.mkdir()
+    for name in ("crawlmath_golden.c", "liu-nain-fig-1.3.png", "index.html", "x.jsonl"):
+        (outside / name).write_text("the user's own file\n")
+    os.mkfifo(root / "fifo.json")
+    (root / "deep.json").write_text("[" * 200_000 + "]" * 200_000)
+    with open(root / "huge.json", "wb") as fh:
+        fh.truncate(3 * 2**30)  # sparse: 3 GiB by its size, nothing on disk
+    (root / "bad.json").write_bytes(b"\xff\xfe{")
+    (root / "folder.json").mkdir()
+    os.symlink("/dev/zero", root / "zero.json")
+    rep = root / "rep"  # a previous report whose figures folder is now a link to the user's folder
+    rep.mkdir()
+    (rep / ".crawlmath-report.json").write_text(json.dumps(
+        {"generator": "crawlmath report", "files": ["index.html", "figures/liu-nain-fig-1.3.png"]}))
+    os.symlink(outside, rep / "figures")
+    code = root / "code"  # a user's folder holding a file of codegen's name, and a link to theirs
+    code.mkdir()
+    (code / "crawlmath_golden.c").write_text("my own code\n")
+    os.symlink(outside / "crawlmath_golden.c", code / "crawlmath_golden.h")
+    (root / "afile").write_text("a file, not a folder\n")
+    return root
+
+
+FILES = ["fifo.json", "deep.json", "huge.json", "bad.json", "folder.json", "zero.json", "/dev/zero", "/dev/null",
+         "missing.json", "afile/x.json", "outside"]
+
+
+def snapshot(folder):
+    """Names, sizes, mtimes and contents of every file under ``folder`` (links not followed)."""
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        st = p.lstat()
+        out[str(p.relative_to(folder))] = (st.st_size, st.st_mtime_ns, p.read_bytes() if p.is_file() else None)
+    return out
+
+
+def check_confined(argv, capsys, root, codes=(0, 2, 3, 4)):
+    """``check`` plus: the user's folder is untouched, and an exit 4 was decided before allocating."""
+    import tracemalloc
+
+    before = snapshot(root / "outside")
+    tracemalloc.start()
+    try:
+        code, out, err = run_guarded(argv, capsys)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    shown = "crawlmath " + " ".join(map(repr, argv))
+    assert "Traceback" not in err, f"{shown}\n{err}"
+    assert code in codes, f"{shown}: exit {code}\n{err}"
+    errors = [line for line in err.splitlines() if not line.startswith("crawlmath: warning:")]
+    assert code == 0 or len(errors) == 1, f"{shown}: {err!r}"
+    assert snapshot(root / "outside") == before, f"{shown} touched the user's folder"
+    if code == 4:
+        assert peak < PEAK_BYTES, f"{shown}: refused as too large after allocating {peak} bytes"
+    return code, out, err
+
+
+def argv_from_parser(name, parser):
+    """A hostile argv for subcommand ``name`` drawn from its own options: the
+    documented base when there is one, then 1-3 options set to hostile values."""
+    actions = [a for a in parser._actions if a.dest != "help"]
+
+    @st.composite
+    def build(draw):
+        argv = list(BASE.get(name, []))
+        for a in actions:  # positionals first: a hostile file where a file is expected
+            if not a.option_strings and not argv:
+                argv.append(draw(st.sampled_from(FILES)))
+        for a in draw(st.lists(st.sampled_from([a for a in actions if a.option_strings]), max_size=3, unique=True)):
+            opt = a.option_strings[-1]
+            if a.nargs == 0:
+                argv.append(opt)
+                continue
+            pool = LIMIT_VALUES if opt in ("--max-memory", "--max-seconds") else HOSTILE + FILES
+            if a.choices:
+                pool = [*map(str, a.choices), "bogus"]
+            argv += [opt, draw(st.sampled_from(pool))]
+        return [name] + argv
+
+    return build()
+
+
+@pytest.mark.parametrize("name", sorted(set(_subparsers()) - HEAVY))
+def test_fuzz_every_subcommand_from_its_parser(name, hostile_folder, capsys, monkeypatch):
+    """Every light subcommand, new ones included (drawn from the parser, not a list):
+    documented codes, one line, nothing outside touched, exit 4 before allocating."""
+    monkeypatch.chdir(hostile_folder)
+    parser = _subparsers()[name]
+
+    @settings(SETTINGS, max_examples=15)
+    @given(argv_from_parser(name, parser))
+    def inner(argv):
+        check_confined(argv, capsys, hostile_folder)
+
+    inner()
+
+
+HOSTILE_CASES = [  # (argv, exit code): the heavy commands and the classes of issue 33, each refused up front
+    (["sweep", "/dev/zero", "--out", "o.jsonl"], 2),
+    (["sweep", "fifo.json", "--out", "o.jsonl"], 2),
+    (["sweep", "deep.json", "--out", "o.jsonl"], 2),
+    (["sweep", "huge.json", "--out", "o.jsonl"], 2),
+    (["sweep", "zero.json", "--out", "o.jsonl"], 2),
+    (["sweep", "bad.json", "--out", "o.jsonl"], 2),
+    (["sweep", "spec.json", "--out", "/dev/null"], 2),
+    (["sweep", "spec.json", "--out", "huge.json"], 2),
+    (["sweep", "spec.json", "--out", "outside/x.jsonl"], 2),
+    (["sweep", "spec.json", "--out", "afile/o.jsonl"], 2),
+    (["sweep", "spec.json", "--out", "o.jsonl", "--workers", "100000"], 4),
+    (["sweep", "spec.json", "--out", "o.jsonl", "--workers", "0"], 2),
+    (["bmap", "huge.json", "--K", "2"], 2),
+    (["bmap", "fifo.json", "--K", "2"], 2),
+    (["bmap", "deep.json", "--K", "2"], 2),
+    (["report", "--out", "rep", "--only", "liu-nain.static.fig-1.3", "--no-figures"], 2),
+    (["report", "--out", "rep", "--only", "liu-nain.static.fig-1.3"], 2),
+    (["report", "--out", "afile/x", "--only", "liu-nain.static.fig-1.3"], 2),
+    (["report", "--out", "/dev/null", "--only", "liu-nain.static.fig-1.3"], 2),
+    (["codegen", "--lang", "c", "--out", "code"], 2),
+    (["codegen", "--lang", "c", "--out", "afile"], 2),
+    (["codegen", "--lang", "c", "--out", "afile/x"], 2),
+    (["verify", "--only", "liu-nain", "--workers", "0"], 2),
+    (["verify", "--update-record"], 2),
+    (["schedule", "--rates", "0.5,1,2", "--access", "det:1", "--policy", "golden", "--k", "38", "--json",
+      "--max-memory", "1G", "--max-seconds", "5"], 4),
+    (["schedule", "--rates", "0.5,1,2", "--access", "det:1", "--policy", "golden", "--k", "38",
+      "--max-seconds", "0.001"], 4),
+    (["schedule", "--rates", "0.5,1,2", "--access", "det:1", "--weights", "1e308,1e308,1e308"], 2),
+    (["mdp", "--lam", "1e308", "--mu", "1", "--K", "5", "--N", "16", "--gamma", "1"], 2),
+    (["mdp", "--lam", "0.1", "--mu", "1", "--K", "5", "--N", "16", "--gamma", "1", "--digits", "600"], 2),
+]
+
+
+@pytest.mark.parametrize("argv, code", HOSTILE_CASES, ids=[" ".join(a)[:60] for a, _ in HOSTILE_CASES])
+def test_hostile_case(argv, code, hostile_folder, capsys, monkeypatch):
+    monkeypatch.chdir(hostile_folder)
+    (hostile_folder / "spec.json").write_text(json.dumps(
+        {"command": "static", "fixed": {"mu": 1, "gamma": 0.5, "K": 10}, "grid": {"lam": [0.01, 0.02]}}))
+    got, out, err = check_confined(argv, capsys, hostile_folder, codes=(code,))
+    assert out == "" and err.startswith("crawlmath: ")

@@ -93,7 +93,7 @@ def test_one_limit_mechanism(monkeypatch, capsys):
     assert parse_size("1.5G", "x") == 3 * 2**29
     monkeypatch.setenv(MEMORY_ENV, "1M")
     assert max_memory() == 2**20
-    with pytest.raises(TooLarge, match="--max-memory or CRAWLMATH_MAX_MEMORY"):
+    with pytest.raises(TooLarge, match=r"--max-memory, CRAWLMATH_MAX_MEMORY or limits\(memory=...\)"):
         require_memory(2**21, "--K", "a test")
     monkeypatch.delenv(MEMORY_ENV)
     # the option raises the limit for one run only

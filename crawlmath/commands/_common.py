@@ -3,6 +3,7 @@ JSON output, and a progress line for long runs."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -60,7 +61,11 @@ def non_finite(obj, path: str = "") -> tuple[str, float] | None:
     >>> non_finite({"a": [1.0, {"b": float("nan")}]})
     ('a[1].b', nan)
     """
+    if hasattr(obj, "dtype") and getattr(obj, "ndim", 0) > 0:  # an array: checked whole, not element by element
+        return _non_finite_array(obj, path)
     obj = _plain(obj) if hasattr(obj, "tolist") else obj
+    if isinstance(obj, list) and all(type(v) is int for v in obj):  # noqa: E721 - a golden cycle: 10^7 ints
+        return None
     if isinstance(obj, float):
         return None if math.isfinite(obj) else (path or "result", obj)
     if isinstance(obj, dict):
@@ -74,6 +79,20 @@ def non_finite(obj, path: str = "") -> tuple[str, float] | None:
         if found:
             return found
     return None
+
+
+def _non_finite_array(a, path: str) -> tuple[str, float] | None:
+    import numpy as np
+
+    if a.dtype.kind in "biu":
+        return None
+    if a.dtype.kind not in "fc":
+        return non_finite(a.tolist(), path)
+    bad = np.argwhere(~np.isfinite(a))
+    if not bad.size:
+        return None
+    idx = tuple(int(i) for i in bad[0])
+    return f"{path or 'result'}" + "".join(f"[{i}]" for i in idx), a[idx].item()
 
 
 def require_finite_output(obj) -> None:
@@ -90,7 +109,61 @@ def print_json(obj) -> None:
     (finite numbers only) before a byte reaches stdout."""
     require_finite_output(obj)
     text = json.dumps(obj, indent=2, default=_plain, allow_nan=False)
-    sys.stdout.write(text + "\n")
+    write_whole(text + "\n")
+
+
+def write_whole(text: str) -> None:
+    """Write ``text`` to stdout and flush it with SIGINT/SIGTERM held back, so
+    an interrupt during a long write to a slow pipe never leaves a truncated
+    document: it is delivered (exit 130) once the text is out."""
+    import signal
+
+    with signals_held(signal.SIGINT, signal.SIGTERM):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+@contextlib.contextmanager
+def signals_held(*signums):
+    """Hold the signals ``signums`` back for the duration of the block, then
+    deliver them as they would have been (the previous handler runs: Ctrl-C
+    raises KeyboardInterrupt).  Blocked in this thread's mask -- inherited by
+    the threads and processes started inside -- and recorded by a handler of
+    our own, for a signal the kernel hands to another thread.  Outside the
+    main thread (no handlers there) the block runs as is.
+
+    >>> import signal, os
+    >>> try:
+    ...     with signals_held(signal.SIGINT):
+    ...         os.kill(os.getpid(), signal.SIGINT)
+    ...         print("the block ends first")
+    ... except KeyboardInterrupt:
+    ...     print("then the interrupt")
+    the block ends first
+    then the interrupt
+    """
+    import os
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = {n: signal.signal(n, lambda signum, frame: caught.append(signum)) for n in signums}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(signums))
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a pending signal runs our recorder now
+        for n, handler in previous.items():
+            signal.signal(n, handler)
+    for n in dict.fromkeys(caught):
+        handler = previous[n]
+        if callable(handler):
+            handler(n, None)
+        elif handler in (signal.SIG_DFL, None):
+            os.kill(os.getpid(), n)  # the default action, now
 
 
 def json_safe(x):

@@ -25,6 +25,8 @@ def add_arguments(p):
     p.add_argument("--lang", choices=("python", "c", "latex"), default="python", help="python (default: numeric/generated/), c (header + source) or latex")
     p.add_argument("--out", metavar="DIR", help="output folder (python: numeric/generated/; c: ./codegen-c; latex: ./codegen-latex)")
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 when a generated file is stale, missing or orphaned")
+    p.add_argument("--force", action="store_true",
+                   help="with --out: overwrite files there that crawlmath codegen did not write (or that were edited since)")
     p.add_argument("--json", action="store_true", help="machine-readable output (the inputs echoed under \"inputs\")")
 
 
@@ -46,18 +48,16 @@ def run(args) -> int:
 def _output_folder(text: str) -> Path:
     """``--out``: an existing folder, or a path whose nearest existing
     ancestor is a folder (it is created); anything else is bad input."""
-    out = Path(text)
-    if out.exists() and not out.is_dir():
-        raise InvalidInput("--out", "must be a folder (or a path to create), not a file or device", value=text)
-    ancestor = next((p for p in out.absolute().parents if p.exists()), None)
-    if not out.exists() and ancestor is not None and not ancestor.is_dir():
-        raise InvalidInput("--out", f"cannot create a folder under {ancestor}: not a folder", value=text)
-    return out
+    from ..safe_paths import require_folder_path
+
+    return require_folder_path(Path(text))
 
 
 def _run_export(args, out: Path) -> int:
     from ..derive import codegen, export
 
+    if not args.check:  # a destination we may not write is refused before the derivations run (10-40 s)
+        _confine(out, export.file_names(args.lang, codegen.derivation_modules()), force=args.force)
     modules = {m: codegen.formulas_of(m) for m in codegen.derivation_modules()}
     files = export.expected_files(args.lang, out, modules)
     skipped = export.unsupported(modules) if args.lang == "c" else []
@@ -71,7 +71,7 @@ def _run_export(args, out: Path) -> int:
                 print(f"stale: {p}")
             print(f"{args.lang} export in {out} is " + ("up to date" if not stale else "stale; run without --check"))
         return 0 if not stale else 1
-    touched = export.write(files)
+    touched = _write_confined(out, files, force=args.force)
     if args.json:
         print_json({"lang": args.lang, "out": str(out), "written": [str(p) for p in touched], "files": [str(p) for p in files],
                     "unsupported": notes, "inputs": inputs(args)})
@@ -80,6 +80,41 @@ def _run_export(args, out: Path) -> int:
         for n in notes:
             print(n)
     return 0
+
+
+MANIFEST = ".crawlmath-codegen.json"  # what codegen wrote in an --out folder: name -> SHA-256 of the text
+
+
+def _confine(out: Path, names: list[str], *, force: bool):
+    """The manifest of ``out``, after refusing any of ``names`` there that is
+    reached through a symbolic link, or that we did not write (or that was
+    edited since) unless ``force``."""
+    from ..safe_paths import Manifest, inside
+
+    manifest = Manifest(out, MANIFEST, "crawlmath codegen")
+    for name in names:
+        inside(out, name)
+    foreign = manifest.foreign(names)
+    if foreign and not force:
+        more = f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else ""
+        raise InvalidInput("--out", f"{foreign[0]}{more} exists and was not written by crawlmath codegen, or was "
+                                    "edited since; refusing to overwrite it (--force to overwrite)", value=str(out))
+    return manifest
+
+
+def _write_confined(out: Path, files: dict[Path, str], *, force: bool) -> list[Path]:
+    """Write the stale ``files`` into ``out`` together with the manifest, as
+    one set (`codegen.write_set`), after the checks of `_confine` (again:
+    the folder may have changed during the derivations)."""
+    from ..derive import codegen, export
+
+    manifest = _confine(out, [str(p.relative_to(out)) for p in files], force=force)
+    touched = export.stale(files)
+    if touched or not (out / MANIFEST).exists():
+        new = {p: files[p] for p in touched}
+        new[out / MANIFEST] = manifest.text({str(p.relative_to(out)): t for p, t in files.items()})
+        codegen.write_set(new)
+    return touched
 
 
 def _run_python(args, codegen) -> int:

@@ -1,6 +1,8 @@
 """``crawlmath mdp``: the optimal dynamic crawler-activation policy (Liu–Nain §1.2.2)."""
 from __future__ import annotations
 
+import math
+
 from ._common import Progress, add_progress_option, inputs, integer, number, print_json, progress_wanted, require_finite_output
 
 NAME = "mdp"
@@ -85,9 +87,11 @@ def run(args) -> int:
                            value=args.tau)
     if args.method != "rvi" and (args.reference is not None or args.h0 != "zero"):
         raise InvalidInput("--reference" if args.reference is not None else "--h0", "applies to --method rvi only")
-    if args.digits is not None and not 1 <= args.digits <= 1000:
-        raise InvalidInput("--digits", "must lie in 1..1000", value=args.digits)
+    if args.digits is not None and not 1 <= args.digits <= MAX_DIGITS:
+        raise InvalidInput("--digits", f"must lie in 1..{MAX_DIGITS} (what {REFINE_MAX_STEPS} steps of the exact "
+                                       "bias refinement deliver)", value=args.digits)
     check_cost(M, args.K, args.N, args.digits)
+    check_uniformisation(args.lam, args.mu, 10 if args.N == "auto" else args.N)
     try:
         rep = M.analyse(args.lam, args.mu, args.K, args.gamma, args.N, method=args.method, tau=args.tau,
                         reference=args.reference, h0=args.h0)
@@ -140,14 +144,43 @@ def run(args) -> int:
 # certification needs ~2 KB and ~2e-4 s per state (K = 120, N = 480: 174k
 # states, ~0.3 GiB, ~30 s); each --digits step of the exact bias refinement
 # (~50 bits) costs ~1e-5 s per state, and the steps grow with the digits
-# asked and with -log10 of the gain.  Estimates use ~3x.
-BYTES_PER_STATE, SECONDS_PER_STATE = 4000, 5e-4
+# asked and with -log10 of the gain.  benchmarks/estimates.py (issue 33)
+# measured K = N = 40, 80, 120 (5k-44k states): 1.9 KB and 1e-4 to 4e-4 s per
+# state; 3e-4 s keeps the estimate within 3x of each.
+BYTES_PER_STATE, SECONDS_PER_STATE = 4000, 3e-4
 DIGITS_SECONDS_PER_STATE_STEP = 3e-5
+
+
+# numeric.mdp.refine_bias stops after 40 steps (max_steps); at ~50 bits a step
+# (measured: D = 550 delivered, 600 not, on the Fig 1.5 instance) the digits
+# it can deliver are those with _refinement_steps(D) <= 40, i.e. D <= 509.
+REFINE_MAX_STEPS = 40
+MAX_DIGITS = 500
 
 
 def _refinement_steps(digits: int) -> int:
     # 50 bits of the bias per step, for D digits of a gain that may be 10^-60 small
     return (digits + 60) * 10 // 3 // 50 + 3
+
+
+def check_uniformisation(lam: float, mu: float, N: int) -> None:
+    """The float64 MDP divides every rate by the uniformisation rate
+    nu = lam N + mu (Liu–Nain §1.2.2): nu must be finite and the transition
+    probabilities mu/nu and lam/nu normal doubles, else the chain degenerates
+    to nan/0 before any solver runs.  (N = 'auto' is checked at its start,
+    N >= 10.)"""
+    import sys
+
+    from ..numeric.errors import InvalidInput
+
+    nu = lam * N + mu
+    tiny = sys.float_info.min
+    if not math.isfinite(nu):
+        raise InvalidInput("--lam", f"the uniformisation rate lam N + mu overflows float64 at N = {N}", value=lam)
+    for name, rate in (("--mu", mu), ("--lam", lam)):
+        if not rate / nu >= tiny:
+            raise InvalidInput(name, f"{name[2:]}/(lam N + mu) = {rate / nu:.3g} at N = {N} is below the smallest "
+                                     "normal double: the rates are too far apart for the float64 MDP", value=rate)
 
 
 def check_cost(M, K: int, N, digits) -> None:

@@ -23,6 +23,8 @@ def add_arguments(p):
     p.add_argument("--figures", dest="figures", action="store_true", default=True, help="draw the papers' figures (default)")
     p.add_argument("--no-figures", dest="figures", action="store_false", help="skip the figures (listed as not generated)")
     add_progress_option(p)
+    p.add_argument("--force", action="store_true",
+                   help="overwrite files in --out that no previous report wrote (never through a symbolic link)")
     p.add_argument("--json", action="store_true", help="print a JSON summary instead of text (the inputs echoed under \"inputs\")")
 
 
@@ -33,8 +35,9 @@ def run(args) -> int:
     from ..numeric.errors import InvalidInput
     from ..proofs.registry import select
     from ..report import figures as figs
-    from ..report.build import build
+    from ..report.build import build, check_destination
 
+    check_destination(Path(args.out).absolute())  # before importing and running the claims (3 s and more)
     claims = select(args.only, quick=args.quick)
     if not claims:
         raise InvalidInput("--only", "matches no claim id", value=",".join(args.only))
@@ -46,7 +49,7 @@ def run(args) -> int:
     data = build(
         Path(args.out), claims, figures=args.figures, figure_specs=specs, selection=selection,
         progress=Progress("report: claims", enabled=show, unit="claim", total=len(claims)),
-        figure_progress=Progress("report: figures", enabled=show, unit="figure"),
+        figure_progress=Progress("report: figures", enabled=show, unit="figure"), force=args.force,
     )
     out = Path(args.out)
     counts = data.counts

@@ -10,8 +10,13 @@ from ..numeric.tolerance import FLOAT_REL
 from ._common import inputs, integer, print_json, require_finite_output
 
 # rates, weights, h, frequencies, a few work arrays: float64 per page (the
-# golden cycle has its own cap, k <= MAX_K)
+# golden cycle has its own cost model, numeric.scheduling.golden_estimate)
 BYTES_PER_PAGE = 200
+# --json of a golden cycle prints the sequence, one "      12,\n" line per access
+# (7 bytes each for N < 100), through json's pure-Python indenting encoder:
+# measured 1.4-2.8 us and ~25 B of chunks per access (benchmarks/estimates.py).
+JSON_BYTES_PER_ACCESS = 48
+JSON_SECONDS_PER_ACCESS = 2.0e-6
 
 NAME = "schedule"
 HELP = "Crawler scheduling (Coffman–Liu–Weber): frequencies, lower bound C* and the cost of the optimal/randomized/golden policy."
@@ -71,6 +76,31 @@ def check_access(access, text: str) -> None:
                                        f"(between {sys.float_info.min:.3g} and {1 / sys.float_info.min:.3g})", value=text)
 
 
+def check_weight_scale(problem) -> None:
+    """The float route forms sum c_i and the multipliers c_i nu/mu_i (Thm 3.4, (8));
+    they must be finite.  The frequencies do not depend on a common factor of
+    the c_i and the costs scale with it, so the user can divide it out.
+
+    >>> import numpy as np
+    >>> from types import SimpleNamespace as P
+    >>> try:
+    ...     check_weight_scale(P(weights=np.array([1e308, 1e308]), rates=np.array([1.0, 2.0]), nu=1.0))
+    ... except Exception as exc:
+    ...     print(exc)
+    --weights: sum c_i or c_i nu/mu_i overflows float64; the frequencies do not change when every c_i is divided by the same factor and the costs scale with it: divide the weights by a common factor
+    """
+    import numpy as np
+
+    from ..numeric.errors import InvalidInput
+
+    with np.errstate(over="ignore"):
+        finite = np.isfinite(problem.weights.sum()) and np.all(np.isfinite(problem.weights * problem.nu / problem.rates))
+    if not finite:
+        raise InvalidInput("--weights", "sum c_i or c_i nu/mu_i overflows float64; the frequencies do not change when "
+                                        "every c_i is divided by the same factor and the costs scale with it: divide "
+                                        "the weights by a common factor")
+
+
 def make_problem(s, rates, access, weights, text: str):
     """The validated problem; an h_i = E exp(-mu_i X) that rounds to 0 or 1 in
     float64 is blamed on the page's rate against --access, not on h."""
@@ -107,6 +137,7 @@ def run(args) -> int:
         raise cls("--k", f"must lie in 1..{s.MAX_K} (F_{s.MAX_K} = {s.fibonacci(s.MAX_K)} accesses per cycle)",
                   value=args.k)
     problem = make_problem(s, rates, access, weights, args.access)
+    check_weight_scale(problem)
     lb = s.optimal_frequencies(problem)
     out = {"policy": args.policy, "lower_bound": lb.lower_bound, "lower_bound_method": lb.method, "kkt_residual": lb.residual}
     if args.policy == "optimal":
@@ -116,6 +147,9 @@ def run(args) -> int:
         out.update(frequencies=rnd.frequencies.tolist(), cost=rnd.lower_bound, method=rnd.method, closed_form_valid=rnd.valid_closed_form)
     else:
         k = args.k if args.k is not None else s.default_k(lb.frequencies)
+        F = s.fibonacci(k)
+        extra = (JSON_BYTES_PER_ACCESS * F, JSON_SECONDS_PER_ACCESS * F) if args.json else (0.0, 0.0)
+        s.require_golden_budget(k, "--k", extra=extra, what=" printed as JSON" if args.json else "")
         try:
             sched = s.golden_schedule(lb.frequencies, k)
         except InvalidInput as exc:
@@ -124,7 +158,7 @@ def run(args) -> int:
             raise InvalidInput("--k", exc.rule, value=k) from None
         cost = s.cyclic_cost(sched.sequence, problem)
         out.update(frequencies=cost.frequencies.tolist(), cost=cost.cost, k=sched.k, cycle_length=sched.F,
-                   counts=sched.counts.tolist(), sequence=(sched.sequence + 1).tolist(), method=cost.method)
+                   counts=sched.counts.tolist(), sequence=sched.sequence + 1, method=cost.method)
     require_finite_output(out)
     if not out["cost"] >= lb.lower_bound * (1 - FLOAT_REL):
         raise SolverError(f"cost of the {args.policy} policy {out['cost']!r} is below the lower bound C* = "
@@ -142,6 +176,6 @@ def run(args) -> int:
     print(f"cost of policy = {out['cost']:.10g}  (ratio to C* {out['cost'] / lb.lower_bound:.6f})")
     if args.policy == "golden":
         seq = out["sequence"]
-        shown = " ".join(map(str, seq[:60])) + (" ..." if len(seq) > 60 else "")
+        shown = " ".join(map(str, seq[:60].tolist())) + (" ..." if len(seq) > 60 else "")
         print(f"golden cycle (k = {out['k']}, F_k = {out['cycle_length']}): {shown}")
     return 0

@@ -40,7 +40,10 @@ UNITS = {"lam": "1/time (pages fetched per unit time by one crawler)", "mu": "1/
 # K-term sum of powers ~50 times plus a ball-arithmetic proof, ~K log2 K
 # multiplications whose cost grows like digits^1.55 up to ~10^4 digits and
 # like digits^2.3 beyond (K = 10: 2.6 s at 10^4 digits, 14 s at 2 10^4, 69 s at 4 10^4).
-FLOAT_BYTES_PER_K, FLOAT_SECONDS_PER_K = 40, 1e-5
+# benchmarks/estimates.py (issue 33) measured the float route at K = 2-4 10^6 with
+# three (lam, gamma) pairs: 26 bytes and 0.5-0.8 us per K, the same at K = 4 10^6
+# for gamma from 0.01 to 100; the constants are within 3x of that.
+FLOAT_BYTES_PER_K, FLOAT_SECONDS_PER_K = 32, 1.5e-6
 
 
 def mp_seconds(K, digits: int) -> float:

@@ -36,11 +36,10 @@ def run(args) -> int:
     """``crawlmath sweep``: run a spec's parameter grid into a resumable JSON Lines file; returns 0 when every point
     is recorded, 3 when some were not delivered, 130 when interrupted.
     """
-    from ..numeric.errors import InvalidInput
     from .. import sweep as S
 
-    if args.workers is not None and args.workers < 1:
-        raise InvalidInput("--workers", "must be >= 1", value=args.workers)
+    if args.workers is not None:
+        S.require_workers(args.workers)  # before reading anything: the cluster's cost is known from N alone
     spec = S.load_spec(args.spec)
     show = args.progress or (not args.json and sys.stderr.isatty())
     progress = S.EtaProgress() if show else None

@@ -60,6 +60,8 @@ def run(args) -> int:
     started = time.perf_counter()  # the elapsed time printed includes importing the claim modules
     if args.update_record and not (args.reason and args.reason.strip()):
         raise InvalidInput("--reason", "is required with --update-record (say why the verdicts change)")
+    if args.workers is not None and args.workers < 1:  # before importing every claim module (3 s)
+        raise InvalidInput("--workers", "must be >= 1", value=args.workers)
     claims = select(args.only, quick=args.quick)
     if not claims:
         raise InvalidInput("--only", "matches no claim id", value=",".join(args.only))
@@ -70,8 +72,6 @@ def run(args) -> int:
             for c in claims:
                 print(f"{c.id}\t{c.method.value}\t{c.source}\t{c.statement}")
         return 0
-    if args.workers is not None and args.workers < 1:
-        raise InvalidInput("--workers", "must be >= 1", value=args.workers)
     with Progress("verify", enabled=progress_wanted(args), unit="claim", total=len(claims)) as progress:
         if args.scheduler:
             from ..sweep import run_claims_parallel

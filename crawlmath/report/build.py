@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..numeric.errors import InvalidInput
+from ..safe_paths import inside, require_folder_path
 from ..proofs.certification import summary as certification_summary
 from ..proofs.registry import PAPERS, Claim, Result, Status, run as run_claims
 from . import figures as figs
@@ -242,14 +243,23 @@ def _is_own_path(rel: str) -> bool:
         len(parts) == 2 and parts[0] == FIGURE_DIR and parts[1].endswith(".png") and not parts[1].startswith("."))
 
 
-def _check_destination(out: Path) -> None:
+def check_destination(out: Path) -> None:
     """``out`` must be absent, an empty folder, or a previous report (it has
     our manifest); anything else is refused, so no file of the user's is touched."""
-    if out.exists() and not out.is_dir():
-        raise InvalidInput("--out", "must be a folder (it is an existing file)", value=str(out))
+    require_folder_path(out)
     if out.is_dir() and any(out.iterdir()) and read_manifest(out) is None:
         raise InvalidInput("--out", f"is a non-empty folder that holds no previous report (no {MANIFEST}); "
                                     "refusing to write into it: choose a new or empty folder", value=str(out))
+    if out.is_dir():
+        _check_confined(out, read_manifest(out) or [])
+
+
+def _check_confined(out: Path, rels) -> None:
+    """No path we may write or delete in ``out`` goes through a symbolic link
+    (a ``figures`` link to the user's folder would have us overwrite or
+    delete the files there); `InvalidInput` before anything is touched."""
+    for rel in [MANIFEST, *REPORT_FILES, FIGURE_DIR, *rels]:
+        inside(out, rel)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -305,12 +315,13 @@ def _manifest_text(files: list[str]) -> str:
 
 
 def build(out: Path, claims: list[Claim], *, figures: bool = True, figure_specs: list[figs.FigureSpec] | None = None,
-          selection: str = "all claims", progress=None, figure_progress=None) -> ReportData:
-    """Run, render and atomically (re)place the report in folder ``out``."""
+          selection: str = "all claims", progress=None, figure_progress=None, force: bool = False) -> ReportData:
+    """Run, render and atomically (re)place the report in folder ``out``;
+    ``force`` overwrites files there that no previous report wrote."""
     from . import html, markdown
 
     out = Path(out).absolute()
-    _check_destination(out)
+    check_destination(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(out)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.{TMP_TAG}-{os.getpid()}-"))
@@ -320,7 +331,7 @@ def build(out: Path, claims: list[Claim], *, figures: bool = True, figure_specs:
         _write(tmp / "index.html", html.render(data))
         _write(tmp / "report.md", markdown.render(data))
         _write(tmp / "results.json", json.dumps(data.as_json(), indent=1, default=str))
-        _swap(tmp, out)
+        _swap(tmp, out, force)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return data
@@ -330,7 +341,7 @@ def _files(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
 
 
-def _swap(tmp: Path, out: Path) -> None:
+def _swap(tmp: Path, out: Path, force: bool = False) -> None:
     """Put the report built in ``tmp`` in place with no moment where ``out``
     is missing or holds a partial report of unknown files.
 
@@ -350,6 +361,11 @@ def _swap(tmp: Path, out: Path) -> None:
         os.rename(tmp, out)
         return
     old = read_manifest(out) or []
+    _check_confined(out, old + new)  # again: the folder may have changed while the claims ran
+    theirs = [f for f in new if f not in old and os.path.lexists(out / f)]
+    if theirs and not force:
+        raise InvalidInput("--out", f"{theirs[0]} exists but no previous report wrote it; refusing to overwrite "
+                                    "it (--force to overwrite)", value=str(out))
     _write(tmp / (MANIFEST + ".next"), _manifest_text(old + new))
     os.replace(tmp / (MANIFEST + ".next"), out / MANIFEST)
     for f in new:
