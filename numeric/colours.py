@@ -484,7 +484,8 @@ def require_product_form_budget(C: int, K: int, terms: int | None = None) -> Non
     """Refuse (`TooLarge`) a product-form evaluation beyond the memory or time limit; called before ``p`` is built
     with the lower bound ``terms = C`` (every colour's first power), and again with the exact count."""
     nbytes, seconds = product_form_cost(C, K, terms)
-    require_memory(nbytes, "C", f"the product form with C = {C} colours", value=C)
+    which, size = ("C", C) if C >= 2 * K else ("K", K)  # memory is one ball per colour and two per step of K
+    require_memory(nbytes, which, f"the product form with C = {C} colours and K = {K}", value=size)
     require_seconds(seconds, "K", f"the product form at K = {K} ({K}²/2 ball products and the power sums)", value=K)
 
 

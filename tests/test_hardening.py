@@ -48,7 +48,8 @@ def run(argv, capsys):
     (["schedule", "--rates", "0.5,1", "--access", "exp:1e-320"], EXIT_BAD_INPUT, "--access"),
     (["schedule", "--rates", "1e-300,1", "--access", "exp:1"], EXIT_BAD_INPUT, "--rates[0]"),
     (["colours", "--K", "10", "--C", "1000000000000"], EXIT_TOO_LARGE, "--C"),
-    (["colours", "--K", "1000000000", "--C", "10"], EXIT_TOO_LARGE, "--K"),
+    (["colours", "--K", "1000000000", "--C", "10", "--exact", "product"], EXIT_TOO_LARGE, "K: "),
+    (["colours", "--K", "1000000000", "--C", "10", "--exact", "chain"], EXIT_TOO_LARGE, "K: "),
     (["bmap", "avrachenkov-example.json", "--K", "1000000000"], EXIT_TOO_LARGE, "states after lumping"),
     (STATIC + ["--K", "10", "--bogus"], EXIT_BAD_INPUT, "unrecognized"),
 ])
