@@ -18,6 +18,15 @@ samples it, log-spaced when it spans decades; integer arguments as integers).
 ``paper`` is the registry's paper key (``liu-nain``, ``coffman``, ...); when
 omitted it is read from ``source``.
 
+``inputs`` records the provenance of what the derivation starts from and
+builds on, one :class:`Input` each: ``derived`` (SymPy produced it from the
+model; ``how`` says from what), ``typed`` (typed in, from the paper or by us,
+and checked: ``how`` names the check and the instances it covers) or
+``assumed`` (a model statement taken as given, e.g. the chain's rates or the
+cost's definition).  A formula whose module has not been audited has no
+inputs and says so (:meth:`Formula.provenance`), rather than claiming
+"derived".
+
 >>> import sympy as sp
 >>> x = sp.Symbol("x", positive=True)
 >>> f = Formula("square", (x,), x**2, "(example)", "x squared", paper="coffman")
@@ -30,6 +39,11 @@ True
 ...             stable=expm1(x), domain={"x": (1e-12, 10.0)})
 >>> g.emitted, g.paper_key
 (expm1(x), 'coffman')
+>>> f.provenance()
+'provenance not stated (module not audited)'
+>>> Formula("square", (x,), x**2, "(example)", "x squared", paper="coffman",
+...         inputs=(assumed("x > 0"), derived("x**2", "by multiplication"))).provenance()
+'assumed: x > 0; derived: x**2 (by multiplication)'
 """
 from __future__ import annotations
 
@@ -81,6 +95,50 @@ def latex(expr: sp.Expr) -> str:
     return _Latex().doprint(expr)
 
 
+KINDS = ("derived", "typed", "assumed")
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input of a derivation: ``what`` it is, its ``kind`` (``derived``,
+    ``typed`` = typed in and checked, ``assumed`` = a model statement) and
+    ``how``: for derived, from what; for typed, the check and its instances
+    (required); for assumed, optional context.
+
+    >>> Input("(1.3)", "typed")
+    Traceback (most recent call last):
+    ...
+    ValueError: input '(1.3)' is typed: say how it was checked and on which instances
+    """
+    what: str
+    kind: str
+    how: str = ""
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"input {self.what!r}: kind {self.kind!r} is not one of {KINDS}")
+        if self.kind == "typed" and not self.how:
+            raise ValueError(f"input {self.what!r} is typed: say how it was checked and on which instances")
+
+    def __str__(self):
+        return f"{self.kind}: {self.what}" + (f" ({self.how})" if self.how else "")
+
+
+def derived(what: str, how: str) -> Input:
+    """An input SymPy derived (``how``: from what)."""
+    return Input(what, "derived", how)
+
+
+def typed(what: str, check: str) -> Input:
+    """An input typed in and checked (``check``: the check and its instances)."""
+    return Input(what, "typed", check)
+
+
+def assumed(what: str, context: str = "") -> Input:
+    """A model statement taken as given."""
+    return Input(what, "assumed", context)
+
+
 @dataclass(frozen=True)
 class Formula:
     """One derived formula: the SymPy expression derived from the model (``expr``), its arguments, citation and doc;
@@ -95,6 +153,7 @@ class Formula:
     stable: sp.Expr | None = None  # a floating-point rewriting of expr: emitted instead of expr
     domain: Mapping[str, tuple[float, float]] | None = field(default=None, hash=False, compare=False)
     paper: str | None = None  # registry paper key; default: read from source
+    inputs: tuple[Input, ...] = field(default=(), hash=False, compare=False)  # provenance; () = not audited
 
     def __post_init__(self):
         if not self.name.isidentifier() or keyword.iskeyword(self.name):
@@ -119,6 +178,10 @@ class Formula:
             lo, hi = bounds
             if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
                 raise ValueError(f"formula {self.name}: domain[{key!r}] = {bounds!r} must be finite with lo <= hi")
+
+    def provenance(self) -> str:
+        """One line: each input with its kind (see :class:`Input`), or that none were stated."""
+        return "; ".join(map(str, self.inputs)) if self.inputs else "provenance not stated (module not audited)"
 
     @property
     def derived(self) -> sp.Expr:

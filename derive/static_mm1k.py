@@ -54,7 +54,7 @@ from sympy.codegen.rewriting import expm1_opt, optimize
 from sympy.simplify.simplify import sum_combine
 
 from . import DerivationError, is_identically_zero, only_root, require_zero
-from .formula import Formula
+from .formula import Formula, assumed, derived, typed
 
 rho, gamma, mu, lam = sp.symbols("rho gamma mu lambda", positive=True)
 K = sp.Symbol("K", integer=True, positive=True)
@@ -664,6 +664,21 @@ def large_K_rule_from_limit():
 
 _DOMAIN = {"rho": (1e-3, 20.0), "gamma": (1e-2, 20.0), "K": (2, 400), "mu": (1e-2, 10.0)}
 
+# Provenance of the formulas below (derive/formula.py: Input).
+_CHAIN = assumed("the M/M/1/K chain of §1.2.1: arrivals at rho mu, service mu in every state 1..K, capacity K >= 2",
+                 "StaticModel: the paper's instance PAPER")
+_COST_DEF = assumed("the cost (1.2) gamma P(X=0) + rho mu P(X=K)", "StaticModel.cost_terms of PAPER")
+_LAW = derived("the stationary law (1.3)", "balance equations -> cut equations (checked) -> product -> summation; "
+               "every balance equation checked on the result")
+_COST = derived("(1.4)", "the cost terms with the derived law, simplified")
+_FILL = derived("C at rho = 1", "limit of (1.4), checked against the normaliser's rho = 1 branch (uniform law)")
+_Q = derived("Q = Z^2 dC/drho with Z kept a sum", "differentiating the derived cost; checked against Z^2 dC/drho of (1.4) at K = 3")
+_17 = derived("(1.7) = R^2 Q", "R the denominator SymPy finds in the summed normaliser; checked: P^2 dC/drho - (1.7) = 0 identically")
+
+
+def _inputs(*steps):
+    return (_CHAIN, _COST_DEF, _LAW, _COST) + steps
+
 
 def formulas() -> list[Formula]:
     """The closed forms emitted to ``numeric/generated/static_mm1k.py``.
@@ -675,23 +690,32 @@ def formulas() -> list[Formula]:
         Formula("cost", (rho, gamma, K, mu), sp.Piecewise((cost_at_one(), sp.Eq(rho, 1)), (cost(), True)),
                 "(Liu–Nain 2005, eq. 1.4)",
                 "C(rho, gamma, K): starvation/loss cost of the M/M/1/K model, stable form, removable singularity at rho = 1 filled in",
-                printed=printed_cost(), stable=cost_stable(), domain=_DOMAIN),
+                printed=printed_cost(), stable=cost_stable(), domain=_DOMAIN,
+                inputs=_inputs(_FILL, derived("the float form", "expm1 rewriting by SymPy's expm1_opt, rho > 1 scaled by rho^-(K+1)"))),
         Formula("cost_infinite_K", (rho, gamma, mu), cost_infinite_K(), "(Liu–Nain 2005, text after eq. 1.11)",
                 "C(rho, gamma, oo) = lim_{K->oo} C(rho, gamma, K)",
-                domain={k: _DOMAIN[k] for k in ("rho", "gamma", "mu")}),
+                domain={k: _DOMAIN[k] for k in ("rho", "gamma", "mu")},
+                inputs=_inputs(derived("the limit", "(1.4) as a function of u = rho^(K+1), limits u -> 0 and u -> oo"))),
         Formula("stationarity", (rho, gamma, K, mu), stationarity(), "(Liu–Nain 2005, eq. 1.7)",
                 "The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1",
-                printed=printed_stationarity(), domain={**_DOMAIN, "rho": (0.05, 2.0), "K": (2, 40)}),
+                printed=printed_stationarity(), domain={**_DOMAIN, "rho": (0.05, 2.0), "K": (2, 40)}, inputs=_inputs(_Q, _17)),
         Formula("stationarity_deflated", (rho, gamma, K, mu), deflated_stationarity(), "(Liu–Nain 2005, eq. 1.7 / (rho-1)**2)",
                 "Q(rho) = (1.7)/(rho-1)**2 as two sums with positive coefficients; its unique positive root is rho(gamma, K)",
-                domain={**_DOMAIN, "rho": (0.05, 2.0), "K": (2, 100)}),
+                domain={**_DOMAIN, "rho": (0.05, 2.0), "K": (2, 100)}, inputs=_inputs(_Q)),
         Formula("deflated_at_one", (gamma, K, mu), deflated_at_one(), "(Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)",
                 "Q(1) = (K+1)/2 (mu (K+2) - gamma K): its sign says on which side of 1 the root rho(gamma, K) lies",
-                domain={k: _DOMAIN[k] for k in ("gamma", "K", "mu")}),
+                domain={k: _DOMAIN[k] for k in ("gamma", "K", "mu")}, inputs=_inputs(_Q)),
         Formula("gamma_K", (K, mu), gamma_K(), "(Liu–Nain 2005, Lemma 1)",
                 "gamma(K) = mu (K+2)/K, the weight at which the minimiser is rho = 1",
-                domain={"K": (2, 10**6), "mu": (1e-3, 1e3)}),
+                domain={"K": (2, 10**6), "mu": (1e-3, 1e3)},
+                inputs=_inputs(_Q, derived("uniqueness of the minimiser", "Descartes on the sign pattern of Q's parts (unique_minimiser)"),
+                               derived("gamma(K)", "the root of Q(1) = 0 for gamma"))),
         Formula("large_K_rule", (lam, mu, gamma), large_K_rule_from_limit(), "(Liu–Nain 2005, eqs. 1.11-1.12)",
                 "Large-K approximation of the optimal number of crawlers N(gamma, K), from (1.11)",
-                printed=large_K_rule(), domain={"lambda": (1e-3, 1.0), "mu": (0.1, 10.0), "gamma": (1e-2, 10.0)}),
+                printed=large_K_rule(), domain={"lambda": (1e-3, 1.0), "mu": (0.1, 10.0), "gamma": (1e-2, 10.0)},
+                inputs=_inputs(derived("C(rho, gamma, oo)", "limits of (1.4) in u = rho^(K+1)"),
+                               typed("the candidates rho+- = (lambda/mu) ceil(mu/lambda), (lambda/mu) floor(mu/lambda) (text after (1.11))",
+                                     "the feasible loads N lambda/mu next to 1; C(., gamma, oo) decreases below 1 and increases above "
+                                     "(derived limit), so the optimum over integer N is at one of them; the rule is compared with "
+                                     "the numeric optimum N(gamma, 20000) on 12 instances (liu-nain.static.eq-1.12)"))),
     ]

@@ -18,6 +18,11 @@ For a formula ``f`` of paper P (``Formula.paper_key``, else the module's paper):
   piece replaced by its general branch must be identical to the derived
   form.  FAIL at the first step that cannot be established.
 
+Every verdict's detail ends with the formula's provenance (`Formula.provenance`:
+each input derived, typed-and-checked or assumed, or "not stated" for a module
+not yet audited), so the registry and ``verify --json`` say what each formula
+rests on.
+
 The claims are registered from ``numeric/generated/manifest.py`` (written by
 `crawlmath codegen`, checked by ``codegen --check``), so importing the
 registry derives nothing; a check derives its module's formulas once per
@@ -25,6 +30,7 @@ process.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -242,7 +248,9 @@ def _check_lazily(check, module: str, name: str) -> Outcome:
     if name not in fs:
         return Outcome.failed(f"crawlmath.derive.{module} no longer derives {name}: numeric/generated/manifest.py is "
                               "stale (run `crawlmath codegen`)")
-    return check(fs[name])
+    outcome = check(fs[name])
+    # the formula's provenance (derive/formula.py: Input) goes with every verdict on it
+    return dataclasses.replace(outcome, detail=f"{outcome.detail}. Provenance: {fs[name].provenance()}")
 
 
 def _register(row: dict, seen: set) -> None:
