@@ -521,6 +521,21 @@ def stationarity(model: StaticModel = PAPER):
     return result
 
 
+def stationarity_stable(model: StaticModel = PAPER):
+    r"""(1.7) for floating point: :math:`R^2 Q` with Q kept as its sums
+    (:func:`deflated_stationarity`) instead of expanded.  The expanded (1.7)
+    has a double root at :math:`ho = 1` and cancels there (float64 returns
+    3.6e-15 at :math:`1 \pm 10^{-12}` where the value is 3.9e-23); here
+    :math:`(ho-1)^2` is computed exactly (Sterbenz) and Q has no
+    cancellation except next to its own root.
+
+    >>> stationarity_stable()
+    (rho - 1)**2*(-gamma*Sum(rho**i*(i + 1), (i, 0, K - 1)) + mu*rho**K*Sum(rho**i*(K - i + 1), (i, 0, K)))
+    """
+    _, R = _normaliser_fraction(model)
+    return sp.factor(R**2) * deflated_stationarity(model)
+
+
 def _sign_on_range(factor, lo, hi) -> int:
     """+1 or -1 when ``factor`` (a function of the index i) has that sign for every integer lo <= i <= hi:
     factors SymPy knows to be positive are dropped, what is left must be a polynomial of degree <= 1 in i,
@@ -698,7 +713,8 @@ def formulas() -> list[Formula]:
                 inputs=_inputs(derived("the limit", "(1.4) as a function of u = rho^(K+1), limits u -> 0 and u -> oo"))),
         Formula("stationarity", (rho, gamma, K, mu), stationarity(), "(Liu–Nain 2005, eq. 1.7)",
                 "The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1",
-                printed=printed_stationarity(), domain={**_DOMAIN, "rho": (0.05, 2.0), "K": (2, 40)}, inputs=_inputs(_Q, _17)),
+                printed=printed_stationarity(), stable=stationarity_stable(), domain={**_DOMAIN, "rho": (0.05, 2.0), "K": (2, 40)},
+                inputs=_inputs(_Q, _17, derived("the float form (rho - 1)^2 Q", "R^2 = (1 - rho)^2 found by SymPy; Q kept as its two sums"))),
         Formula("stationarity_deflated", (rho, gamma, K, mu), deflated_stationarity(), "(Liu–Nain 2005, eq. 1.7 / (rho-1)**2)",
                 "Q(rho) = (1.7)/(rho-1)**2 as two sums with positive coefficients; its unique positive root is rho(gamma, K)",
                 domain={**_DOMAIN, "rho": (0.05, 2.0), "K": (2, 100)}, inputs=_inputs(_Q)),

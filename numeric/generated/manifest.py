@@ -56,7 +56,7 @@ FORMULAS = (
     {'module': 'scheduling', 'name': 'cstar_limit', 'paper': 'coffman', 'source': '(Coffman–Liu–Weber 1997, (17))', 'printed': True, 'stable': True, 'series': True},
     {'module': 'static_mm1k', 'name': 'cost', 'paper': 'liu-nain', 'source': '(Liu–Nain 2005, eq. 1.4)', 'printed': True, 'stable': True, 'series': False},
     {'module': 'static_mm1k', 'name': 'cost_infinite_K', 'paper': 'liu-nain', 'source': '(Liu–Nain 2005, text after eq. 1.11)', 'printed': False, 'stable': False, 'series': False},
-    {'module': 'static_mm1k', 'name': 'stationarity', 'paper': 'liu-nain', 'source': '(Liu–Nain 2005, eq. 1.7)', 'printed': True, 'stable': False, 'series': False},
+    {'module': 'static_mm1k', 'name': 'stationarity', 'paper': 'liu-nain', 'source': '(Liu–Nain 2005, eq. 1.7)', 'printed': True, 'stable': True, 'series': False},
     {'module': 'static_mm1k', 'name': 'stationarity_deflated', 'paper': 'liu-nain', 'source': '(Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', 'printed': False, 'stable': False, 'series': False},
     {'module': 'static_mm1k', 'name': 'deflated_at_one', 'paper': 'liu-nain', 'source': '(Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', 'printed': False, 'stable': False, 'series': False},
     {'module': 'static_mm1k', 'name': 'gamma_K', 'paper': 'liu-nain', 'source': '(Liu–Nain 2005, Lemma 1)', 'printed': False, 'stable': False, 'series': False},

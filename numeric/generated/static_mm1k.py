@@ -96,7 +96,7 @@ def cost_infinite_K_mp(rho, gamma, mu):
 def stationarity(rho, gamma, K, mu):
     """The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7).
 
-    -gamma + mu*rho**(2*K + 2) + rho**K*(K*gamma + K*mu + gamma + mu) + rho**(K + 1)*(-K*gamma - K*mu - 2*mu)
+    (rho - 1)**2*(-gamma*Sum(rho**i*(i + 1), (i, 0, K - 1)) + mu*rho**K*Sum(rho**i*(K - i + 1), (i, 0, K)))
     """
     numpy = _numpy()
     rho = numpy.asarray(rho, dtype=float)
@@ -104,8 +104,9 @@ def stationarity(rho, gamma, K, mu):
     K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
     _finite_arguments(rho=rho, gamma=gamma, K=K, mu=mu)
+    _nd = numpy.broadcast(rho, gamma, K, mu).ndim
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        result = -gamma + mu*rho**(2*K + 2) + rho**K*(K*gamma + K*mu + gamma + mu) + rho**(K + 1)*(-K*gamma - K*mu - 2*mu)
+        result = (rho - 1)**2*(-gamma*(lambda i: numpy.sum(rho**i*(i + 1), axis=0))(numpy.arange(0, K - 1 + 1).reshape((-1,) + (1,) * _nd)) + mu*rho**K*(lambda i: numpy.sum(rho**i*(K - i + 1), axis=0))(numpy.arange(0, K + 1).reshape((-1,) + (1,) * _nd)))
     return _finite_result('stationarity', result)
 
 
@@ -116,7 +117,7 @@ def stationarity_scalar(rho, gamma, K, mu):
     K = operator.index(K)
     mu = float(mu)
     try:
-        result = float(-gamma + mu*rho**(2*K + 2) + rho**K*(K*gamma + K*mu + gamma + mu) + rho**(K + 1)*(-K*gamma - K*mu - 2*mu))
+        result = float((rho - 1)**2*(-gamma*_power_sum(rho, 0, K - 1, (1, 1)) + mu*rho**K*_power_sum(rho, 0, K, (K + 1, -1))))
     except (ArithmeticError, ValueError, TypeError):
         result = math.nan
     return result if math.isfinite(result) else float(stationarity(rho, gamma, K, mu))
