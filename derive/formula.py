@@ -95,6 +95,28 @@ def latex(expr: sp.Expr) -> str:
     return _Latex().doprint(expr)
 
 
+def term_magnitudes(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with every term of every sum taken positive (numbers by their absolute value; an even power kept
+    as it is, being nonnegative; integer-valued parts, exact in floating point, kept): for positive symbols, the size of the terms whose rounding errors add up when
+    ``expr`` is evaluated in floating point, the scale of a formula that crosses zero (``Formula.scale``).
+
+    >>> rho, g = sp.symbols("rho gamma", positive=True)
+    >>> term_magnitudes((rho - 1)**2 * (rho**2 - 3*g))
+    (rho - 1)**2*(3*gamma + rho**2)
+    """
+    if expr.is_Number:
+        return abs(expr)
+    if expr.free_symbols and all(v.is_integer for v in expr.free_symbols):
+        return expr  # integer arithmetic (K - i + 1): exact in floating point, no rounding to account for
+    if expr.is_Pow and expr.exp.is_even:
+        return expr
+    if isinstance(expr, sp.Sum):
+        return sp.Sum(term_magnitudes(expr.function), *expr.limits)
+    if expr.is_Add or expr.is_Mul or expr.is_Pow:
+        return expr.func(*(term_magnitudes(a) for a in expr.args))
+    return expr
+
+
 KINDS = ("derived", "typed", "assumed")
 
 
@@ -154,11 +176,14 @@ class Formula:
     domain: Mapping[str, tuple[float, float]] | None = field(default=None, hash=False, compare=False)
     paper: str | None = None  # registry paper key; default: read from source
     inputs: tuple[Input, ...] = field(default=(), hash=False, compare=False)  # provenance; () = not audited
+    # for a formula that crosses zero: the size its float error is measured against (GENERATED_REL * scale), the
+    # same sums with every term taken positive; None: the error is relative to the value itself
+    scale: sp.Expr | None = field(default=None, hash=False, compare=False)
 
     def __post_init__(self):
         if not self.name.isidentifier() or keyword.iskeyword(self.name):
             raise ValueError(f"formula name {self.name!r} is not an identifier")
-        for label, e in (("expr", self.expr), ("printed", self.printed), ("stable", self.stable)):
+        for label, e in (("expr", self.expr), ("printed", self.printed), ("stable", self.stable), ("scale", self.scale)):
             if e is None:
                 continue
             free = sp.sympify(e).free_symbols - set(self.args)

@@ -54,7 +54,7 @@ from sympy.codegen.rewriting import expm1_opt, optimize
 from sympy.simplify.simplify import sum_combine
 
 from . import DerivationError, is_identically_zero, only_root, require_zero
-from .formula import Formula, assumed, derived, typed
+from .formula import Formula, assumed, derived, term_magnitudes, typed
 
 rho, gamma, mu, lam = sp.symbols("rho gamma mu lambda", positive=True)
 K = sp.Symbol("K", integer=True, positive=True)
@@ -524,9 +524,11 @@ def stationarity(model: StaticModel = PAPER):
 def stationarity_stable(model: StaticModel = PAPER):
     r"""(1.7) for floating point: :math:`R^2 Q` with Q kept as its sums
     (:func:`deflated_stationarity`) instead of expanded.  The expanded (1.7)
-    has a double root at :math:`ho = 1` and cancels there (float64 returns
+    has a double root at :math:`
+ho = 1` and cancels there (float64 returns
     3.6e-15 at :math:`1 \pm 10^{-12}` where the value is 3.9e-23); here
-    :math:`(ho-1)^2` is computed exactly (Sterbenz) and Q has no
+    :math:`(
+ho-1)^2` is computed exactly (Sterbenz) and Q has no
     cancellation except next to its own root.
 
     >>> stationarity_stable()
@@ -713,14 +715,17 @@ def formulas() -> list[Formula]:
                 inputs=_inputs(derived("the limit", "(1.4) as a function of u = rho^(K+1), limits u -> 0 and u -> oo"))),
         Formula("stationarity", (rho, gamma, K, mu), stationarity(), "(Liu–Nain 2005, eq. 1.7)",
                 "The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1",
-                printed=printed_stationarity(), stable=stationarity_stable(), domain={**_DOMAIN, "rho": (0.05, 2.0), "K": (2, 40)},
+                printed=printed_stationarity(), stable=stationarity_stable(), scale=term_magnitudes(stationarity_stable()),
+                domain={**_DOMAIN, "rho": (0.05, 2.0), "K": (2, 40)},
                 inputs=_inputs(_Q, _17, derived("the float form (rho - 1)^2 Q", "R^2 = (1 - rho)^2 found by SymPy; Q kept as its two sums"))),
         Formula("stationarity_deflated", (rho, gamma, K, mu), deflated_stationarity(), "(Liu–Nain 2005, eq. 1.7 / (rho-1)**2)",
                 "Q(rho) = (1.7)/(rho-1)**2 as two sums with positive coefficients; its unique positive root is rho(gamma, K)",
-                domain={**_DOMAIN, "rho": (0.05, 2.0), "K": (2, 100)}, inputs=_inputs(_Q)),
+                domain={**_DOMAIN, "rho": (0.05, 2.0), "K": (2, 100)}, inputs=_inputs(_Q),
+                scale=term_magnitudes(deflated_stationarity())),
         Formula("deflated_at_one", (gamma, K, mu), deflated_at_one(), "(Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)",
                 "Q(1) = (K+1)/2 (mu (K+2) - gamma K): its sign says on which side of 1 the root rho(gamma, K) lies",
-                domain={k: _DOMAIN[k] for k in ("gamma", "K", "mu")}, inputs=_inputs(_Q)),
+                domain={k: _DOMAIN[k] for k in ("gamma", "K", "mu")}, inputs=_inputs(_Q),
+                scale=term_magnitudes(sp.expand(deflated_at_one()))),
         Formula("gamma_K", (K, mu), gamma_K(), "(Liu–Nain 2005, Lemma 1)",
                 "gamma(K) = mu (K+2)/K, the weight at which the minimiser is rho = 1",
                 domain={"K": (2, 10**6), "mu": (1e-3, 1e3)},

@@ -15,10 +15,13 @@ around the numbers where a ``Piecewise`` of the derived or the emitted form
 switches branch (removable singularities such as rho = 1, series
 thresholds), at relative distances 1e-1 ... 1e-14.
 
-Two exceptions, each justified: the float code may *refuse* (SolverError)
-where the true value is outside float64's range; and next to a zero of the
-function (a sign change between neighbours on a line) relative accuracy is
-meaningless, so the error there is measured against the neighbours' size.
+One exception: the float code may *refuse* (SolverError) where the true
+value is outside float64's range.  No point is excused for being near a zero
+of the function: a formula that crosses zero declares ``Formula.scale``, an
+expression documented with it (the same sums with every term taken
+positive), and its error is then bounded by ``GENERATED_REL`` times that
+scale (evaluated at 60 digits), which is what rounding in a sum of terms of
+that size can reach; elsewhere the bound is ``GENERATED_REL`` times the value.
 """
 from __future__ import annotations
 
@@ -112,19 +115,62 @@ def _typed(f, point):
     return tuple(int(v) if a.is_integer else float(v) for a, v in zip(f.args, point))
 
 
+def _scale_function(f):
+    """The documented error scale of a formula that crosses zero (``Formula.scale``) at 60 digits, or None."""
+    if f.scale is None:
+        return None
+    mp = sp.lambdify(f.args, f.scale.doit(), "mpmath")
+
+    def at(point):
+        with mpmath.workdps(60):
+            return abs(mpmath.mpf(mp(*[v if a.is_integer else mpmath.mpf(v) for a, v in zip(f.args, point)])))
+    return at
+
+
+def _near_zeros(fn_mp, f, points, truth) -> list[tuple]:
+    """Points next to each zero of the function on a line along a real argument: where the twin changes sign
+    between neighbours, the zero by bisection (40 digits), then the floats at relative distances NEAR from it
+    and the float nearest it, each with its twin value -- so a formula that crosses zero is measured there."""
+    if len(points) < 2:
+        return []
+    axis = [k for k in range(len(points[0])) if points[0][k] != points[1][k]]
+    if len(axis) != 1 or f.args[axis[0]].is_integer:
+        return []
+    k = axis[0]
+    out = []
+    for (a, ta), (b, tb) in zip(zip(points, truth), zip(points[1:], truth[1:])):
+        if ta is None or tb is None or ta == 0 or tb == 0 or mpmath.sign(ta) == mpmath.sign(tb):
+            continue
+        with mpmath.workdps(40):
+            lo, hi, s_lo = mpmath.mpf(a[k]), mpmath.mpf(b[k]), mpmath.sign(ta)
+            for _ in range(110):
+                mid = (lo + hi) / 2
+                if mpmath.sign(fn_mp(*(a[:k] + (mid,) + a[k + 1:]))) == s_lo:
+                    lo = mid
+                else:
+                    hi = mid
+            root = float(lo)
+        for x in [root] + [root * (1 + sgn * d) for d in NEAR for sgn in (-1, 1)]:
+            p = a[:k] + (x,) + a[k + 1:]
+            t = _twin(fn_mp, p)
+            if t is not None:
+                out.append((p, t))
+    return out
+
+
 def _check_line(functions, fn_mp, f, line) -> list[str]:
     """Each float function of ``functions`` ({name: fn}: the vectorised one and
     its ``_scalar`` twin) against the mpmath twin along one line."""
     points = [_typed(f, p) for p in line]
     truth = [_twin(fn_mp, p) for p in points]
+    near_zeros = _near_zeros(fn_mp, f, points, truth)
+    points, truth = points + [p for p, _ in near_zeros], truth + [t for _, t in near_zeros]
+    scale_of = _scale_function(f)
     problems = []
     for j, (p, t) in enumerate(zip(points, truth)):
         if t is None:
             continue
-        scale = abs(t)
-        neighbours = [truth[k] for k in (j - 1, j + 1) if 0 <= k < len(truth) and truth[k] is not None]
-        if any(mpmath.sign(n) != mpmath.sign(t) for n in neighbours):
-            scale = max([scale] + [abs(n) for n in neighbours])  # next to a zero of the function
+        scale = abs(t) if scale_of is None else max(abs(t), scale_of(p))
         for name, fn in functions.items():
             try:
                 got = float(fn(*p))
