@@ -237,6 +237,26 @@ def _converter(arg: sp.Symbol) -> str:
     return "operator.index" if arg.is_integer else "mpmath.mpmathify"
 
 
+def _requirements(f: Formula, vectorised: bool, scalar: bool = False) -> str:
+    """Statements refusing arguments outside the model's domain (``Formula.requires``) with InvalidInput (the
+    scalar twin hands such a point to the vectorised function, so that a nan is refused as not finite)."""
+    if scalar and f.requires:
+        conds = " and ".join(f"{_name(rel.lhs)} {rel.rel_op} {PythonCodePrinter().doprint(rel.rhs)}" for rel in f.requires)
+        return f"    if not ({conds}):\n        return float({f.name}({', '.join(map(_name, f.args))}))\n"
+    out = ""
+    for rel in f.requires:
+        name = _name(rel.lhs)
+        cond = f"{name} {rel.rel_op} {PythonCodePrinter().doprint(rel.rhs)}"
+        rule = f"must be {rel.rel_op} {rel.rhs} {f.source}"
+        if vectorised:
+            out += (f"    _bad = ~({cond})\n"
+                    f"    if numpy.any(_bad):\n"
+                    f"        raise _InvalidInput({name!r}, {rule!r}, value=numpy.asarray({name})[_bad].flat[0].item())\n")
+        else:
+            out += f"    if not ({cond}):\n        raise _InvalidInput({name!r}, {rule!r}, value={name})\n"
+    return out
+
+
 def _function(f: Formula) -> str:
     args = ", ".join(map(_name, f.args))
     np_code = _VectorPrinter({"fully_qualified_modules": True}).doprint(f.emitted)
@@ -249,6 +269,8 @@ def _function(f: Formula) -> str:
                          else f"    {_name(a)} = numpy.asarray({_name(a)}, dtype=float)\n" for a in f.args)
     if f.args:
         np_convert += f"    _finite_arguments({', '.join(f'{n}={n}' for n in map(_name, f.args))})\n"
+    np_convert += _requirements(f, vectorised=True)
+    convert += _requirements(f, vectorised=False)
     if f.emitted.has(sp.Sum):
         np_convert += f"    _nd = numpy.broadcast({', '.join(map(_name, f.args))}).ndim\n"
     arb = ""
@@ -291,6 +313,7 @@ def _scalar_function(f: Formula) -> str:
     # a fractional power, returns a complex that float() refuses (TypeError);
     # all of these, and a nan/inf value, are cases for the IEEE route.
     convert = "".join(f"    {_name(a)} = {'operator.index' if a.is_integer else 'float'}({_name(a)})\n" for a in f.args)
+    convert += _requirements(f, vectorised=False, scalar=True)
     return (
         f"\n\ndef {f.name}_scalar({args}):\n"
         f'    """{f.doc} {f.source} (one point in Python floats; where float '
@@ -315,6 +338,8 @@ def render(module: str, formulas: list[Formula] | None = None) -> str:
                    + ((f.name + "_arb",) if has_arb_variant(f) else ()))
     body = "".join(_function(f) for f in fs)
     extra = "from crawlmath.numeric.codegen_runtime import power_sum as _power_sum\n" if "_power_sum(" in body else ""
+    if "_InvalidInput(" in body:
+        extra += "from crawlmath.numeric.errors import InvalidInput as _InvalidInput\n"
     return HEADER.format(module=module, names=names, extra_imports=extra) + body
 
 

@@ -102,19 +102,21 @@ def term_magnitudes(expr: sp.Expr) -> sp.Expr:
 
     >>> rho, g = sp.symbols("rho gamma", positive=True)
     >>> term_magnitudes((rho - 1)**2 * (rho**2 - 3*g))
-    (rho - 1)**2*(3*gamma + rho**2)
+    (3*gamma + rho**2)*(rho - 1)**2
+    >>> term_magnitudes(1 - 1/rho + sp.log(g) / rho)
+    1 + Abs(log(gamma))/rho + 1/rho
     """
     if expr.is_Number:
         return abs(expr)
     if expr.free_symbols and all(v.is_integer for v in expr.free_symbols):
         return expr  # integer arithmetic (K - i + 1): exact in floating point, no rounding to account for
-    if expr.is_Pow and expr.exp.is_even:
-        return expr
+    if expr.is_Pow:
+        return expr if expr.exp.is_even else sp.Pow(term_magnitudes(expr.base), expr.exp)
     if isinstance(expr, sp.Sum):
         return sp.Sum(term_magnitudes(expr.function), *expr.limits)
-    if expr.is_Add or expr.is_Mul or expr.is_Pow:
+    if expr.is_Add or expr.is_Mul:
         return expr.func(*(term_magnitudes(a) for a in expr.args))
-    return expr
+    return expr if expr.is_positive else sp.Abs(expr)  # a function value (log h, expm1(u)) by its size
 
 
 KINDS = ("derived", "typed", "assumed")
@@ -179,6 +181,9 @@ class Formula:
     # for a formula that crosses zero: the size its float error is measured against (GENERATED_REL * scale), the
     # same sums with every term taken positive; None: the error is relative to the value itself
     scale: sp.Expr | None = field(default=None, hash=False, compare=False)
+    # the model's domain: relations "argument op number" (e.g. K >= 2); the generated functions refuse any other
+    # input with InvalidInput naming the argument, instead of computing a value the model does not have
+    requires: tuple[sp.core.relational.Relational, ...] = field(default=(), hash=False, compare=False)
 
     def __post_init__(self):
         if not self.name.isidentifier() or keyword.iskeyword(self.name):
@@ -189,6 +194,10 @@ class Formula:
             free = sp.sympify(e).free_symbols - set(self.args)
             if free:
                 raise ValueError(f"formula {self.name}: {label} has free symbols {sorted(map(str, free))} that are not arguments")
+        for rel in self.requires:
+            if not (isinstance(rel, (sp.StrictGreaterThan, sp.GreaterThan, sp.StrictLessThan, sp.LessThan))
+                    and rel.lhs in self.args and rel.rhs.is_number):
+                raise ValueError(f"formula {self.name}: requirement {rel} is not 'argument op number'")
         if self.domain is not None:
             self._check_domain()
         if self.paper is not None and self.paper not in _PAPER_NAMES:

@@ -46,6 +46,7 @@ mu*(K + 2)/K
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -693,6 +694,14 @@ _Q = derived("Q = Z^2 dC/drho with Z kept a sum", "differentiating the derived c
 _17 = derived("(1.7) = R^2 Q", "R the denominator SymPy finds in the summed normaliser; checked: P^2 dC/drho - (1.7) = 0 identically")
 
 
+_MODEL = {"rho": sp.Ge(rho, 0, evaluate=False), "gamma": sp.Gt(gamma, 0, evaluate=False),  # §1.2.1's ranges
+          "K": sp.Ge(K, 2, evaluate=False), "mu": sp.Gt(mu, 0, evaluate=False), "lambda": sp.Gt(lam, 0, evaluate=False)}
+
+
+def _requires(*args):
+    return tuple(_MODEL[str(a)] for a in args)
+
+
 def _inputs(*steps):
     return (_CHAIN, _COST_DEF, _LAW, _COST) + steps
 
@@ -703,6 +712,10 @@ def formulas() -> list[Formula]:
     >>> [f.name for f in formulas()][:2]
     ['cost', 'cost_infinite_K']
     """
+    return [dataclasses.replace(f, requires=_requires(*f.args)) for f in _formulas()]
+
+
+def _formulas() -> list[Formula]:
     return [
         Formula("cost", (rho, gamma, K, mu), sp.Piecewise((cost_at_one(), sp.Eq(rho, 1)), (cost(), True)),
                 "(Liu–Nain 2005, eq. 1.4)",

