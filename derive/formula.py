@@ -232,6 +232,14 @@ class Formula:
         """The registry paper key: ``paper`` when given, else the one ``source`` names."""
         return self.paper or paper_of(self.source)
 
-    def latex(self) -> str:
-        """LaTeX of the emitted form (what the exported code computes)."""
-        return latex(self.emitted)
+    def latex(self, stable: bool = False) -> str:
+        """LaTeX of the derived formula (the mathematics), or with ``stable`` of the emitted floating-point
+        rewriting (what the generated code computes: Taylor polynomials, expm1, sums kept unexpanded).
+
+        >>> from sympy.codegen.cfunctions import expm1
+        >>> x = sp.Symbol("x", positive=True)
+        >>> g = Formula("em1", (x,), sp.exp(x) - 1, "(Coffman et al. 1997, example)", "e^x - 1", stable=expm1(x))
+        >>> print(g.latex(), g.latex(stable=True))
+        e^{x} - 1 \\left(e^{x} - 1\\right)
+        """
+        return latex(self.emitted if stable else self.expr)
