@@ -694,8 +694,10 @@ _Q = derived("Q = Z^2 dC/drho with Z kept a sum", "differentiating the derived c
 _17 = derived("(1.7) = R^2 Q", "R the denominator SymPy finds in the summed normaliser; checked: P^2 dC/drho - (1.7) = 0 identically")
 
 
-_MODEL = {"rho": sp.Ge(rho, 0, evaluate=False), "gamma": sp.Gt(gamma, 0, evaluate=False),  # §1.2.1's ranges
-          "K": sp.Ge(K, 2, evaluate=False), "mu": sp.Gt(mu, 0, evaluate=False), "lambda": sp.Gt(lam, 0, evaluate=False)}
+# §1.2.1's ranges, closed where the formulas still hold: gamma = 0 and mu = 0 are kept (Proposition 2's check
+# evaluates Q's two linear parts as Q at gamma = 0 and at mu = 0); only Lemma 1 needs gamma, mu > 0
+_MODEL = {"rho": sp.Ge(rho, 0, evaluate=False), "gamma": sp.Ge(gamma, 0, evaluate=False),
+          "K": sp.Ge(K, 2, evaluate=False), "mu": sp.Ge(mu, 0, evaluate=False), "lambda": sp.Gt(lam, 0, evaluate=False)}
 
 
 def _requires(*args):

@@ -237,3 +237,19 @@ def test_power_sum_is_the_sum_it_replaces(coefficients):
         exact = sum(Fraction(x) ** i * sum(Fraction(c) * i**k for k, c in enumerate(coefficients)) for i in range(lo, hi + 1))
         got = power_sum(x, lo, hi, coefficients)
         assert abs(Fraction(got) - exact) <= 1e-14 * max(1, abs(exact)), (x, lo, hi, got, float(exact))
+
+
+def test_static_formulas_refuse_inputs_outside_the_model():
+    """rho < 0, gamma < 0, K < 2 are not the model's (Liu–Nain §1.2.1): each variant refuses, naming the argument;
+    the scalar twin defers to the vectorised function, so nan is still refused as not finite."""
+    from crawlmath.numeric.errors import InvalidInput
+    from crawlmath.numeric.generated import static_mm1k as g
+
+    for call, name in ((lambda: g.cost(-0.5, 1.0, 3, 1.0), "rho"), (lambda: g.cost([0.5, -2.0], 1.0, 3, 1.0), "rho"),
+                       (lambda: g.cost_scalar(0.5, 1.0, 1, 1.0), "K"), (lambda: g.cost_mp(0.5, -1, 3, 1), "gamma"),
+                       (lambda: g.stationarity_mp(0.5, 1, -3, 1), "K"), (lambda: g.gamma_K_scalar(1, 1.0), "K")):
+        with pytest.raises(InvalidInput, match=f"^{name}: must be"):
+            call()
+    with pytest.raises(InvalidInput, match="rho: must be finite"):
+        g.cost_scalar(math.nan, 1.0, 3, 1.0)
+    assert g.cost_scalar(0.0, 1.0, 2, 1.0) == pytest.approx(1 / 1.0)  # rho = 0: the chain is empty, C = gamma

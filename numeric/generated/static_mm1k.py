@@ -33,15 +33,15 @@ def cost(rho, gamma, K, mu):
     _bad = ~(rho >= 0)
     if numpy.any(_bad):
         raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=numpy.asarray(rho)[_bad].flat[0].item())
-    _bad = ~(gamma > 0)
+    _bad = ~(gamma >= 0)
     if numpy.any(_bad):
-        raise _InvalidInput('gamma', 'must be > 0 (Liu–Nain 2005, eq. 1.4)', value=numpy.asarray(gamma)[_bad].flat[0].item())
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=numpy.asarray(gamma)[_bad].flat[0].item())
     _bad = ~(K >= 2)
     if numpy.any(_bad):
         raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.4)', value=numpy.asarray(K)[_bad].flat[0].item())
-    _bad = ~(mu > 0)
+    _bad = ~(mu >= 0)
     if numpy.any(_bad):
-        raise _InvalidInput('mu', 'must be > 0 (Liu–Nain 2005, eq. 1.4)', value=numpy.asarray(mu)[_bad].flat[0].item())
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=numpy.asarray(mu)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = numpy.select([numpy.equal(rho, 1),numpy.less(rho, 1),True], [(gamma + mu)/(K + 1),(gamma + mu*numpy.exp((K + 1)*numpy.log(rho)))*(rho - 1)/numpy.expm1((K + 1)*numpy.log(rho)),-(rho - 1)*(gamma*numpy.exp((-K - 1)*numpy.log(rho)) + mu)/numpy.expm1((-K - 1)*numpy.log(rho))], default=numpy.nan)
     return _finite_result('cost', result)
@@ -53,7 +53,7 @@ def cost_scalar(rho, gamma, K, mu):
     gamma = float(gamma)
     K = operator.index(K)
     mu = float(mu)
-    if not (rho >= 0 and gamma > 0 and K >= 2 and mu > 0):
+    if not (rho >= 0 and gamma >= 0 and K >= 2 and mu >= 0):
         return float(cost(rho, gamma, K, mu))
     try:
         result = float((((gamma + mu)/(K + 1)) if (rho == 1) else ((gamma + mu*math.exp((K + 1)*math.log(rho)))*(rho - 1)/math.expm1((K + 1)*math.log(rho))) if (rho < 1) else (-(rho - 1)*(gamma*math.exp((-K - 1)*math.log(rho)) + mu)/math.expm1((-K - 1)*math.log(rho)))))
@@ -71,12 +71,12 @@ def cost_mp(rho, gamma, K, mu):
     mu = mpmath.mpmathify(mu)
     if not (rho >= 0):
         raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=rho)
-    if not (gamma > 0):
-        raise _InvalidInput('gamma', 'must be > 0 (Liu–Nain 2005, eq. 1.4)', value=gamma)
+    if not (gamma >= 0):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=gamma)
     if not (K >= 2):
         raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.4)', value=K)
-    if not (mu > 0):
-        raise _InvalidInput('mu', 'must be > 0 (Liu–Nain 2005, eq. 1.4)', value=mu)
+    if not (mu >= 0):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=mu)
     return (((gamma + mu)/(mpmath.mpf(K) + 1)) if (rho == 1) else ((gamma + mu*rho**(K + 1))*(rho - 1)/(rho**(K + 1) - 1)))
 
 
@@ -93,12 +93,12 @@ def cost_infinite_K(rho, gamma, mu):
     _bad = ~(rho >= 0)
     if numpy.any(_bad):
         raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=numpy.asarray(rho)[_bad].flat[0].item())
-    _bad = ~(gamma > 0)
+    _bad = ~(gamma >= 0)
     if numpy.any(_bad):
-        raise _InvalidInput('gamma', 'must be > 0 (Liu–Nain 2005, text after eq. 1.11)', value=numpy.asarray(gamma)[_bad].flat[0].item())
-    _bad = ~(mu > 0)
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=numpy.asarray(gamma)[_bad].flat[0].item())
+    _bad = ~(mu >= 0)
     if numpy.any(_bad):
-        raise _InvalidInput('mu', 'must be > 0 (Liu–Nain 2005, text after eq. 1.11)', value=numpy.asarray(mu)[_bad].flat[0].item())
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=numpy.asarray(mu)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = numpy.select([numpy.less_equal(rho, 1),True], [-gamma*(rho - 1),mu*(rho - 1)], default=numpy.nan)
     return _finite_result('cost_infinite_K', result)
@@ -109,7 +109,7 @@ def cost_infinite_K_scalar(rho, gamma, mu):
     rho = float(rho)
     gamma = float(gamma)
     mu = float(mu)
-    if not (rho >= 0 and gamma > 0 and mu > 0):
+    if not (rho >= 0 and gamma >= 0 and mu >= 0):
         return float(cost_infinite_K(rho, gamma, mu))
     try:
         result = float(((-gamma*(rho - 1)) if (rho <= 1) else (mu*(rho - 1))))
@@ -126,10 +126,10 @@ def cost_infinite_K_mp(rho, gamma, mu):
     mu = mpmath.mpmathify(mu)
     if not (rho >= 0):
         raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=rho)
-    if not (gamma > 0):
-        raise _InvalidInput('gamma', 'must be > 0 (Liu–Nain 2005, text after eq. 1.11)', value=gamma)
-    if not (mu > 0):
-        raise _InvalidInput('mu', 'must be > 0 (Liu–Nain 2005, text after eq. 1.11)', value=mu)
+    if not (gamma >= 0):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=gamma)
+    if not (mu >= 0):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=mu)
     return ((-gamma*(rho - 1)) if (rho <= 1) else (mu*(rho - 1)))
 
 
@@ -147,15 +147,15 @@ def stationarity(rho, gamma, K, mu):
     _bad = ~(rho >= 0)
     if numpy.any(_bad):
         raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=numpy.asarray(rho)[_bad].flat[0].item())
-    _bad = ~(gamma > 0)
+    _bad = ~(gamma >= 0)
     if numpy.any(_bad):
-        raise _InvalidInput('gamma', 'must be > 0 (Liu–Nain 2005, eq. 1.7)', value=numpy.asarray(gamma)[_bad].flat[0].item())
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=numpy.asarray(gamma)[_bad].flat[0].item())
     _bad = ~(K >= 2)
     if numpy.any(_bad):
         raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7)', value=numpy.asarray(K)[_bad].flat[0].item())
-    _bad = ~(mu > 0)
+    _bad = ~(mu >= 0)
     if numpy.any(_bad):
-        raise _InvalidInput('mu', 'must be > 0 (Liu–Nain 2005, eq. 1.7)', value=numpy.asarray(mu)[_bad].flat[0].item())
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=numpy.asarray(mu)[_bad].flat[0].item())
     _nd = numpy.broadcast(rho, gamma, K, mu).ndim
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = (rho - 1)**2*(-gamma*(lambda i: numpy.sum(rho**i*(i + 1), axis=0))(numpy.arange(0, K - 1 + 1).reshape((-1,) + (1,) * _nd)) + mu*rho**K*(lambda i: numpy.sum(rho**i*(K - i + 1), axis=0))(numpy.arange(0, K + 1).reshape((-1,) + (1,) * _nd)))
@@ -168,7 +168,7 @@ def stationarity_scalar(rho, gamma, K, mu):
     gamma = float(gamma)
     K = operator.index(K)
     mu = float(mu)
-    if not (rho >= 0 and gamma > 0 and K >= 2 and mu > 0):
+    if not (rho >= 0 and gamma >= 0 and K >= 2 and mu >= 0):
         return float(stationarity(rho, gamma, K, mu))
     try:
         result = float((rho - 1)**2*(-gamma*_power_sum(rho, 0, K - 1, (1, 1)) + mu*rho**K*_power_sum(rho, 0, K, (K + 1, -1))))
@@ -186,12 +186,12 @@ def stationarity_mp(rho, gamma, K, mu):
     mu = mpmath.mpmathify(mu)
     if not (rho >= 0):
         raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=rho)
-    if not (gamma > 0):
-        raise _InvalidInput('gamma', 'must be > 0 (Liu–Nain 2005, eq. 1.7)', value=gamma)
+    if not (gamma >= 0):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=gamma)
     if not (K >= 2):
         raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7)', value=K)
-    if not (mu > 0):
-        raise _InvalidInput('mu', 'must be > 0 (Liu–Nain 2005, eq. 1.7)', value=mu)
+    if not (mu >= 0):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=mu)
     return -gamma + mu*rho**(2*K + 2) + rho**(K)*(mpmath.mpf(K)*gamma + mpmath.mpf(K)*mu + gamma + mu) + rho**(K + 1)*(-mpmath.mpf(K)*gamma - mpmath.mpf(K)*mu - 2*mu)
 
 
@@ -219,15 +219,15 @@ def stationarity_deflated(rho, gamma, K, mu):
     _bad = ~(rho >= 0)
     if numpy.any(_bad):
         raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=numpy.asarray(rho)[_bad].flat[0].item())
-    _bad = ~(gamma > 0)
+    _bad = ~(gamma >= 0)
     if numpy.any(_bad):
-        raise _InvalidInput('gamma', 'must be > 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=numpy.asarray(gamma)[_bad].flat[0].item())
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=numpy.asarray(gamma)[_bad].flat[0].item())
     _bad = ~(K >= 2)
     if numpy.any(_bad):
         raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=numpy.asarray(K)[_bad].flat[0].item())
-    _bad = ~(mu > 0)
+    _bad = ~(mu >= 0)
     if numpy.any(_bad):
-        raise _InvalidInput('mu', 'must be > 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=numpy.asarray(mu)[_bad].flat[0].item())
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=numpy.asarray(mu)[_bad].flat[0].item())
     _nd = numpy.broadcast(rho, gamma, K, mu).ndim
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = -gamma*(lambda i: numpy.sum(rho**i*(i + 1), axis=0))(numpy.arange(0, K - 1 + 1).reshape((-1,) + (1,) * _nd)) + mu*rho**K*(lambda i: numpy.sum(rho**i*(K - i + 1), axis=0))(numpy.arange(0, K + 1).reshape((-1,) + (1,) * _nd))
@@ -240,7 +240,7 @@ def stationarity_deflated_scalar(rho, gamma, K, mu):
     gamma = float(gamma)
     K = operator.index(K)
     mu = float(mu)
-    if not (rho >= 0 and gamma > 0 and K >= 2 and mu > 0):
+    if not (rho >= 0 and gamma >= 0 and K >= 2 and mu >= 0):
         return float(stationarity_deflated(rho, gamma, K, mu))
     try:
         result = float(-gamma*_power_sum(rho, 0, K - 1, (1, 1)) + mu*rho**K*_power_sum(rho, 0, K, (K + 1, -1)))
@@ -258,12 +258,12 @@ def stationarity_deflated_mp(rho, gamma, K, mu):
     mu = mpmath.mpmathify(mu)
     if not (rho >= 0):
         raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=rho)
-    if not (gamma > 0):
-        raise _InvalidInput('gamma', 'must be > 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=gamma)
+    if not (gamma >= 0):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=gamma)
     if not (K >= 2):
         raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=K)
-    if not (mu > 0):
-        raise _InvalidInput('mu', 'must be > 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=mu)
+    if not (mu >= 0):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=mu)
     return -gamma*(builtins.sum(rho**(i)*(mpmath.mpf(i) + 1) for i in range(0, K - 1 + 1))) + mu*rho**(K)*(builtins.sum(rho**(i)*(mpmath.mpf(K) - mpmath.mpf(i) + 1) for i in range(0, K + 1)))
 
 
@@ -287,15 +287,15 @@ def deflated_at_one(gamma, K, mu):
     K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
     _finite_arguments(gamma=gamma, K=K, mu=mu)
-    _bad = ~(gamma > 0)
+    _bad = ~(gamma >= 0)
     if numpy.any(_bad):
-        raise _InvalidInput('gamma', 'must be > 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=numpy.asarray(gamma)[_bad].flat[0].item())
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=numpy.asarray(gamma)[_bad].flat[0].item())
     _bad = ~(K >= 2)
     if numpy.any(_bad):
         raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=numpy.asarray(K)[_bad].flat[0].item())
-    _bad = ~(mu > 0)
+    _bad = ~(mu >= 0)
     if numpy.any(_bad):
-        raise _InvalidInput('mu', 'must be > 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=numpy.asarray(mu)[_bad].flat[0].item())
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=numpy.asarray(mu)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = -1/2*(K + 1)*(K*gamma - K*mu - 2*mu)
     return _finite_result('deflated_at_one', result)
@@ -306,7 +306,7 @@ def deflated_at_one_scalar(gamma, K, mu):
     gamma = float(gamma)
     K = operator.index(K)
     mu = float(mu)
-    if not (gamma > 0 and K >= 2 and mu > 0):
+    if not (gamma >= 0 and K >= 2 and mu >= 0):
         return float(deflated_at_one(gamma, K, mu))
     try:
         result = float(-1/2*(K + 1)*(K*gamma - K*mu - 2*mu))
@@ -321,12 +321,12 @@ def deflated_at_one_mp(gamma, K, mu):
     gamma = mpmath.mpmathify(gamma)
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
-    if not (gamma > 0):
-        raise _InvalidInput('gamma', 'must be > 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=gamma)
+    if not (gamma >= 0):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=gamma)
     if not (K >= 2):
         raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=K)
-    if not (mu > 0):
-        raise _InvalidInput('mu', 'must be > 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=mu)
+    if not (mu >= 0):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=mu)
     return -mpmath.mpf(1)/mpmath.mpf(2)*(mpmath.mpf(K) + 1)*(mpmath.mpf(K)*gamma - mpmath.mpf(K)*mu - 2*mu)
 
 
@@ -351,9 +351,9 @@ def gamma_K(K, mu):
     _bad = ~(K >= 2)
     if numpy.any(_bad):
         raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, Lemma 1)', value=numpy.asarray(K)[_bad].flat[0].item())
-    _bad = ~(mu > 0)
+    _bad = ~(mu >= 0)
     if numpy.any(_bad):
-        raise _InvalidInput('mu', 'must be > 0 (Liu–Nain 2005, Lemma 1)', value=numpy.asarray(mu)[_bad].flat[0].item())
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, Lemma 1)', value=numpy.asarray(mu)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = mu*(K + 2)/K
     return _finite_result('gamma_K', result)
@@ -363,7 +363,7 @@ def gamma_K_scalar(K, mu):
     """gamma(K) = mu (K+2)/K, the weight at which the minimiser is rho = 1 (Liu–Nain 2005, Lemma 1) (one point in Python floats; where float arithmetic raises or the value is not finite, gamma_K decides)."""
     K = operator.index(K)
     mu = float(mu)
-    if not (K >= 2 and mu > 0):
+    if not (K >= 2 and mu >= 0):
         return float(gamma_K(K, mu))
     try:
         result = float(mu*(K + 2)/K)
@@ -379,8 +379,8 @@ def gamma_K_mp(K, mu):
     mu = mpmath.mpmathify(mu)
     if not (K >= 2):
         raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, Lemma 1)', value=K)
-    if not (mu > 0):
-        raise _InvalidInput('mu', 'must be > 0 (Liu–Nain 2005, Lemma 1)', value=mu)
+    if not (mu >= 0):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, Lemma 1)', value=mu)
     return mu*(mpmath.mpf(K) + 2)/mpmath.mpf(K)
 
 
@@ -405,12 +405,12 @@ def large_K_rule(lambda_, mu, gamma):
     _bad = ~(lambda_ > 0)
     if numpy.any(_bad):
         raise _InvalidInput('lambda_', 'must be > 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=numpy.asarray(lambda_)[_bad].flat[0].item())
-    _bad = ~(mu > 0)
+    _bad = ~(mu >= 0)
     if numpy.any(_bad):
-        raise _InvalidInput('mu', 'must be > 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=numpy.asarray(mu)[_bad].flat[0].item())
-    _bad = ~(gamma > 0)
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=numpy.asarray(mu)[_bad].flat[0].item())
+    _bad = ~(gamma >= 0)
     if numpy.any(_bad):
-        raise _InvalidInput('gamma', 'must be > 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=numpy.asarray(gamma)[_bad].flat[0].item())
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=numpy.asarray(gamma)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = numpy.select([numpy.less_equal(gamma*(lambda_*numpy.floor(mu/lambda_)/mu - 1), -mu*(lambda_*numpy.ceil(mu/lambda_)/mu - 1)),True], [numpy.ceil(mu/lambda_),numpy.floor(mu/lambda_)], default=numpy.nan)
     return _finite_result('large_K_rule', result)
@@ -421,7 +421,7 @@ def large_K_rule_scalar(lambda_, mu, gamma):
     lambda_ = float(lambda_)
     mu = float(mu)
     gamma = float(gamma)
-    if not (lambda_ > 0 and mu > 0 and gamma > 0):
+    if not (lambda_ > 0 and mu >= 0 and gamma >= 0):
         return float(large_K_rule(lambda_, mu, gamma))
     try:
         result = float(((math.ceil(mu/lambda_)) if (gamma*(lambda_*math.floor(mu/lambda_)/mu - 1) <= -mu*(lambda_*math.ceil(mu/lambda_)/mu - 1)) else (math.floor(mu/lambda_))))
@@ -438,8 +438,8 @@ def large_K_rule_mp(lambda_, mu, gamma):
     gamma = mpmath.mpmathify(gamma)
     if not (lambda_ > 0):
         raise _InvalidInput('lambda_', 'must be > 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=lambda_)
-    if not (mu > 0):
-        raise _InvalidInput('mu', 'must be > 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=mu)
-    if not (gamma > 0):
-        raise _InvalidInput('gamma', 'must be > 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=gamma)
+    if not (mu >= 0):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=mu)
+    if not (gamma >= 0):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=gamma)
     return ((mpmath.ceil(mu/lambda_)) if (gamma*(lambda_*mpmath.floor(mu/lambda_)/mu - 1) <= -mu*(lambda_*mpmath.ceil(mu/lambda_)/mu - 1)) else (mpmath.floor(mu/lambda_)))
