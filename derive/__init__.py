@@ -24,6 +24,11 @@ step that no longer holds:
 ...     print(str(exc)[-65:])
 there is no interior minimiser (Lemma 1's sign change is missing)
 
+``static_mm1k.model_formulas(model)`` collects what derives for the model (and
+what is refused, with the reason) as `Formula` objects, and
+``codegen.render("my_model", list(model_formulas(model).formulas))`` is the text of
+a numeric module for it (float, scalar and mpmath functions of each).
+
 A derivation that meets a step it cannot carry out (a side condition that
 does not vanish, an equation with no or several admissible roots) raises
 :class:`DerivationError`; it never ``assert``s and never falls back on the

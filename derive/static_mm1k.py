@@ -52,9 +52,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 from sympy.codegen.rewriting import expm1_opt, optimize
-from sympy.simplify.simplify import sum_combine
 
-from . import DerivationError, is_identically_zero, only_root, require_zero
+from . import DerivationError, only_root, require_zero
 from .formula import Formula, assumed, derived, term_magnitudes, typed
 
 rho, gamma, mu, lam = sp.symbols("rho gamma mu lambda", positive=True)
@@ -678,6 +677,46 @@ def large_K_rule_from_limit():
     c_plus = c_inf.args[1][0].subs(rho, rp)
     c_minus = c_inf.args[0][0].subs(rho, rm)
     return sp.Piecewise((sp.ceiling(mu / lam), c_plus <= c_minus), (sp.floor(mu / lam), True))
+
+
+@dataclass(frozen=True)
+class ModelFormulas:
+    """The closed forms derived for a user's model (:func:`model_formulas`) and the ones refused, with the reason."""
+    formulas: tuple[Formula, ...]
+    refused: tuple[tuple[str, str], ...]  # (formula name, the DerivationError's message)
+
+
+def model_formulas(model: StaticModel) -> ModelFormulas:
+    r"""Every closed form of this module that derives for ``model``, as `Formula` objects for
+    ``crawlmath.derive.codegen.render(name, formulas)`` (the text of a numeric module: float, scalar and
+    mpmath functions of each); the ones whose derivation refuses are listed with the step that failed.
+    Arguments: rho, then the model's other symbols (gamma, K, mu, ...) in that order.
+
+    >>> mf = model_formulas(StaticModel(service=n * mu, capacity=3))
+    >>> [f.name for f in mf.formulas], mf.formulas[3].args
+    (['cost', 'stationarity_deflated', 'deflated_at_one', 'gamma_K', 'stationarity'], (mu,))
+    >>> print(model_formulas(StaticModel(loss_weight=0)).refused[0][0])
+    gamma_K
+    """
+    steps = (("cost", lambda: cost_filled(model), "the model's cost, removable singularities filled"),
+             ("stationarity_deflated", lambda: deflated_stationarity(model), "Q = Z^2 dC/drho, Z kept a sum"),
+             ("deflated_at_one", lambda: deflated_at_one(model), "Q(1)"),
+             ("gamma_K", lambda: gamma_K(model), "the idle weight whose minimiser is rho = 1"),
+             ("stationarity", lambda: stationarity(model), "P^2 dC/drho, P the normaliser's numerator"))
+    built, refused = [], []
+    for name, derive_it, doc in steps:
+        try:
+            expr = derive_it()
+        except DerivationError as exc:
+            refused.append((name, str(exc)))
+            continue
+        order = [rho, gamma, K, mu]
+        args = tuple([a for a in order if a in expr.free_symbols]
+                     + sorted(expr.free_symbols - set(order) - {i}, key=str))
+        built.append(Formula(name, args, expr, f"{CITE} for {model}", doc, paper="liu-nain",
+                             requires=tuple(r for a, r in ((rho, _MODEL["rho"]), (K, _MODEL["K"])) if a in args),
+                             inputs=(assumed(f"the model {model}"), derived(name, f"crawlmath.derive.static_mm1k on that model"))))
+    return ModelFormulas(tuple(built), tuple(refused))
 
 
 _DOMAIN = {"rho": (1e-3, 20.0), "gamma": (1e-2, 20.0), "K": (2, 400), "mu": (1e-2, 10.0)}

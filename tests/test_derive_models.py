@@ -136,3 +136,23 @@ def test_model_statement_is_checked():
 def test_paper_instance_is_the_default():
     assert st.cost() == st.cost(st.PAPER) and st.gamma_K() == mu * (K + 2) / K
     assert sp.expand(st.in_rho_and_t(st.stationarity()) - st.in_rho_and_t(st.printed_stationarity())) == 0
+
+
+def test_codegen_emits_a_users_model():
+    """model_formulas -> codegen.render: a numeric module for the doubled-loss-weight model whose float cost is the
+    chain's (60-digit generator solve) and whose gamma_K is 2 mu (K+2)/K; a refused step is listed, not emitted."""
+    from crawlmath.derive import codegen
+    from crawlmath.numeric.errors import InvalidInput
+
+    mf = st.model_formulas(DOUBLE)
+    assert not mf.refused
+    namespace: dict = {}
+    exec(codegen.render("doubled", list(mf.formulas)), namespace)
+    with mpmath.workdps(60):
+        chain = _cost_numeric(lambda s, m: m, 7, mpmath.mpf("0.8"), mpmath.mpf("1.5"), mpmath.mpf(1), 2)
+    assert namespace["cost"](0.8, 1.5, 7, 1.0) == pytest.approx(float(chain), rel=1e-13)
+    assert namespace["gamma_K"](10, 1.0) == pytest.approx(2.4, rel=1e-15)
+    with pytest.raises(InvalidInput, match="K: must be >= 2"):
+        namespace["cost"](0.8, 1.5, 1, 1.0)
+    refused = dict(st.model_formulas(M(service=n * mu)).refused)
+    assert "stationarity" in refused and "rational function of rho and rho**K" in refused["stationarity"]
