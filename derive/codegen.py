@@ -273,6 +273,11 @@ def _function(f: Formula) -> str:
     convert += _requirements(f, vectorised=False)
     if f.emitted.has(sp.Sum):
         np_convert += f"    _nd = numpy.broadcast({', '.join(map(_name, f.args))}).ndim\n"
+    mp_note = "; raised until two evaluations agree to it" if f.settle_mp else ""
+    mp_body = _settled(mp_code, f.args) if f.settle_mp else f"    return {mp_code}\n"
+    if f.settle_mp:  # keep what the caller passed: a decimal string is converted again at each precision
+        given = ", ".join(map(_name, f.args)) + ("," if len(f.args) == 1 else "")
+        convert = f"    _given = ({given})\n" + convert
     arb = ""
     if has_arb_variant(f):
         arb_convert = "".join(f"    {_name(a)} = {'operator.index' if a.is_integer else 'flint.arb'}({_name(a)})\n" for a in f.args)
@@ -295,11 +300,32 @@ def _function(f: Formula) -> str:
         f"    return _finite_result({f.name!r}, result)\n"
         f"{_scalar_function(f)}"
         f"\n\ndef {f.name}_mp({args}):\n"
-        f'    """{f.doc} {f.source} (derived form, mpmath, working precision)."""\n'
+        f'    """{f.doc} {f.source} (derived form, mpmath, working precision{mp_note})."""\n'
         f"    mpmath = _mpmath()\n"
         f"{convert}"
-        f"    return {mp_code}\n"
+        f"{mp_body}"
         f"{arb}"
+    )
+
+
+def _settled(mp_code: str, args) -> str:
+    """The body of an mpmath twin that delivers the caller's precision p through cancellation: the arguments as
+    given (``_given``) converted and the form evaluated at p + 16, p + 32, p + 64, ... bits until two successive
+    values agree to 2^-(p+2) relative (returned rounded to p bits); a value that is exactly 0 at two successive
+    precisions of at least 4p extra bits is 0; SolverError beyond 64p extra bits."""
+    reconvert = "".join(f"            {_name(a)} = {_converter(a)}(_given[{k}])\n" for k, a in enumerate(args))
+    return (
+        "    target = mpmath.mp.prec\n"
+        "    previous, extra = None, 16\n"
+        "    while extra <= 64 * target:\n"
+        "        with mpmath.workprec(target + extra):\n"
+        f"{reconvert}"
+        f"            value = +({mp_code})\n"
+        "        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value"
+        " else previous == 0 and extra >= 4 * target):\n"
+        "            return +value\n"
+        "        previous, extra = value, 2 * extra\n"
+        "    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')\n"
     )
 
 
@@ -340,6 +366,8 @@ def render(module: str, formulas: list[Formula] | None = None) -> str:
     extra = "from crawlmath.numeric.codegen_runtime import power_sum as _power_sum\n" if "_power_sum(" in body else ""
     if "_InvalidInput(" in body:
         extra += "from crawlmath.numeric.errors import InvalidInput as _InvalidInput\n"
+    if "_SolverError(" in body:
+        extra += "from crawlmath.numeric.errors import SolverError as _SolverError\n"
     return HEADER.format(module=module, names=names, extra_imports=extra) + body
 
 

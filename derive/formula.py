@@ -184,6 +184,9 @@ class Formula:
     # the model's domain: relations "argument op number" (e.g. K >= 2); the generated functions refuse any other
     # input with InvalidInput naming the argument, instead of computing a value the model does not have
     requires: tuple[sp.core.relational.Relational, ...] = field(default=(), hash=False, compare=False)
+    # the derived form cancels (a double root, differences of exponentials at small arguments): its mpmath twin
+    # raises its own working precision until two precisions agree to the caller's, instead of returning noise
+    settle_mp: bool = field(default=False, hash=False, compare=False)
 
     def __post_init__(self):
         if not self.name.isidentifier() or keyword.iskeyword(self.name):

@@ -769,7 +769,7 @@ def _formulas() -> list[Formula]:
                 inputs=_inputs(derived("the limit", "(1.4) as a function of u = rho^(K+1), limits u -> 0 and u -> oo"))),
         Formula("stationarity", (rho, gamma, K, mu), stationarity(), "(Liu–Nain 2005, eq. 1.7)",
                 "The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1",
-                printed=printed_stationarity(), stable=stationarity_stable(), scale=term_magnitudes(stationarity_stable()),
+                printed=printed_stationarity(), stable=stationarity_stable(), scale=term_magnitudes(stationarity_stable()), settle_mp=True,
                 domain={**_DOMAIN, "rho": (0.05, 2.0), "K": (2, 40)},
                 inputs=_inputs(_Q, _17, derived("the float form (rho - 1)^2 Q", "R^2 = (1 - rho)^2 found by SymPy; Q kept as its two sums"))),
         Formula("stationarity_deflated", (rho, gamma, K, mu), deflated_stationarity(), "(Liu–Nain 2005, eq. 1.7 / (rho-1)**2)",

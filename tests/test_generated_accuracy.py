@@ -253,3 +253,19 @@ def test_static_formulas_refuse_inputs_outside_the_model():
     with pytest.raises(InvalidInput, match="rho: must be finite"):
         g.cost_scalar(math.nan, 1.0, 3, 1.0)
     assert g.cost_scalar(0.0, 1.0, 2, 1.0) == pytest.approx(1 / 1.0)  # rho = 0: the chain is empty, C = gamma
+
+
+@pytest.mark.parametrize("module, name, point", [
+    ("golden", "golden_D", {"q": "1e-15"}), ("golden", "golden_R", {"q": "1e-12"}),
+    ("static_mm1k", "stationarity", {"rho": "1.000000000001", "gamma": "0.7", "K": 9, "mu": "1"}),
+    ("static_mm1k", "stationarity", {"rho": "0.99999999", "gamma": "0.7", "K": 9, "mu": "1"})])
+def test_settled_mp_twins_deliver_the_callers_digits_through_cancellation(module, name, point):
+    """The audit: golden_D_mp(1e-15) was 0 at 15 digits (true 7.45e-48); the twins of formulas that cancel
+    (Formula.settle_mp) raise their own precision.  Reference: SymPy's evalf of the derived form at 30 digits."""
+    f = next(f for f in codegen.formulas_of(module) if f.name == name)
+    gen = importlib.import_module(f"crawlmath.numeric.generated.{module}")
+    exact = {a: sp.Integer(point[str(a)]) if a.is_integer else sp.Rational(point[str(a)]) for a in f.args}
+    reference = mpmath.mpf(str(sp.N(f.expr.subs(exact), 30)))
+    with mpmath.workdps(15):
+        got = getattr(gen, name + "_mp")(*[point[str(a)] for a in f.args])
+    assert reference != 0 and abs(got - reference) <= 1e-14 * abs(reference)

@@ -15,6 +15,7 @@ from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
 from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
 from crawlmath.numeric.codegen_runtime import power_sum as _power_sum
 from crawlmath.numeric.errors import InvalidInput as _InvalidInput
+from crawlmath.numeric.errors import SolverError as _SolverError
 
 __all__ = ['cost', 'cost_infinite_K', 'cost_infinite_K_mp', 'cost_infinite_K_scalar', 'cost_mp', 'cost_scalar', 'deflated_at_one', 'deflated_at_one_arb', 'deflated_at_one_mp', 'deflated_at_one_scalar', 'gamma_K', 'gamma_K_arb', 'gamma_K_mp', 'gamma_K_scalar', 'large_K_rule', 'large_K_rule_mp', 'large_K_rule_scalar', 'stationarity', 'stationarity_arb', 'stationarity_deflated', 'stationarity_deflated_arb', 'stationarity_deflated_mp', 'stationarity_deflated_scalar', 'stationarity_mp', 'stationarity_scalar']
 
@@ -178,8 +179,9 @@ def stationarity_scalar(rho, gamma, K, mu):
 
 
 def stationarity_mp(rho, gamma, K, mu):
-    """The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7) (derived form, mpmath, working precision)."""
+    """The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
+    _given = (rho, gamma, K, mu)
     rho = mpmath.mpmathify(rho)
     gamma = mpmath.mpmathify(gamma)
     K = operator.index(K)
@@ -192,7 +194,19 @@ def stationarity_mp(rho, gamma, K, mu):
         raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7)', value=K)
     if not (mu >= 0):
         raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=mu)
-    return -gamma + mu*rho**(2*K + 2) + rho**(K)*(mpmath.mpf(K)*gamma + mpmath.mpf(K)*mu + gamma + mu) + rho**(K + 1)*(-mpmath.mpf(K)*gamma - mpmath.mpf(K)*mu - 2*mu)
+    target = mpmath.mp.prec
+    previous, extra = None, 16
+    while extra <= 64 * target:
+        with mpmath.workprec(target + extra):
+            rho = mpmath.mpmathify(_given[0])
+            gamma = mpmath.mpmathify(_given[1])
+            K = operator.index(_given[2])
+            mu = mpmath.mpmathify(_given[3])
+            value = +(-gamma + mu*rho**(2*K + 2) + rho**(K)*(mpmath.mpf(K)*gamma + mpmath.mpf(K)*mu + gamma + mu) + rho**(K + 1)*(-mpmath.mpf(K)*gamma - mpmath.mpf(K)*mu - 2*mu))
+        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
+            return +value
+        previous, extra = value, 2 * extra
+    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
 
 
 def stationarity_arb(rho, gamma, K, mu):
