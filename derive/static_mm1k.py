@@ -609,7 +609,11 @@ def gamma_K(model: StaticModel = PAPER, at=1):
     r""":math:`\gamma(K) = \mu(K+2)/K`: the unique idle weight with
     :math:`Q(1) = 0`, i.e. with minimiser :math:`\rho(\gamma,K) = 1`
     (Lemma 1; ``at`` moves the point).  Needs :func:`unique_minimiser` (else
-    a root of Q is not "the minimiser") and a positive root; raises otherwise.
+    a root of Q is not "the minimiser"); Q(at) is linear in the weight, so
+    the root is unique; raises when SymPy shows it is not positive.  A root
+    whose sign SymPy cannot decide for symbolic K (the 2 mu model's
+    :math:`\mu(2\cdot2^K K+1)/(2^K(2\cdot2^K-K-2))`) is returned: substitute
+    the K of interest to decide it.
 
     >>> gamma_K().subs(K, 10)
     6*mu/5
