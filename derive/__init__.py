@@ -5,6 +5,30 @@ derives.  A module that has closed forms for numeric use defines
 ``formulas() -> list[Formula]``; ``crawlmath codegen`` turns those into
 :mod:`crawlmath.numeric.generated` (see :mod:`.codegen`).
 
+Stating your own model: a derivation module takes its model as input, the
+paper's model being the default instance.  For the static crawler count
+(:mod:`.static_mm1k`), a :class:`~.static_mm1k.StaticModel` names the
+service law mu(n), the capacity and the weights of the two cost
+terms; every function then answers for that model, or refuses naming the
+step that no longer holds:
+
+>>> from crawlmath.derive import DerivationError as Refused, static_mm1k as st
+>>> doubled = st.StaticModel(loss_weight=2)           # losses cost twice as much
+>>> st.gamma_K(doubled)
+2*mu*(K + 2)/K
+>>> st.gamma_K(st.StaticModel(service=st.n * st.mu, capacity=3))   # mu(n) = n mu, K = 3
+49*mu/90
+>>> try:
+...     st.gamma_K(st.StaticModel(loss_weight=0))
+... except Refused as exc:
+...     print(str(exc)[-65:])
+there is no interior minimiser (Lemma 1's sign change is missing)
+
+``static_mm1k.model_formulas(model)`` collects what derives for the model (and
+what is refused, with the reason) as `Formula` objects, and
+``codegen.render("my_model", list(model_formulas(model).formulas))`` is the text of
+a numeric module for it (float, scalar and mpmath functions of each).
+
 A derivation that meets a step it cannot carry out (a side condition that
 does not vanish, an equation with no or several admissible roots) raises
 :class:`DerivationError`; it never ``assert``s and never falls back on the

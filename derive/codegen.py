@@ -237,6 +237,26 @@ def _converter(arg: sp.Symbol) -> str:
     return "operator.index" if arg.is_integer else "mpmath.mpmathify"
 
 
+def _requirements(f: Formula, vectorised: bool, scalar: bool = False) -> str:
+    """Statements refusing arguments outside the model's domain (``Formula.requires``) with InvalidInput (the
+    scalar twin hands such a point to the vectorised function, so that a nan is refused as not finite)."""
+    if scalar and f.requires:
+        conds = " and ".join(f"{_name(rel.lhs)} {rel.rel_op} {PythonCodePrinter().doprint(rel.rhs)}" for rel in f.requires)
+        return f"    if not ({conds}):\n        return float({f.name}({', '.join(map(_name, f.args))}))\n"
+    out = ""
+    for rel in f.requires:
+        name = _name(rel.lhs)
+        cond = f"{name} {rel.rel_op} {PythonCodePrinter().doprint(rel.rhs)}"
+        rule = f"must be {rel.rel_op} {rel.rhs} {f.source}"
+        if vectorised:
+            out += (f"    _bad = ~({cond})\n"
+                    f"    if numpy.any(_bad):\n"
+                    f"        raise _InvalidInput({name!r}, {rule!r}, value=numpy.asarray({name})[_bad].flat[0].item())\n")
+        else:
+            out += f"    if not ({cond}):\n        raise _InvalidInput({name!r}, {rule!r}, value={name})\n"
+    return out
+
+
 def _function(f: Formula) -> str:
     args = ", ".join(map(_name, f.args))
     np_code = _VectorPrinter({"fully_qualified_modules": True}).doprint(f.emitted)
@@ -249,8 +269,15 @@ def _function(f: Formula) -> str:
                          else f"    {_name(a)} = numpy.asarray({_name(a)}, dtype=float)\n" for a in f.args)
     if f.args:
         np_convert += f"    _finite_arguments({', '.join(f'{n}={n}' for n in map(_name, f.args))})\n"
+    np_convert += _requirements(f, vectorised=True)
+    convert += _requirements(f, vectorised=False)
     if f.emitted.has(sp.Sum):
         np_convert += f"    _nd = numpy.broadcast({', '.join(map(_name, f.args))}).ndim\n"
+    mp_note = "; raised until two evaluations agree to it" if f.settle_mp else ""
+    mp_body = _settled(mp_code, f.args) if f.settle_mp else f"    return {mp_code}\n"
+    if f.settle_mp:  # keep what the caller passed: a decimal string is converted again at each precision
+        given = ", ".join(map(_name, f.args)) + ("," if len(f.args) == 1 else "")
+        convert = f"    _given = ({given})\n" + convert
     arb = ""
     if has_arb_variant(f):
         arb_convert = "".join(f"    {_name(a)} = {'operator.index' if a.is_integer else 'flint.arb'}({_name(a)})\n" for a in f.args)
@@ -273,11 +300,32 @@ def _function(f: Formula) -> str:
         f"    return _finite_result({f.name!r}, result)\n"
         f"{_scalar_function(f)}"
         f"\n\ndef {f.name}_mp({args}):\n"
-        f'    """{f.doc} {f.source} (derived form, mpmath, working precision)."""\n'
+        f'    """{f.doc} {f.source} (derived form, mpmath, working precision{mp_note})."""\n'
         f"    mpmath = _mpmath()\n"
         f"{convert}"
-        f"    return {mp_code}\n"
+        f"{mp_body}"
         f"{arb}"
+    )
+
+
+def _settled(mp_code: str, args) -> str:
+    """The body of an mpmath twin that delivers the caller's precision p through cancellation: the arguments as
+    given (``_given``) converted and the form evaluated at p + 16, p + 32, p + 64, ... bits until two successive
+    values agree to 2^-(p+2) relative (returned rounded to p bits); a value that is exactly 0 at two successive
+    precisions of at least 4p extra bits is 0; SolverError beyond 64p extra bits."""
+    reconvert = "".join(f"            {_name(a)} = {_converter(a)}(_given[{k}])\n" for k, a in enumerate(args))
+    return (
+        "    target = mpmath.mp.prec\n"
+        "    previous, extra = None, 16\n"
+        "    while extra <= 64 * target:\n"
+        "        with mpmath.workprec(target + extra):\n"
+        f"{reconvert}"
+        f"            value = +({mp_code})\n"
+        "        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value"
+        " else previous == 0 and extra >= 4 * target):\n"
+        "            return +value\n"
+        "        previous, extra = value, 2 * extra\n"
+        "    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')\n"
     )
 
 
@@ -291,6 +339,7 @@ def _scalar_function(f: Formula) -> str:
     # a fractional power, returns a complex that float() refuses (TypeError);
     # all of these, and a nan/inf value, are cases for the IEEE route.
     convert = "".join(f"    {_name(a)} = {'operator.index' if a.is_integer else 'float'}({_name(a)})\n" for a in f.args)
+    convert += _requirements(f, vectorised=False, scalar=True)
     return (
         f"\n\ndef {f.name}_scalar({args}):\n"
         f'    """{f.doc} {f.source} (one point in Python floats; where float '
@@ -315,6 +364,10 @@ def render(module: str, formulas: list[Formula] | None = None) -> str:
                    + ((f.name + "_arb",) if has_arb_variant(f) else ()))
     body = "".join(_function(f) for f in fs)
     extra = "from crawlmath.numeric.codegen_runtime import power_sum as _power_sum\n" if "_power_sum(" in body else ""
+    if "_InvalidInput(" in body:
+        extra += "from crawlmath.numeric.errors import InvalidInput as _InvalidInput\n"
+    if "_SolverError(" in body:
+        extra += "from crawlmath.numeric.errors import SolverError as _SolverError\n"
     return HEADER.format(module=module, names=names, extra_imports=extra) + body
 
 
@@ -414,9 +467,20 @@ FORMULAS = (
 
 
 def has_series_pieces(f: Formula) -> bool:
-    """True when the stable form has a Piecewise branch other than a point fill ``Eq(x, c)`` (a truncated series)."""
-    return f.stable is not None and any(not isinstance(c, sp.Eq) for pw in f.stable.atoms(sp.Piecewise)
-                                        for _, c in pw.args[:-1])
+    """True when the stable form has a Piecewise branch, other than a point fill ``Eq(x, c)``, that is a rational
+    function of its symbols: a truncated Taylor polynomial (or its reciprocal), whose claim proves a certified
+    truncation bound (slow).  A branch with exp/log/expm1 (the M/M/1/K cost's rho < 1 and rho > 1 rewritings) is an
+    identity, proved by the fast routes.
+
+    >>> [has_series_pieces(f) for f in formulas_of("static_mm1k") if f.name == "cost"]
+    [False]
+    """
+    return f.stable is not None and any(not isinstance(c, sp.Eq) and _is_rational_function(e)
+                                        for pw in f.stable.atoms(sp.Piecewise) for e, c in pw.args[:-1])
+
+
+def _is_rational_function(expr: sp.Expr) -> bool:
+    return all(part.is_polynomial(*part.free_symbols) for part in sp.fraction(sp.together(expr)))
 
 
 def render_manifest(modules: dict[str, list[Formula]]) -> str:

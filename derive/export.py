@@ -244,8 +244,9 @@ def tex_text(text: str) -> str:
     return "".join(_TEX_SPECIAL.get(c, c) for c in text)
 
 
-def latex_equation(module: str, f: Formula) -> str:
-    """One ``equation`` environment: name(args) = closed form, with label and source tag.
+def latex_equation(module: str, f: Formula, stable: bool = False) -> str:
+    """One ``equation`` environment: name(args) = the derived closed form (``stable``: the floating-point rewriting
+    the generated code evaluates), with label and source tag.
 
     >>> import sympy as sp
     >>> from crawlmath.derive.formula import Formula
@@ -259,20 +260,21 @@ def latex_equation(module: str, f: Formula) -> str:
     source = tex_text(f.source)
     return (
         "\\begin{equation}\n"
-        f"  \\operatorname{{{name}}}({args}) = {f.latex()}\n"
+        f"  \\operatorname{{{name}}}({args}) = {f.latex(stable)}\n"
         f"  \\label{{eq:{module}:{f.name}}}\\tag*{{\\small {source}}}\n"
         "\\end{equation}"
     )
 
 
-def latex_module(module: str, formulas: list[Formula] | None = None) -> str:
-    """The formulas of derive module ``module`` as LaTeX equations, each preceded by a comment with its name and doc."""
+def latex_module(module: str, formulas: list[Formula] | None = None, stable: bool = False) -> str:
+    """The formulas of derive module ``module`` as LaTeX equations (derived forms; ``stable``: the float
+    rewritings), each preceded by a comment with its name and doc."""
     fs = codegen.formulas_of(module) if formulas is None else formulas
     banner = _BANNER.format(lang="latex", module=module)
     parts = [f"% {banner}", f"% {len(fs)} formulas; \\input this file from a document that loads amsmath.", ""]
     for f in fs:
         doc = f.doc.replace("%", r"\%")
-        parts += [f"% {f.name}: {doc}", latex_equation(module, f), ""]
+        parts += [f"% {f.name}: {doc}", latex_equation(module, f, stable), ""]
     return "\n".join(parts)
 
 
@@ -300,11 +302,13 @@ def file_names(lang: str, modules: list[str]) -> list[str]:
     return [f"{C_PREFIX}_{m}{ext}" for m in modules for ext in (".h", ".c")]
 
 
-def expected_files(lang: str, out: Path, modules: dict[str, list[Formula]] | None = None) -> dict[Path, str]:
+def expected_files(lang: str, out: Path, modules: dict[str, list[Formula]] | None = None,
+                   stable: bool = False) -> dict[Path, str]:
     """Every file ``crawlmath codegen --lang LANG --out OUT`` writes, with its text.
 
     ``modules`` maps derive-module names to their formulas (default: every
-    derive module with ``formulas()``).
+    derive module with ``formulas()``); ``stable``: LaTeX shows the float
+    rewritings instead of the derived formulas.
 
     >>> import sympy as sp
     >>> from crawlmath.derive.formula import Formula
@@ -323,7 +327,7 @@ def expected_files(lang: str, out: Path, modules: dict[str, list[Formula]] | Non
     if lang == "python":
         texts = [codegen.render(m) for m in modules]
     elif lang == "latex":
-        texts = [latex_module(m, fs) for m, fs in modules.items()] + [latex_document(list(modules))]
+        texts = [latex_module(m, fs, stable) for m, fs in modules.items()] + [latex_document(list(modules))]
     else:
         texts = [t for m, fs in modules.items() for e in [c_module(m, fs)] for t in (e.header, e.source)]
     return {out / name: text for name, text in zip(file_names(lang, list(modules)), texts)}

@@ -18,6 +18,15 @@ samples it, log-spaced when it spans decades; integer arguments as integers).
 ``paper`` is the registry's paper key (``liu-nain``, ``coffman``, ...); when
 omitted it is read from ``source``.
 
+``inputs`` records the provenance of what the derivation starts from and
+builds on, one :class:`Input` each: ``derived`` (SymPy produced it from the
+model; ``how`` says from what), ``typed`` (typed in, from the paper or by us,
+and checked: ``how`` names the check and the instances it covers) or
+``assumed`` (a model statement taken as given, e.g. the chain's rates or the
+cost's definition).  A formula whose module has not been audited has no
+inputs and says so (:meth:`Formula.provenance`), rather than claiming
+"derived".
+
 >>> import sympy as sp
 >>> x = sp.Symbol("x", positive=True)
 >>> f = Formula("square", (x,), x**2, "(example)", "x squared", paper="coffman")
@@ -30,6 +39,11 @@ True
 ...             stable=expm1(x), domain={"x": (1e-12, 10.0)})
 >>> g.emitted, g.paper_key
 (expm1(x), 'coffman')
+>>> f.provenance()
+'provenance not stated (module not audited)'
+>>> Formula("square", (x,), x**2, "(example)", "x squared", paper="coffman",
+...         inputs=(assumed("x > 0"), derived("x**2", "by multiplication"))).provenance()
+'assumed: x > 0; derived: x**2 (by multiplication)'
 """
 from __future__ import annotations
 
@@ -81,6 +95,74 @@ def latex(expr: sp.Expr) -> str:
     return _Latex().doprint(expr)
 
 
+def term_magnitudes(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with every term of every sum taken positive (numbers by their absolute value; an even power kept
+    as it is, being nonnegative; integer-valued parts, exact in floating point, kept): for positive symbols, the size of the terms whose rounding errors add up when
+    ``expr`` is evaluated in floating point, the scale of a formula that crosses zero (``Formula.scale``).
+
+    >>> rho, g = sp.symbols("rho gamma", positive=True)
+    >>> term_magnitudes((rho - 1)**2 * (rho**2 - 3*g))
+    (3*gamma + rho**2)*(rho - 1)**2
+    >>> term_magnitudes(1 - 1/rho + sp.log(g) / rho)
+    1 + Abs(log(gamma))/rho + 1/rho
+    """
+    if expr.is_Number:
+        return abs(expr)
+    if expr.free_symbols and all(v.is_integer for v in expr.free_symbols):
+        return expr  # integer arithmetic (K - i + 1): exact in floating point, no rounding to account for
+    if expr.is_Pow:
+        return expr if expr.exp.is_even else sp.Pow(term_magnitudes(expr.base), expr.exp)
+    if isinstance(expr, sp.Sum):
+        return sp.Sum(term_magnitudes(expr.function), *expr.limits)
+    if expr.is_Add or expr.is_Mul:
+        return expr.func(*(term_magnitudes(a) for a in expr.args))
+    return expr if expr.is_positive else sp.Abs(expr)  # a function value (log h, expm1(u)) by its size
+
+
+KINDS = ("derived", "typed", "assumed")
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input of a derivation: ``what`` it is, its ``kind`` (``derived``,
+    ``typed`` = typed in and checked, ``assumed`` = a model statement) and
+    ``how``: for derived, from what; for typed, the check and its instances
+    (required); for assumed, optional context.
+
+    >>> Input("(1.3)", "typed")
+    Traceback (most recent call last):
+    ...
+    ValueError: input '(1.3)' is typed: say how it was checked and on which instances
+    """
+    what: str
+    kind: str
+    how: str = ""
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"input {self.what!r}: kind {self.kind!r} is not one of {KINDS}")
+        if self.kind == "typed" and not self.how:
+            raise ValueError(f"input {self.what!r} is typed: say how it was checked and on which instances")
+
+    def __str__(self):
+        return f"{self.kind}: {self.what}" + (f" ({self.how})" if self.how else "")
+
+
+def derived(what: str, how: str) -> Input:
+    """An input SymPy derived (``how``: from what)."""
+    return Input(what, "derived", how)
+
+
+def typed(what: str, check: str) -> Input:
+    """An input typed in and checked (``check``: the check and its instances)."""
+    return Input(what, "typed", check)
+
+
+def assumed(what: str, context: str = "") -> Input:
+    """A model statement taken as given."""
+    return Input(what, "assumed", context)
+
+
 @dataclass(frozen=True)
 class Formula:
     """One derived formula: the SymPy expression derived from the model (``expr``), its arguments, citation and doc;
@@ -95,16 +177,30 @@ class Formula:
     stable: sp.Expr | None = None  # a floating-point rewriting of expr: emitted instead of expr
     domain: Mapping[str, tuple[float, float]] | None = field(default=None, hash=False, compare=False)
     paper: str | None = None  # registry paper key; default: read from source
+    inputs: tuple[Input, ...] = field(default=(), hash=False, compare=False)  # provenance; () = not audited
+    # for a formula that crosses zero: the size its float error is measured against (GENERATED_REL * scale), the
+    # same sums with every term taken positive; None: the error is relative to the value itself
+    scale: sp.Expr | None = field(default=None, hash=False, compare=False)
+    # the model's domain: relations "argument op number" (e.g. K >= 2); the generated functions refuse any other
+    # input with InvalidInput naming the argument, instead of computing a value the model does not have
+    requires: tuple[sp.core.relational.Relational, ...] = field(default=(), hash=False, compare=False)
+    # the derived form cancels (a double root, differences of exponentials at small arguments): its mpmath twin
+    # raises its own working precision until two precisions agree to the caller's, instead of returning noise
+    settle_mp: bool = field(default=False, hash=False, compare=False)
 
     def __post_init__(self):
         if not self.name.isidentifier() or keyword.iskeyword(self.name):
             raise ValueError(f"formula name {self.name!r} is not an identifier")
-        for label, e in (("expr", self.expr), ("printed", self.printed), ("stable", self.stable)):
+        for label, e in (("expr", self.expr), ("printed", self.printed), ("stable", self.stable), ("scale", self.scale)):
             if e is None:
                 continue
             free = sp.sympify(e).free_symbols - set(self.args)
             if free:
                 raise ValueError(f"formula {self.name}: {label} has free symbols {sorted(map(str, free))} that are not arguments")
+        for rel in self.requires:
+            if not (isinstance(rel, (sp.StrictGreaterThan, sp.GreaterThan, sp.StrictLessThan, sp.LessThan))
+                    and rel.lhs in self.args and rel.rhs.is_number):
+                raise ValueError(f"formula {self.name}: requirement {rel} is not 'argument op number'")
         if self.domain is not None:
             self._check_domain()
         if self.paper is not None and self.paper not in _PAPER_NAMES:
@@ -119,6 +215,10 @@ class Formula:
             lo, hi = bounds
             if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
                 raise ValueError(f"formula {self.name}: domain[{key!r}] = {bounds!r} must be finite with lo <= hi")
+
+    def provenance(self) -> str:
+        """One line: each input with its kind (see :class:`Input`), or that none were stated."""
+        return "; ".join(map(str, self.inputs)) if self.inputs else "provenance not stated (module not audited)"
 
     @property
     def derived(self) -> sp.Expr:
@@ -135,6 +235,14 @@ class Formula:
         """The registry paper key: ``paper`` when given, else the one ``source`` names."""
         return self.paper or paper_of(self.source)
 
-    def latex(self) -> str:
-        """LaTeX of the emitted form (what the exported code computes)."""
-        return latex(self.emitted)
+    def latex(self, stable: bool = False) -> str:
+        """LaTeX of the derived formula (the mathematics), or with ``stable`` of the emitted floating-point
+        rewriting (what the generated code computes: Taylor polynomials, expm1, sums kept unexpanded).
+
+        >>> from sympy.codegen.cfunctions import expm1
+        >>> x = sp.Symbol("x", positive=True)
+        >>> g = Formula("em1", (x,), sp.exp(x) - 1, "(Coffman et al. 1997, example)", "e^x - 1", stable=expm1(x))
+        >>> print(g.latex(), g.latex(stable=True))
+        e^{x} - 1 \\left(e^{x} - 1\\right)
+        """
+        return latex(self.emitted if stable else self.expr)

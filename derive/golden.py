@@ -37,7 +37,7 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1
 
 from . import DerivationError
-from .formula import Formula
+from .formula import Formula, term_magnitudes
 from .scheduling import cstar_limit
 
 PHI = (1 + sp.sqrt(5)) / 2  # phi
@@ -546,13 +546,16 @@ def formulas() -> list[Formula]:
         Formula("golden_profile", (q, s), golden_ratio_profile(), f"{SRC}, limit C(gamma(N)) of §5)", "G(q, s): limit C(gamma(N))/C*, pages at bracket position s",
                 stable=G_stable, domain={"q": (1e-12, 60.0), "s": (1.0, float(PHI))}, paper="coffman"),
         Formula("golden_R", (q,), golden_R(), f"{SRC}, proof of Cor. 5.1)", "R(q) = P'Q - PQ', H' = R/Q^2",
-                printed=printed_R(), stable=-q * D_stable, domain=qdom, paper="coffman"),
+                printed=printed_R(), stable=-q * D_stable, domain=qdom, paper="coffman", settle_mp=True),
         Formula("golden_D", (q,), golden_D(), f"{SRC}, proof of Cor. 5.1)", "D(q) = -R(q)/q = lambda1 e^{-a q} + lambda2 e^{-b q} - e^{-q}",
-                printed=printed_D(), stable=D_stable, domain=qdom, paper="coffman"),
+                printed=printed_D(), stable=D_stable, domain=qdom, paper="coffman", settle_mp=True),
         Formula("golden_y", (q,), golden_y(), f"{SRC}, proof of Cor. 5.1)", "y = lambda1 phi/sqrt5 + lambda2 phi^2/sqrt5",
                 stable=l1s * PHI / R5 + l2s * PHI**2 / R5, domain=qdom, paper="coffman"),
         *[Formula(f"golden_weight{r}", (s,), ws[r], f"{SRC}, limit C(gamma(N)) of §5)",
-                  f"w_{r}(s): share of the accesses at distance F_(J+{r})", paper="coffman") for r in range(3)],
+                  f"w_{r}(s): share of the accesses at distance F_(J+{r})", paper="coffman",
+                  # s is a bracket position in [1, phi]; a share reaches 0 at a bracket end, so its error is measured
+                  # against its terms' size there
+                  domain={"s": (1.0, float(PHI))}, scale=term_magnitudes(ws[r])) for r in range(3)],
         Formula("golden_rate", (s, m), cs[0] * PHI**m, f"{SRC}, limit C(gamma(N)) of §5)", "c_m(s) = s phi^m/sqrt5: lim mu_i E[X] F_(J+m) per unit q", paper="coffman"),
         Formula("golden_gap0", (s,), profile_gap_at_zero(), f"{SRC}, Cor. 5.1: worst case)", "e_2(s) = (phi^5/10 - lim_(q->0) G(q, s))/2 >= 0", paper="coffman"),
         Formula("golden_worst", (), worst, f"{SRC}, Cor. 5.1: worst case)", "phi^5/10 = max_s lim_(q->0) G(q, s)", paper="coffman"),

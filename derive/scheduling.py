@@ -24,7 +24,7 @@ from sympy.codegen.rewriting import expm1_opt, optimize
 from sympy.simplify.simplify import factor_sum
 
 from . import DerivationError, only_root, require_zero
-from .formula import Formula
+from .formula import Formula, term_magnitudes
 
 d, m, mu, h, f, x, nu, c0, q, lam, c = sp.symbols("d m mu h f x nu c0 q lambda c", positive=True)
 z, t = sp.symbols("z t", positive=True)
@@ -529,7 +529,7 @@ def formulas() -> list[Formula]:
         Formula("lagrangian_stationarity", (x, h, c, mu, nu, lam), lagrangian_stationarity(), f"{SRC}, Thm 3.4, (8))",
                 "d/dx_i of the Lagrangian of (7): c_i r_i^LB(x_i) + lambda x_i",
                 printed=-(c * nu / mu) * (1 - h ** (1 / x) + sp.log(h) / x * h ** (1 / x)) + lam,
-                stable=expm1_form(lagrangian_stationarity(), lam),
+                stable=expm1_form(lagrangian_stationarity(), lam), scale=term_magnitudes(expm1_form(lagrangian_stationarity(), lam)),
                 domain={**page, "h": (1e-2, 0.99), "x": (1e-2, 1.0), "lambda": (1e-3, 10.0)}),
         Formula("page_threshold_multiplier", (c, mu, nu), page_threshold_multiplier(), f"{SRC}, Thm 3.4, (8) and Thm 4.1, (13) at x = 0+)",
                 "lambda above which page i gets x_i = 0 (dual feasibility at x_i = 0): c_i nu/mu_i", domain=weights),
@@ -549,11 +549,12 @@ def formulas() -> list[Formula]:
         Formula("randomized_stationarity", (x, h, c, mu, nu, lam), randomized_stationarity(), f"{SRC}, Thm 4.1, (13))",
                 "d/dx_i of (12) plus lambda x_i",
                 printed=-c * nu / mu + c * nu / mu * (2 * h * (1 - h) * x + h**2 * x**2) / (1 - h + h * x) ** 2 + lam,
-                stable=sp.factor(randomized_stationarity() - lam) + lam,
+                stable=sp.factor(randomized_stationarity() - lam) + lam, scale=term_magnitudes(sp.factor(randomized_stationarity() - lam) + lam),
                 domain={**page, "x": (1e-4, 1.0), "lambda": (1e-3, 10.0)}),
         Formula("randomized_frequency", (h, c, mu, nu, lam), randomized_frequency_general(), f"{SRC}, Thm 4.1, (15))",
                 "x_i solving (13) = 0 (before clipping at 0)",
-                printed=(sp.sqrt(nu * c / (lam * mu)) - 1) * (1 - h) / h, domain={**page, "lambda": (1e-3, 10.0)}),
+                printed=(sp.sqrt(nu * c / (lam * mu)) - 1) * (1 - h) / h, domain={**page, "lambda": (1e-3, 10.0)},
+                scale=term_magnitudes(randomized_frequency_general())),
         Formula("randomized_frequency_proportional", (h, G), randomized_frequency_proportional(), f"{SRC}, Thm 4.1, (16))",
                 "x_i = (1/h_i - 1)/G when c_i = c0 mu_i, G = sum (1/h_i - 1)",
                 printed=(1 / h - 1) / G, domain={**h_dom, "G": (1e-3, 1e4)}),

@@ -256,9 +256,19 @@ def test_latex_typesets_expm1_and_log1p_as_mathematics():
     x = sp.Symbol("x", positive=True)
     f = Formula("em1", (x,), (sp.exp(x) - 1) / x + sp.log(1 + x), "(synthetic)", "stable form",
                 stable=expm1(x) / x + log1p(x))
-    eq = export.latex_equation("demo", f)
+    eq = export.latex_equation("demo", f, stable=True)
     assert r"\left(e^{x} - 1\right)" in eq and r"\ln\left(x + 1\right)" in eq
     assert "expm" not in eq and "log1p" not in eq
+
+
+def test_latex_shows_the_derived_formula_unless_the_stable_form_is_asked_for():
+    """The audit: the export printed 15-term Taylor polynomials and exp-of-logs instead of the formulas."""
+    from crawlmath.derive import golden
+
+    H = next(f for f in golden.formulas() if f.name == "golden_H")
+    derived, stable = export.latex_equation("golden", H), export.latex_equation("golden", H, stable=True)
+    assert derived.count("q^{") < 4 < stable.count("q^{")  # the Taylor branch only in the stable form
+    assert H.latex() in derived and H.latex(stable=True) in stable
 
 
 def test_exports_print_the_stable_form_never_the_printed_one():

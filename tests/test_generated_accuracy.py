@@ -15,10 +15,13 @@ around the numbers where a ``Piecewise`` of the derived or the emitted form
 switches branch (removable singularities such as rho = 1, series
 thresholds), at relative distances 1e-1 ... 1e-14.
 
-Two exceptions, each justified: the float code may *refuse* (SolverError)
-where the true value is outside float64's range; and next to a zero of the
-function (a sign change between neighbours on a line) relative accuracy is
-meaningless, so the error there is measured against the neighbours' size.
+One exception: the float code may *refuse* (SolverError) where the true
+value is outside float64's range.  No point is excused for being near a zero
+of the function: a formula that crosses zero declares ``Formula.scale``, an
+expression documented with it (the same sums with every term taken
+positive), and its error is then bounded by ``GENERATED_REL`` times that
+scale (evaluated at 60 digits), which is what rounding in a sum of terms of
+that size can reach; elsewhere the bound is ``GENERATED_REL`` times the value.
 """
 from __future__ import annotations
 
@@ -112,19 +115,62 @@ def _typed(f, point):
     return tuple(int(v) if a.is_integer else float(v) for a, v in zip(f.args, point))
 
 
+def _scale_function(f):
+    """The documented error scale of a formula that crosses zero (``Formula.scale``) at 60 digits, or None."""
+    if f.scale is None:
+        return None
+    mp = sp.lambdify(f.args, f.scale.doit(), "mpmath")
+
+    def at(point):
+        with mpmath.workdps(60):
+            return abs(mpmath.mpf(mp(*[v if a.is_integer else mpmath.mpf(v) for a, v in zip(f.args, point)])))
+    return at
+
+
+def _near_zeros(fn_mp, f, points, truth) -> list[tuple]:
+    """Points next to each zero of the function on a line along a real argument: where the twin changes sign
+    between neighbours, the zero by bisection (40 digits), then the floats at relative distances NEAR from it
+    and the float nearest it, each with its twin value -- so a formula that crosses zero is measured there."""
+    if len(points) < 2:
+        return []
+    axis = [k for k in range(len(points[0])) if points[0][k] != points[1][k]]
+    if len(axis) != 1 or f.args[axis[0]].is_integer:
+        return []
+    k = axis[0]
+    out = []
+    for (a, ta), (b, tb) in zip(zip(points, truth), zip(points[1:], truth[1:])):
+        if ta is None or tb is None or ta == 0 or tb == 0 or mpmath.sign(ta) == mpmath.sign(tb):
+            continue
+        with mpmath.workdps(40):
+            lo, hi, s_lo = mpmath.mpf(a[k]), mpmath.mpf(b[k]), mpmath.sign(ta)
+            for _ in range(110):
+                mid = (lo + hi) / 2
+                if mpmath.sign(fn_mp(*(a[:k] + (mid,) + a[k + 1:]))) == s_lo:
+                    lo = mid
+                else:
+                    hi = mid
+            root = float(lo)
+        for x in [root] + [root * (1 + sgn * d) for d in NEAR for sgn in (-1, 1)]:
+            p = a[:k] + (x,) + a[k + 1:]
+            t = _twin(fn_mp, p)
+            if t is not None:
+                out.append((p, t))
+    return out
+
+
 def _check_line(functions, fn_mp, f, line) -> list[str]:
     """Each float function of ``functions`` ({name: fn}: the vectorised one and
     its ``_scalar`` twin) against the mpmath twin along one line."""
     points = [_typed(f, p) for p in line]
     truth = [_twin(fn_mp, p) for p in points]
+    near_zeros = _near_zeros(fn_mp, f, points, truth)
+    points, truth = points + [p for p, _ in near_zeros], truth + [t for _, t in near_zeros]
+    scale_of = _scale_function(f)
     problems = []
     for j, (p, t) in enumerate(zip(points, truth)):
         if t is None:
             continue
-        scale = abs(t)
-        neighbours = [truth[k] for k in (j - 1, j + 1) if 0 <= k < len(truth) and truth[k] is not None]
-        if any(mpmath.sign(n) != mpmath.sign(t) for n in neighbours):
-            scale = max([scale] + [abs(n) for n in neighbours])  # next to a zero of the function
+        scale = abs(t) if scale_of is None else max(abs(t), scale_of(p))
         for name, fn in functions.items():
             try:
                 got = float(fn(*p))
@@ -139,7 +185,19 @@ def _check_line(functions, fn_mp, f, line) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("module, f", _cases(), ids=lambda v: v if isinstance(v, str) else v.name)
+# Issue 31 (audit): these Coffman et al. formulas' declared domains include corners the model excludes
+# (h < e^(-mu m)), where the true value of a rate or cost term crosses zero and takes the wrong sign (e.g.
+# expected_obsolescence = -6.2e-16 at d = 52.7, m = 0.155, mu = 0.122, h = 0.521).  The domain must exclude them by construction; until it does they fail here.
+MODEL_CORNERS = {"expected_obsolescence", "rate_lower_bound", "randomized_rate", "randomized_objective_term"}
+
+
+def _case(module, f):
+    if f.name in MODEL_CORNERS:
+        return pytest.param(module, f, marks=pytest.mark.xfail(strict=True, reason="issue 31: domain includes corners the model excludes"))
+    return pytest.param(module, f)
+
+
+@pytest.mark.parametrize("module, f", [_case(m, f) for m, f in _cases()], ids=lambda v: v if isinstance(v, str) else v.name)
 def test_generated_float_matches_mpmath_twin(module, f):
     gen = importlib.import_module(f"crawlmath.numeric.generated.{module}")
     functions = {name: getattr(gen, name) for name in (f.name, f.name + "_scalar")}
@@ -179,3 +237,35 @@ def test_power_sum_is_the_sum_it_replaces(coefficients):
         exact = sum(Fraction(x) ** i * sum(Fraction(c) * i**k for k, c in enumerate(coefficients)) for i in range(lo, hi + 1))
         got = power_sum(x, lo, hi, coefficients)
         assert abs(Fraction(got) - exact) <= 1e-14 * max(1, abs(exact)), (x, lo, hi, got, float(exact))
+
+
+def test_static_formulas_refuse_inputs_outside_the_model():
+    """rho < 0, gamma < 0, K < 2 are not the model's (Liu–Nain §1.2.1): each variant refuses, naming the argument;
+    the scalar twin defers to the vectorised function, so nan is still refused as not finite."""
+    from crawlmath.numeric.errors import InvalidInput
+    from crawlmath.numeric.generated import static_mm1k as g
+
+    for call, name in ((lambda: g.cost(-0.5, 1.0, 3, 1.0), "rho"), (lambda: g.cost([0.5, -2.0], 1.0, 3, 1.0), "rho"),
+                       (lambda: g.cost_scalar(0.5, 1.0, 1, 1.0), "K"), (lambda: g.cost_mp(0.5, -1, 3, 1), "gamma"),
+                       (lambda: g.stationarity_mp(0.5, 1, -3, 1), "K"), (lambda: g.gamma_K_scalar(1, 1.0), "K")):
+        with pytest.raises(InvalidInput, match=f"^{name}: must be"):
+            call()
+    with pytest.raises(InvalidInput, match="rho: must be finite"):
+        g.cost_scalar(math.nan, 1.0, 3, 1.0)
+    assert g.cost_scalar(0.0, 1.0, 2, 1.0) == pytest.approx(1 / 1.0)  # rho = 0: the chain is empty, C = gamma
+
+
+@pytest.mark.parametrize("module, name, point", [
+    ("golden", "golden_D", {"q": "1e-15"}), ("golden", "golden_R", {"q": "1e-12"}),
+    ("static_mm1k", "stationarity", {"rho": "1.000000000001", "gamma": "0.7", "K": 9, "mu": "1"}),
+    ("static_mm1k", "stationarity", {"rho": "0.99999999", "gamma": "0.7", "K": 9, "mu": "1"})])
+def test_settled_mp_twins_deliver_the_callers_digits_through_cancellation(module, name, point):
+    """The audit: golden_D_mp(1e-15) was 0 at 15 digits (true 7.45e-48); the twins of formulas that cancel
+    (Formula.settle_mp) raise their own precision.  Reference: SymPy's evalf of the derived form at 30 digits."""
+    f = next(f for f in codegen.formulas_of(module) if f.name == name)
+    gen = importlib.import_module(f"crawlmath.numeric.generated.{module}")
+    exact = {a: sp.Integer(point[str(a)]) if a.is_integer else sp.Rational(point[str(a)]) for a in f.args}
+    reference = mpmath.mpf(str(sp.N(f.expr.subs(exact), 30)))
+    with mpmath.workdps(15):
+        got = getattr(gen, name + "_mp")(*[point[str(a)] for a in f.args])
+    assert reference != 0 and abs(got - reference) <= 1e-14 * abs(reference)

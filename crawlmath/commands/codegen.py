@@ -24,6 +24,8 @@ def add_arguments(p):
     """Register the options of ``crawlmath codegen`` on the argparse parser ``p``."""
     p.add_argument("--lang", choices=("python", "c", "latex"), default="python", help="python (default: numeric/generated/), c (header + source) or latex")
     p.add_argument("--out", metavar="DIR", help="output folder (python: numeric/generated/; c: ./codegen-c; latex: ./codegen-latex)")
+    p.add_argument("--stable-form", action="store_true",
+                   help="with --lang latex: typeset the floating-point rewritings the generated code evaluates, not the derived formulas")
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 when a generated file is stale, missing or orphaned")
     p.add_argument("--force", action="store_true",
                    help="with --out: overwrite files there that crawlmath codegen did not write (or that were edited since)")
@@ -36,6 +38,8 @@ def run(args) -> int:
     """
     from ..derive import codegen
 
+    if args.stable_form and args.lang != "latex":
+        raise InvalidInput("--stable-form", "applies to --lang latex only", value=args.lang)
     try:
         if args.lang == "python" and args.out is None:
             return _run_python(args, codegen)
@@ -59,7 +63,7 @@ def _run_export(args, out: Path) -> int:
     if not args.check:  # a destination we may not write is refused before the derivations run (10-40 s)
         _confine(out, export.file_names(args.lang, codegen.derivation_modules()), force=args.force)
     modules = {m: codegen.formulas_of(m) for m in codegen.derivation_modules()}
-    files = export.expected_files(args.lang, out, modules)
+    files = export.expected_files(args.lang, out, modules, stable=args.stable_form)
     skipped = export.unsupported(modules) if args.lang == "c" else []
     notes = [f"not exported to C: {m}.{n}: {why}" for m, n, why in skipped]
     if args.check:

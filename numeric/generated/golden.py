@@ -13,6 +13,7 @@ from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
 from crawlmath.numeric.codegen_runtime import flint_module as _flint
 from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
 from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
+from crawlmath.numeric.errors import SolverError as _SolverError
 
 __all__ = ['golden_D', 'golden_D_mp', 'golden_D_scalar', 'golden_H', 'golden_H_mp', 'golden_H_scalar', 'golden_R', 'golden_R_mp', 'golden_R_scalar', 'golden_bound', 'golden_bound_mp', 'golden_bound_scalar', 'golden_gap0', 'golden_gap0_arb', 'golden_gap0_mp', 'golden_gap0_scalar', 'golden_limit_page_cost', 'golden_limit_page_cost_arb', 'golden_limit_page_cost_mp', 'golden_limit_page_cost_scalar', 'golden_profile', 'golden_profile_mp', 'golden_profile_scalar', 'golden_rate', 'golden_rate_arb', 'golden_rate_mp', 'golden_rate_scalar', 'golden_weight0', 'golden_weight0_arb', 'golden_weight0_mp', 'golden_weight0_scalar', 'golden_weight1', 'golden_weight1_arb', 'golden_weight1_mp', 'golden_weight1_scalar', 'golden_weight2', 'golden_weight2_arb', 'golden_weight2_mp', 'golden_weight2_scalar', 'golden_worst', 'golden_worst_arb', 'golden_worst_mp', 'golden_worst_scalar', 'golden_y', 'golden_y_mp', 'golden_y_scalar']
 
@@ -205,10 +206,20 @@ def golden_R_scalar(q):
 
 
 def golden_R_mp(q):
-    """R(q) = P'Q - PQ', H' = R/Q^2 (Coffman–Liu–Weber 1997, proof of Cor. 5.1) (derived form, mpmath, working precision)."""
+    """R(q) = P'Q - PQ', H' = R/Q^2 (Coffman–Liu–Weber 1997, proof of Cor. 5.1) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
+    _given = (q,)
     q = mpmath.mpmathify(q)
-    return q*mpmath.exp(-q) - mpmath.mpf(1)/mpmath.mpf(2)*q*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(1)/mpmath.mpf(10))*mpmath.sqrt(5)*q*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.mpf(1)/mpmath.mpf(2)*q*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(2)/mpmath.mpf(5))*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.mpf(2)/mpmath.mpf(5)*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.mpf(2)/mpmath.mpf(5)*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(2)/mpmath.mpf(5))*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q)
+    target = mpmath.mp.prec
+    previous, extra = None, 16
+    while extra <= 64 * target:
+        with mpmath.workprec(target + extra):
+            q = mpmath.mpmathify(_given[0])
+            value = +(q*mpmath.exp(-q) - mpmath.mpf(1)/mpmath.mpf(2)*q*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(1)/mpmath.mpf(10))*mpmath.sqrt(5)*q*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.mpf(1)/mpmath.mpf(2)*q*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(2)/mpmath.mpf(5))*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.mpf(2)/mpmath.mpf(5)*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.mpf(2)/mpmath.mpf(5)*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(2)/mpmath.mpf(5))*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q))
+        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
+            return +value
+        previous, extra = value, 2 * extra
+    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
 
 
 def golden_D(q):
@@ -235,10 +246,20 @@ def golden_D_scalar(q):
 
 
 def golden_D_mp(q):
-    """D(q) = -R(q)/q = lambda1 e^{-a q} + lambda2 e^{-b q} - e^{-q} (Coffman–Liu–Weber 1997, proof of Cor. 5.1) (derived form, mpmath, working precision)."""
+    """D(q) = -R(q)/q = lambda1 e^{-a q} + lambda2 e^{-b q} - e^{-q} (Coffman–Liu–Weber 1997, proof of Cor. 5.1) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
+    _given = (q,)
     q = mpmath.mpmathify(q)
-    return -mpmath.exp(-q) - mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(1)/mpmath.mpf(10))*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.mpf(2)/mpmath.mpf(5)*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q + mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q - mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q + (mpmath.mpf(2)/mpmath.mpf(5))*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q - mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q + (mpmath.mpf(2)/mpmath.mpf(5))*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q - mpmath.mpf(2)/mpmath.mpf(5)*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q + mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q
+    target = mpmath.mp.prec
+    previous, extra = None, 16
+    while extra <= 64 * target:
+        with mpmath.workprec(target + extra):
+            q = mpmath.mpmathify(_given[0])
+            value = +(-mpmath.exp(-q) - mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(1)/mpmath.mpf(10))*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) + (mpmath.mpf(1)/mpmath.mpf(2))*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q) - mpmath.mpf(2)/mpmath.mpf(5)*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q + mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q - mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q + (mpmath.mpf(2)/mpmath.mpf(5))*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q - mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q + (mpmath.mpf(2)/mpmath.mpf(5))*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(1)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q - mpmath.mpf(2)/mpmath.mpf(5)*mpmath.sqrt(5)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q + mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(2)*q)*mpmath.exp(-mpmath.mpf(3)/mpmath.mpf(10)*mpmath.sqrt(5)*q)/q)
+        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
+            return +value
+        previous, extra = value, 2 * extra
+    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
 
 
 def golden_y(q):

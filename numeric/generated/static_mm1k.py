@@ -14,6 +14,8 @@ from crawlmath.numeric.codegen_runtime import flint_module as _flint
 from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
 from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
 from crawlmath.numeric.codegen_runtime import power_sum as _power_sum
+from crawlmath.numeric.errors import InvalidInput as _InvalidInput
+from crawlmath.numeric.errors import SolverError as _SolverError
 
 __all__ = ['cost', 'cost_infinite_K', 'cost_infinite_K_mp', 'cost_infinite_K_scalar', 'cost_mp', 'cost_scalar', 'deflated_at_one', 'deflated_at_one_arb', 'deflated_at_one_mp', 'deflated_at_one_scalar', 'gamma_K', 'gamma_K_arb', 'gamma_K_mp', 'gamma_K_scalar', 'large_K_rule', 'large_K_rule_mp', 'large_K_rule_scalar', 'stationarity', 'stationarity_arb', 'stationarity_deflated', 'stationarity_deflated_arb', 'stationarity_deflated_mp', 'stationarity_deflated_scalar', 'stationarity_mp', 'stationarity_scalar']
 
@@ -29,6 +31,18 @@ def cost(rho, gamma, K, mu):
     K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
     _finite_arguments(rho=rho, gamma=gamma, K=K, mu=mu)
+    _bad = ~(rho >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=numpy.asarray(rho)[_bad].flat[0].item())
+    _bad = ~(gamma >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=numpy.asarray(gamma)[_bad].flat[0].item())
+    _bad = ~(K >= 2)
+    if numpy.any(_bad):
+        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.4)', value=numpy.asarray(K)[_bad].flat[0].item())
+    _bad = ~(mu >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=numpy.asarray(mu)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = numpy.select([numpy.equal(rho, 1),numpy.less(rho, 1),True], [(gamma + mu)/(K + 1),(gamma + mu*numpy.exp((K + 1)*numpy.log(rho)))*(rho - 1)/numpy.expm1((K + 1)*numpy.log(rho)),-(rho - 1)*(gamma*numpy.exp((-K - 1)*numpy.log(rho)) + mu)/numpy.expm1((-K - 1)*numpy.log(rho))], default=numpy.nan)
     return _finite_result('cost', result)
@@ -40,6 +54,8 @@ def cost_scalar(rho, gamma, K, mu):
     gamma = float(gamma)
     K = operator.index(K)
     mu = float(mu)
+    if not (rho >= 0 and gamma >= 0 and K >= 2 and mu >= 0):
+        return float(cost(rho, gamma, K, mu))
     try:
         result = float((((gamma + mu)/(K + 1)) if (rho == 1) else ((gamma + mu*math.exp((K + 1)*math.log(rho)))*(rho - 1)/math.expm1((K + 1)*math.log(rho))) if (rho < 1) else (-(rho - 1)*(gamma*math.exp((-K - 1)*math.log(rho)) + mu)/math.expm1((-K - 1)*math.log(rho)))))
     except (ArithmeticError, ValueError, TypeError):
@@ -54,6 +70,14 @@ def cost_mp(rho, gamma, K, mu):
     gamma = mpmath.mpmathify(gamma)
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
+    if not (rho >= 0):
+        raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=rho)
+    if not (gamma >= 0):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=gamma)
+    if not (K >= 2):
+        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.4)', value=K)
+    if not (mu >= 0):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=mu)
     return (((gamma + mu)/(mpmath.mpf(K) + 1)) if (rho == 1) else ((gamma + mu*rho**(K + 1))*(rho - 1)/(rho**(K + 1) - 1)))
 
 
@@ -67,6 +91,15 @@ def cost_infinite_K(rho, gamma, mu):
     gamma = numpy.asarray(gamma, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
     _finite_arguments(rho=rho, gamma=gamma, mu=mu)
+    _bad = ~(rho >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=numpy.asarray(rho)[_bad].flat[0].item())
+    _bad = ~(gamma >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=numpy.asarray(gamma)[_bad].flat[0].item())
+    _bad = ~(mu >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=numpy.asarray(mu)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = numpy.select([numpy.less_equal(rho, 1),True], [-gamma*(rho - 1),mu*(rho - 1)], default=numpy.nan)
     return _finite_result('cost_infinite_K', result)
@@ -77,6 +110,8 @@ def cost_infinite_K_scalar(rho, gamma, mu):
     rho = float(rho)
     gamma = float(gamma)
     mu = float(mu)
+    if not (rho >= 0 and gamma >= 0 and mu >= 0):
+        return float(cost_infinite_K(rho, gamma, mu))
     try:
         result = float(((-gamma*(rho - 1)) if (rho <= 1) else (mu*(rho - 1))))
     except (ArithmeticError, ValueError, TypeError):
@@ -90,13 +125,19 @@ def cost_infinite_K_mp(rho, gamma, mu):
     rho = mpmath.mpmathify(rho)
     gamma = mpmath.mpmathify(gamma)
     mu = mpmath.mpmathify(mu)
+    if not (rho >= 0):
+        raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=rho)
+    if not (gamma >= 0):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=gamma)
+    if not (mu >= 0):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=mu)
     return ((-gamma*(rho - 1)) if (rho <= 1) else (mu*(rho - 1)))
 
 
 def stationarity(rho, gamma, K, mu):
     """The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7).
 
-    -gamma + mu*rho**(2*K + 2) + rho**K*(K*gamma + K*mu + gamma + mu) + rho**(K + 1)*(-K*gamma - K*mu - 2*mu)
+    (rho - 1)**2*(-gamma*Sum(rho**i*(i + 1), (i, 0, K - 1)) + mu*rho**K*Sum(rho**i*(K - i + 1), (i, 0, K)))
     """
     numpy = _numpy()
     rho = numpy.asarray(rho, dtype=float)
@@ -104,8 +145,21 @@ def stationarity(rho, gamma, K, mu):
     K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
     _finite_arguments(rho=rho, gamma=gamma, K=K, mu=mu)
+    _bad = ~(rho >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=numpy.asarray(rho)[_bad].flat[0].item())
+    _bad = ~(gamma >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=numpy.asarray(gamma)[_bad].flat[0].item())
+    _bad = ~(K >= 2)
+    if numpy.any(_bad):
+        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7)', value=numpy.asarray(K)[_bad].flat[0].item())
+    _bad = ~(mu >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=numpy.asarray(mu)[_bad].flat[0].item())
+    _nd = numpy.broadcast(rho, gamma, K, mu).ndim
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        result = -gamma + mu*rho**(2*K + 2) + rho**K*(K*gamma + K*mu + gamma + mu) + rho**(K + 1)*(-K*gamma - K*mu - 2*mu)
+        result = (rho - 1)**2*(-gamma*(lambda i: numpy.sum(rho**i*(i + 1), axis=0))(numpy.arange(0, K - 1 + 1).reshape((-1,) + (1,) * _nd)) + mu*rho**K*(lambda i: numpy.sum(rho**i*(K - i + 1), axis=0))(numpy.arange(0, K + 1).reshape((-1,) + (1,) * _nd)))
     return _finite_result('stationarity', result)
 
 
@@ -115,21 +169,44 @@ def stationarity_scalar(rho, gamma, K, mu):
     gamma = float(gamma)
     K = operator.index(K)
     mu = float(mu)
+    if not (rho >= 0 and gamma >= 0 and K >= 2 and mu >= 0):
+        return float(stationarity(rho, gamma, K, mu))
     try:
-        result = float(-gamma + mu*rho**(2*K + 2) + rho**K*(K*gamma + K*mu + gamma + mu) + rho**(K + 1)*(-K*gamma - K*mu - 2*mu))
+        result = float((rho - 1)**2*(-gamma*_power_sum(rho, 0, K - 1, (1, 1)) + mu*rho**K*_power_sum(rho, 0, K, (K + 1, -1))))
     except (ArithmeticError, ValueError, TypeError):
         result = math.nan
     return result if math.isfinite(result) else float(stationarity(rho, gamma, K, mu))
 
 
 def stationarity_mp(rho, gamma, K, mu):
-    """The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7) (derived form, mpmath, working precision)."""
+    """The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
+    _given = (rho, gamma, K, mu)
     rho = mpmath.mpmathify(rho)
     gamma = mpmath.mpmathify(gamma)
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
-    return -gamma + mu*rho**(2*K + 2) + rho**(K)*(mpmath.mpf(K)*gamma + mpmath.mpf(K)*mu + gamma + mu) + rho**(K + 1)*(-mpmath.mpf(K)*gamma - mpmath.mpf(K)*mu - 2*mu)
+    if not (rho >= 0):
+        raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=rho)
+    if not (gamma >= 0):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=gamma)
+    if not (K >= 2):
+        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7)', value=K)
+    if not (mu >= 0):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=mu)
+    target = mpmath.mp.prec
+    previous, extra = None, 16
+    while extra <= 64 * target:
+        with mpmath.workprec(target + extra):
+            rho = mpmath.mpmathify(_given[0])
+            gamma = mpmath.mpmathify(_given[1])
+            K = operator.index(_given[2])
+            mu = mpmath.mpmathify(_given[3])
+            value = +(-gamma + mu*rho**(2*K + 2) + rho**(K)*(mpmath.mpf(K)*gamma + mpmath.mpf(K)*mu + gamma + mu) + rho**(K + 1)*(-mpmath.mpf(K)*gamma - mpmath.mpf(K)*mu - 2*mu))
+        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
+            return +value
+        previous, extra = value, 2 * extra
+    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
 
 
 def stationarity_arb(rho, gamma, K, mu):
@@ -153,6 +230,18 @@ def stationarity_deflated(rho, gamma, K, mu):
     K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
     _finite_arguments(rho=rho, gamma=gamma, K=K, mu=mu)
+    _bad = ~(rho >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=numpy.asarray(rho)[_bad].flat[0].item())
+    _bad = ~(gamma >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=numpy.asarray(gamma)[_bad].flat[0].item())
+    _bad = ~(K >= 2)
+    if numpy.any(_bad):
+        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=numpy.asarray(K)[_bad].flat[0].item())
+    _bad = ~(mu >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=numpy.asarray(mu)[_bad].flat[0].item())
     _nd = numpy.broadcast(rho, gamma, K, mu).ndim
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = -gamma*(lambda i: numpy.sum(rho**i*(i + 1), axis=0))(numpy.arange(0, K - 1 + 1).reshape((-1,) + (1,) * _nd)) + mu*rho**K*(lambda i: numpy.sum(rho**i*(K - i + 1), axis=0))(numpy.arange(0, K + 1).reshape((-1,) + (1,) * _nd))
@@ -165,6 +254,8 @@ def stationarity_deflated_scalar(rho, gamma, K, mu):
     gamma = float(gamma)
     K = operator.index(K)
     mu = float(mu)
+    if not (rho >= 0 and gamma >= 0 and K >= 2 and mu >= 0):
+        return float(stationarity_deflated(rho, gamma, K, mu))
     try:
         result = float(-gamma*_power_sum(rho, 0, K - 1, (1, 1)) + mu*rho**K*_power_sum(rho, 0, K, (K + 1, -1)))
     except (ArithmeticError, ValueError, TypeError):
@@ -179,6 +270,14 @@ def stationarity_deflated_mp(rho, gamma, K, mu):
     gamma = mpmath.mpmathify(gamma)
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
+    if not (rho >= 0):
+        raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=rho)
+    if not (gamma >= 0):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=gamma)
+    if not (K >= 2):
+        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=K)
+    if not (mu >= 0):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=mu)
     return -gamma*(builtins.sum(rho**(i)*(mpmath.mpf(i) + 1) for i in range(0, K - 1 + 1))) + mu*rho**(K)*(builtins.sum(rho**(i)*(mpmath.mpf(K) - mpmath.mpf(i) + 1) for i in range(0, K + 1)))
 
 
@@ -202,6 +301,15 @@ def deflated_at_one(gamma, K, mu):
     K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
     _finite_arguments(gamma=gamma, K=K, mu=mu)
+    _bad = ~(gamma >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=numpy.asarray(gamma)[_bad].flat[0].item())
+    _bad = ~(K >= 2)
+    if numpy.any(_bad):
+        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=numpy.asarray(K)[_bad].flat[0].item())
+    _bad = ~(mu >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=numpy.asarray(mu)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = -1/2*(K + 1)*(K*gamma - K*mu - 2*mu)
     return _finite_result('deflated_at_one', result)
@@ -212,6 +320,8 @@ def deflated_at_one_scalar(gamma, K, mu):
     gamma = float(gamma)
     K = operator.index(K)
     mu = float(mu)
+    if not (gamma >= 0 and K >= 2 and mu >= 0):
+        return float(deflated_at_one(gamma, K, mu))
     try:
         result = float(-1/2*(K + 1)*(K*gamma - K*mu - 2*mu))
     except (ArithmeticError, ValueError, TypeError):
@@ -225,6 +335,12 @@ def deflated_at_one_mp(gamma, K, mu):
     gamma = mpmath.mpmathify(gamma)
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
+    if not (gamma >= 0):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=gamma)
+    if not (K >= 2):
+        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=K)
+    if not (mu >= 0):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=mu)
     return -mpmath.mpf(1)/mpmath.mpf(2)*(mpmath.mpf(K) + 1)*(mpmath.mpf(K)*gamma - mpmath.mpf(K)*mu - 2*mu)
 
 
@@ -246,6 +362,12 @@ def gamma_K(K, mu):
     K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
     _finite_arguments(K=K, mu=mu)
+    _bad = ~(K >= 2)
+    if numpy.any(_bad):
+        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, Lemma 1)', value=numpy.asarray(K)[_bad].flat[0].item())
+    _bad = ~(mu >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, Lemma 1)', value=numpy.asarray(mu)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = mu*(K + 2)/K
     return _finite_result('gamma_K', result)
@@ -255,6 +377,8 @@ def gamma_K_scalar(K, mu):
     """gamma(K) = mu (K+2)/K, the weight at which the minimiser is rho = 1 (Liu–Nain 2005, Lemma 1) (one point in Python floats; where float arithmetic raises or the value is not finite, gamma_K decides)."""
     K = operator.index(K)
     mu = float(mu)
+    if not (K >= 2 and mu >= 0):
+        return float(gamma_K(K, mu))
     try:
         result = float(mu*(K + 2)/K)
     except (ArithmeticError, ValueError, TypeError):
@@ -267,6 +391,10 @@ def gamma_K_mp(K, mu):
     mpmath = _mpmath()
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
+    if not (K >= 2):
+        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, Lemma 1)', value=K)
+    if not (mu >= 0):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, Lemma 1)', value=mu)
     return mu*(mpmath.mpf(K) + 2)/mpmath.mpf(K)
 
 
@@ -288,6 +416,15 @@ def large_K_rule(lambda_, mu, gamma):
     mu = numpy.asarray(mu, dtype=float)
     gamma = numpy.asarray(gamma, dtype=float)
     _finite_arguments(lambda_=lambda_, mu=mu, gamma=gamma)
+    _bad = ~(lambda_ > 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('lambda_', 'must be > 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=numpy.asarray(lambda_)[_bad].flat[0].item())
+    _bad = ~(mu >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=numpy.asarray(mu)[_bad].flat[0].item())
+    _bad = ~(gamma >= 0)
+    if numpy.any(_bad):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=numpy.asarray(gamma)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = numpy.select([numpy.less_equal(gamma*(lambda_*numpy.floor(mu/lambda_)/mu - 1), -mu*(lambda_*numpy.ceil(mu/lambda_)/mu - 1)),True], [numpy.ceil(mu/lambda_),numpy.floor(mu/lambda_)], default=numpy.nan)
     return _finite_result('large_K_rule', result)
@@ -298,6 +435,8 @@ def large_K_rule_scalar(lambda_, mu, gamma):
     lambda_ = float(lambda_)
     mu = float(mu)
     gamma = float(gamma)
+    if not (lambda_ > 0 and mu >= 0 and gamma >= 0):
+        return float(large_K_rule(lambda_, mu, gamma))
     try:
         result = float(((math.ceil(mu/lambda_)) if (gamma*(lambda_*math.floor(mu/lambda_)/mu - 1) <= -mu*(lambda_*math.ceil(mu/lambda_)/mu - 1)) else (math.floor(mu/lambda_))))
     except (ArithmeticError, ValueError, TypeError):
@@ -311,4 +450,10 @@ def large_K_rule_mp(lambda_, mu, gamma):
     lambda_ = mpmath.mpmathify(lambda_)
     mu = mpmath.mpmathify(mu)
     gamma = mpmath.mpmathify(gamma)
+    if not (lambda_ > 0):
+        raise _InvalidInput('lambda_', 'must be > 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=lambda_)
+    if not (mu >= 0):
+        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=mu)
+    if not (gamma >= 0):
+        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=gamma)
     return ((mpmath.ceil(mu/lambda_)) if (gamma*(lambda_*mpmath.floor(mu/lambda_)/mu - 1) <= -mu*(lambda_*mpmath.ceil(mu/lambda_)/mu - 1)) else (mpmath.floor(mu/lambda_)))

@@ -18,6 +18,11 @@ For a formula ``f`` of paper P (``Formula.paper_key``, else the module's paper):
   piece replaced by its general branch must be identical to the derived
   form.  FAIL at the first step that cannot be established.
 
+Every verdict's detail ends with the formula's provenance (`Formula.provenance`:
+each input derived, typed-and-checked or assumed, or "not stated" for a module
+not yet audited), so the registry and ``verify --json`` say what each formula
+rests on.
+
 The claims are registered from ``numeric/generated/manifest.py`` (written by
 `crawlmath codegen`, checked by ``codegen --check``), so importing the
 registry derives nothing; a check derives its module's formulas once per
@@ -25,6 +30,7 @@ process.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -213,13 +219,32 @@ def _resolve(expr: sp.Expr, steps: list[str]) -> sp.Expr:
     return expr
 
 
+def _summed(expr: sp.Expr, steps: list[str]) -> sp.Expr:
+    """``expr`` with each finite sum replaced by SymPy's closed form (its catch-all branch: the closed form holds
+    away from the special points SymPy lists, and both sides are continuous there)."""
+    sums = expr.atoms(sp.Sum)
+    if not sums:
+        return expr
+    closed = {}
+    for s in sums:
+        value = sp.piecewise_fold(sp.summation(s.function, *s.limits))
+        if isinstance(value, sp.Piecewise):
+            value = next(e for e, c in value.args if c == sp.true)
+        if value.has(sp.Sum):
+            raise DerivationError(f"no closed form for {s}")
+        closed[s] = value
+    steps.append(f"{len(sums)} finite sums replaced by their closed forms (summation; equal away from the special points "
+                 "SymPy lists, continuous there)")
+    return expr.xreplace(closed)
+
+
 def check_stable(f: Formula) -> Outcome:
     """Verdict on a formula's stable rewriting: PASS when, every piecewise branch being shown to compute its general
     branch, the stable form is proved identical to the derived one; else FAIL with the steps done.
     """
     steps: list[str] = []
     try:
-        stable = _resolve(f.stable, steps)
+        stable = _resolve(_summed(f.stable, steps), steps)
         derived = _resolve(f.expr, [])
     except DerivationError as exc:
         return Outcome.failed(f"stable form not established: {exc}. Steps done: {'; '.join(steps) or 'none'}")
@@ -242,7 +267,9 @@ def _check_lazily(check, module: str, name: str) -> Outcome:
     if name not in fs:
         return Outcome.failed(f"crawlmath.derive.{module} no longer derives {name}: numeric/generated/manifest.py is "
                               "stale (run `crawlmath codegen`)")
-    return check(fs[name])
+    outcome = check(fs[name])
+    # the formula's provenance (derive/formula.py: Input) goes with every verdict on it
+    return dataclasses.replace(outcome, detail=f"{outcome.detail}. Provenance: {fs[name].provenance()}")
 
 
 def _register(row: dict, seen: set) -> None:
