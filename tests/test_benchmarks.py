@@ -4,6 +4,7 @@ Nothing is timed."""
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,9 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 def _load(name: str):
     spec = importlib.util.spec_from_file_location(f"crawlmath_benchmark_{name}", BENCHMARKS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    # registered before it runs: numba's on-disk cache records the module of each cached kernel and re-imports it
+    # on the next run; a module missing from sys.modules is recorded as '<dynamic>', and a second run then failed
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
