@@ -31,6 +31,21 @@ LEVELS = (("symbolic", "proof (symbolic)"), ("interval", "interval-certified"),
           ("numeric-hp", "high precision, two routes"), ("float", "float only"), ("simulation", "simulation"))
 
 
+NOTES: dict[str, list[str]] = {}
+
+
+def note(paper: str, text: str) -> None:
+    """Attach to ``paper``'s certification summary a caveat on how its counts read (e.g. how many independent
+    runs its single-run cells rest on); shown by ``crawlmath verify`` and the report under the paper's counts.
+
+    >>> note("example-paper", "12 cells read from 3 runs")
+    >>> NOTES["example-paper"]
+    ['12 cells read from 3 runs']
+    """
+    if text not in NOTES.setdefault(paper, []):
+        NOTES[paper].append(text)
+
+
 def summary(results) -> dict[str, dict[str, int]]:
     """Per paper: how many verdicts rest on each kind of check (keys of
     `LEVELS`), and ``cells`` / ``cells certain`` for table cells, with

@@ -133,7 +133,7 @@ def _print_table(results, failures_only: bool, wall: float) -> None:
 
 
 def _print_certification(results) -> None:
-    from ..proofs.certification import LEVELS, summary
+    from ..proofs.certification import LEVELS, NOTES, summary
 
     table = summary(results)
     print("\ncertification by paper: " + ", ".join(label for _, label in LEVELS) + "; table cells certain/total "
@@ -142,6 +142,8 @@ def _print_certification(results) -> None:
         levels = " / ".join(str(c.get(key, 0)) for key, _ in LEVELS)
         stat = c.get("cells certain (statistical)", 0)
         print(f"  {paper:12} {levels}; cells {c.get('cells certain', 0)}/{c.get('cells', 0)}" + (f" ({stat} statistically)" if stat else ""))
+        for text in NOTES.get(paper, ()):
+            print(f"  {'':12} note: {text}")
     cells = sum(c.get("cells", 0) for c in table.values())
     if cells:
         certain = sum(c.get("cells certain", 0) for c in table.values())

@@ -8,7 +8,7 @@ from html import escape
 import re
 
 from ..proofs import findings as _findings
-from ..proofs.certification import LEVELS, summary as _certification
+from ..proofs.certification import LEVELS, NOTES, summary as _certification
 from ..proofs.registry import PAPERS, Claim, Result, Status
 from .build import ReportData, TableView, anchor, slug
 
@@ -151,7 +151,9 @@ def _certification_table(data: ReportData) -> list[str]:
         out.append(f"<tr><td>{escape(PAPERS[paper].citation)}</td>"
                    + "".join(f"<td class='num'>{c.get(key, 0)}</td>" for key, _ in LEVELS)
                    + f"<td class='num'>{c.get('cells certain', 0)} / {cells}{share}</td></tr>")
-    return out + ["</table>"]
+    notes = [f"<li>{escape(PAPERS[p].citation)}: {escape(t)}</li>" for p in data.papers() if p in table
+             for t in NOTES.get(p, ())]
+    return out + ["</table>"] + (["<ul class='notes'>"] + notes + ["</ul>"] if notes else [])
 
 
 def _errata(data: ReportData) -> list[str]:

@@ -56,6 +56,7 @@ import sympy as sp
 from ...numeric import colours as nc
 from ...numeric.colours_sim import READINGS, simulate, step_law
 from ...numeric.tolerance import SIMULATION_SIGMAS, SINGLE_RUN_CENTRAL, SINGLE_RUN_FLIP, SINGLE_RUN_MAX_REPLICATES
+from .. import certification
 from ..cells import Printing, convention, judge_cell
 from ..registry import Method, Outcome, Source, TableCell, claim
 from ..tables import buijsrogge as T
@@ -712,6 +713,15 @@ def table_8_series() -> tuple[int, int, int]:
     fewest = certain + len(r84) * len(sims) + len(r86) * len(sims) + len(r810)
     most = certain + c84 + c86 + c87 + c810
     return cells, fewest, most
+
+
+def _note_independent_runs() -> None:
+    cells, fewest, most = table_8_series()
+    certification.note("buijsrogge", f"the {cells} single-run cells of Tables 8.x rest on {fewest}-{most} independent "
+                                     "thesis runs (cells read from one run are not independent tests; table_8_series)")
+
+
+_note_independent_runs()
 
 
 @claim("buijsrogge.table-8.run-length", source=src("§8.1–8.2", "Tables 8.1, 8.2, 8.5 (T not stated)"),
