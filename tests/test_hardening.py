@@ -52,6 +52,8 @@ def run(argv, capsys):
     (["colours", "--K", "1000000000", "--C", "10", "--exact", "chain"], EXIT_TOO_LARGE, "K: "),
     (["bmap", "avrachenkov-example.json", "--K", "1000000000"], EXIT_TOO_LARGE, "states after lumping"),
     (STATIC + ["--K", "10", "--bogus"], EXIT_BAD_INPUT, "unrecognized"),
+    (["bmap", "avrachenkov-example.json", "--modes", ""], EXIT_BAD_INPUT, "--modes: must list at least one"),
+    (["bmap", "avrachenkov-example.json", "--modes", "3,,1"], EXIT_BAD_INPUT, "an entry is empty"),
 ])
 def test_anticipated_failures_are_one_line_with_their_code(argv, code, words, capsys):
     got, out, err = run(argv, capsys)

@@ -48,10 +48,14 @@ def _ints(text: str | None, name: str) -> tuple[int, ...] | None:
 
     if text is None:
         return None
+    if not text.strip():
+        if name == "--modes":  # an empty list of modes is not "no --modes": refuse it rather than guess
+            raise InvalidInput(name, "must list at least one robot count (e.g. 3,1)", value=text)
+        return ()  # --thresholds '': no thresholds (a single mode)
     out = []
     for n, part in enumerate(x.strip() for x in text.split(",")):
         if not part:
-            continue
+            raise InvalidInput(name, "must be comma-separated integers (an entry is empty)", value=text, entry=n)
         try:
             out.append(int(part))
         except ValueError:
