@@ -108,9 +108,14 @@ def load_bmap(model: "str | Path | dict", *, K: int | None = None, reduce: bool 
     """
     from .numeric.bmap_io import load_model, model_from_spec, validate_spec
 
+    from .numeric.errors import InvalidInput
+
     if isinstance(model, dict):
         validate_spec(model)
         return model_from_spec(model, K, reduce)
+    if not isinstance(model, (str, Path)):
+        raise InvalidInput("model", "must be a model file's path, a shipped model's name or a dict",
+                           value=type(model).__name__)
     return load_model(model, K=K, reduce=reduce)
 
 
@@ -139,10 +144,20 @@ def solve_bmap(model: "BmapModel | str | Path", modes: Sequence[int], thresholds
     if not isinstance(model, bm.BmapModel):
         raise InvalidInput("model", "must be a BmapModel (load_bmap), a model file's path or a shipped model's name",
                            value=type(model).__name__)
-    policy = bm.Policy(tuple(modes), tuple(thresholds))
+    policy = bm.Policy(_int_tuple(modes, "modes"), _int_tuple(thresholds, "thresholds"))
     model.check_policy(policy)
     bm.require_cost(model, 1, solver)
     return bm.evaluate(model, policy, solver=solver)
+
+
+def _int_tuple(values, name: str) -> tuple[int, ...]:
+    """``values`` (a sequence of integers: robot counts or queue lengths) as a tuple, or `InvalidInput` naming it."""
+    from .numeric.errors import InvalidInput
+    from .numeric.validate import require_int
+
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+        raise InvalidInput(name, "must be a sequence of integers", value=type(values).__name__)
+    return tuple(require_int(v, f"{name}[{i}]") for i, v in enumerate(values))
 
 
 def optimal_frequencies(rates: Sequence[float], access: str = "det:1", weights=None) -> "FrequencyResult":

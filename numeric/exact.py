@@ -151,6 +151,9 @@ def exact(value, *, argument: str, entry=None, floats: str = FLOATS) -> Fraction
             return Fraction(operator.index(p), operator.index(q))
         except (TypeError, ZeroDivisionError):
             raise InvalidInput(argument, "must be a finite real number", value=value, entry=entry) from None
+    if getattr(value, "ndim", 0):  # a NumPy array (its __index__ fails): a matrix where a number belongs
+        raise InvalidInput(argument, "must be a number, not an array", value=f"array of shape {value.shape}",
+                           entry=entry)
     if isinstance(value, numbers.Integral) or hasattr(value, "__index__"):  # NumPy integers, flint fmpz
         return Fraction(operator.index(value))
     raise InvalidInput(argument, "must be an int, Fraction, Rational, Decimal, decimal string or float",

@@ -41,6 +41,7 @@ stationary law and valid Odoni bounds, so tiny gains keep their digits),
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, lru_cache
@@ -56,7 +57,7 @@ from .ctmc import fixed_point, integer_ratio
 from .errors import InvalidInput, SolverError, TooLarge
 from .generated import static_mm1k as static_gen
 from .tolerance import CURVES_FLOAT_GAIN, MDP_TIE_REL as TIE_REL, STRUCTURE_ABS
-from .validate import require_int, require_open_unit, require_positive
+from .validate import require_float_magnitude, require_int, require_open_unit, require_positive
 
 MAX_STATES = 2_000_000  # 3(K+1)(N+1) above this is refused up front
 RVI_STOP = 1e-5  # the stopping threshold of Prop. 6 as used in §1.2.2-1.2.3
@@ -91,6 +92,7 @@ class CrawlerMDP:
         exact_values = {name: ex.exact(v, argument=name) for name, v in zip(("lam", "mu", "gamma"), given)}
         for name, value in exact_values.items():
             require_positive(value, name)
+            require_float_magnitude(value, name, str(value))  # the float64 MDP and its integer scalings need it
             object.__setattr__(self, name, ex.to_float(value, argument=name))
         # not fields: equality, hashing and repr stay those of the float parameters
         object.__setattr__(self, "_exact", exact_values)
@@ -99,6 +101,19 @@ class CrawlerMDP:
         object.__setattr__(self, "N", require_int(self.N, "N", minimum=1))
         if 3 * (self.K + 1) * (self.N + 1) > MAX_STATES:
             raise TooLarge("N", f"3(K+1)(N+1) states must be <= {MAX_STATES}", value=self.N)
+        self._require_uniformisable()
+
+    def _require_uniformisable(self) -> None:
+        """ν = λN + μ must be finite and λ/ν, μ/ν normal doubles (Liu–Nain §1.2.2 uniformises at ν), else the
+        float64 chain degenerates to nan or 0 before any solver runs."""
+        nu = self.lam * self.N + self.mu
+        if not math.isfinite(nu):
+            raise InvalidInput("lam", f"the uniformisation rate lam N + mu overflows float64 at N = {self.N}",
+                               value=self.lam)
+        for name, rate in (("mu", self.mu), ("lam", self.lam)):
+            if not rate / nu >= sys.float_info.min:
+                raise InvalidInput(name, f"{name}/(lam N + mu) = {rate / nu:.3g} at N = {self.N} is below the smallest "
+                                         "normal double: the rates are too far apart for the float64 MDP", value=rate)
 
     # -- exact parameters
     def exact(self, name: str) -> Fraction:
@@ -1895,7 +1910,9 @@ def analyse(lam: float, mu: float, K: int, gamma: float, N="auto", *, method: st
     if method not in ("exact", "rvi"):
         raise InvalidInput("method", "must be 'exact' or 'rvi'", value=method)
     tau = require_open_unit(tau, "tau")
-    if N == "auto":
+    if isinstance(N, str) and N != "auto":
+        raise InvalidInput("N", "must be a positive integer or 'auto'", value=N)
+    if isinstance(N, str):
         N, sol = auto_N(lam, mu, K, gamma)
         m = sol.mdp
     else:

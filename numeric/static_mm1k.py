@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from . import exact as ex
 from .errors import SolverError
 from .generated import static_mm1k as gen
-from .validate import require_int, require_memory, require_positive, require_seconds
+from .validate import require_float_magnitude, require_int, require_memory, require_positive, require_seconds
 
 # Cost models of the two routes, measured (tracemalloc / perf_counter, one core, 2026-11-27):
 # float64 with K > SCALAR_MAX_K evaluates Q on NumPy arrays of K + 1 terms: peak 24 bytes per K,
@@ -547,6 +547,9 @@ def static_optimum(lam, mu, gamma, K, digits: int | None = None) -> StaticOptimu
     lam_x, mu_x, gamma_x = (ex.exact(v, argument=name) for v, name in ((lam, "lam"), (mu, "mu"), (gamma, "gamma")))
     inputs = ex.input_kind([lam, mu, gamma])
     require_positive(lam_x, "lam")
+    for value, name in ((lam_x, "lam"), (mu_x, "mu"), (gamma_x, "gamma")):
+        if value > 0:
+            require_float_magnitude(value, name, str(value))  # the float route and the estimates work in float64
     K = _check(gamma_x, K, mu_x)
     if digits is None:
         _require_budget(K, None)
@@ -591,7 +594,8 @@ def _require_budget(K, digits: int | None) -> None:
         require_seconds(FLOAT_SECONDS_PER_K * K, "K", f"K = {K} (float route)", value=K)
         return
     argument, value = ("K", K) if k > 1000 else ("digits", digits)
-    require_seconds(MP_SECONDS_PER_K * k * (1 + digits / 300), argument, f"K = {K} at {digits} digits (mpmath route)",
+    k_, d_ = min(k, 10**18), min(digits, 10**18)  # beyond, the estimate is refused anyway; keep it a float
+    require_seconds(MP_SECONDS_PER_K * k_ * (1 + d_ / 300), argument, f"K = {K} at {digits} digits (mpmath route)",
                     value=value)
 
 

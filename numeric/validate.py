@@ -38,7 +38,11 @@ def require_real(value, name: str) -> float:
         except ImportError:  # pragma: no cover - mpmath is a dependency
             pass
         raise InvalidInput(name, "must be a real number", value=value)
-    if not math.isfinite(float(value)):
+    try:
+        finite = math.isfinite(float(value))
+    except OverflowError:  # an int or Fraction beyond the float64 range
+        raise InvalidInput(name, "must lie within the float64 range (|x| <= 1.8e308)", value=str(value)) from None
+    if not finite:
         raise InvalidInput(name, "must be finite", value=value)
     return value
 
@@ -288,8 +292,16 @@ def max_seconds() -> float:
     return DEFAULT_MAX_SECONDS if not env else parse_seconds(env, SECONDS_ENV)
 
 
+def _as_float(x) -> float:
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf
+
+
 def format_bytes(n: float) -> str:
-    """``'7.0 TiB'``-style text for a byte count."""
+    """``'7.0 TiB'``-style text for a byte count (any size: an estimate from huge inputs is an int beyond float)."""
+    n = _as_float(n)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if n < 1024 or unit == "PiB":
             return f"{n:.3g} {unit}" if unit != "B" else f"{n:.0f} B"
@@ -299,6 +311,7 @@ def format_bytes(n: float) -> str:
 
 def format_seconds(s: float) -> str:
     """``'13 min'``-style text for a duration."""
+    s = _as_float(s)
     if s < 120:
         return f"{s:.3g} s"
     if s < 7200:
