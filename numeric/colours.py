@@ -16,10 +16,12 @@ online`` (``(C - S)/C`` for uniform colours, as in Theorem 4.2.1).
 - :func:`exact_stationary` gives E[S], P_new and E[1/S] at any size from the
   product form as rigorous balls (power sums and Newton's identities), with
   :func:`exact_stationary_series` (series inversion) as the independent route
-  and :func:`exact_stationary_rational` (Fractions) for small sizes.  They are
-  exact for the float64 vector given: :func:`colour_distribution` rounds
-  each p_c to float64, which moves E[S] by less than 1e-15 relative (1-ulp
-  perturbations of p, powerlaw γ = 1, C = 1e4, K = 1000).
+  and :func:`exact_stationary_rational` (Fractions) for small sizes.  They read
+  ``p`` through :func:`colour_law` (issue 30): ints, Fractions, SymPy
+  Rationals, Decimals and decimal strings exactly, a binary float as its
+  shortest decimal (``numeric/exact.py``), and :func:`colour_law_of` forms the
+  uniform law exactly and the power law :math:`c^{-\gamma}` in balls from the
+  exact γ; the result's ``inputs`` and ``model`` say which model its digits are for.
 
 >>> round(initial_expected(colour_distribution("uniform", 1000), 100), 4)
 95.2079
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -40,6 +43,7 @@ import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
 from .errors import InvalidInput, SolverError, TooLarge
+from .exact import EXACT, FLOATS, exact, input_kind
 from .generated import buijsrogge as gen
 from .generated import buijsrogge_exact as exact_rules
 from .tolerance import FLOAT_REL
@@ -449,6 +453,8 @@ class ProductForm:
     digits: int = 0  # certified correct relative digits of colours (from the ball's radius)
     prec: int = 0  # working precision in bits
     method: str = ""
+    inputs: str = ""  # "exact" or "shortest-decimal": how p was read (numeric/exact.py)
+    model: str = ""  # the colour law the digits are for (ColourLaw.model)
 
     @property
     def radius(self) -> float:
@@ -489,25 +495,131 @@ def require_product_form_budget(C: int, K: int, terms: int | None = None) -> Non
     require_seconds(seconds, "K", f"the product form at K = {K} ({K}²/2 ball products and the power sums)", value=K)
 
 
-def _sorted_positive(p) -> np.ndarray:
-    """``p`` as positive float64 entries sorted descending (the order does not change E[S])."""
+@dataclass(frozen=True)
+class ColourLaw:
+    r"""A colour law for the exact routes: the positive :math:`p_c` (not yet
+    normalised; the routes divide by their exact sum inside the balls) in
+    descending order of their float64 approximations.
+
+    ``approx`` serves only the pruning of :func:`power_sums_arb` and the cost
+    model; every value the routes certify is formed from :meth:`balls`, which
+    contain the exact :math:`p_c`.  ``values`` holds the exact Fractions when
+    p is rational (the rational route needs them), ``inputs`` is ``"exact"``
+    or the float reading ``"shortest-decimal"``, and ``model`` names the law
+    the digits are for.
+    """
+    approx: np.ndarray
+    values: tuple | None
+    inputs: str
+    model: str
+    gamma: Fraction | None = None  # the power law's exponent; the balls are c^-gamma
+
+    def balls(self) -> list:
+        """Balls at the current ``flint.ctx.prec`` containing the exact :math:`p_c`, in the order of ``approx``."""
+        import flint
+
+        if self.values is not None:
+            return [flint.arb(flint.fmpq(v.numerator, v.denominator)) for v in self.values]
+        g = -flint.arb(flint.fmpq(self.gamma.numerator, self.gamma.denominator))
+        return [flint.arb(c) ** g for c in range(1, self.approx.size + 1)]  # approx is c^-gamma, already descending
+
+
+def colour_law(p, *, floats: str = FLOATS) -> ColourLaw:
+    """The colour vector ``p`` (a list or 1-D array of anything
+    :func:`~crawlmath.numeric.exact.exact` reads) as a `ColourLaw`: entries
+    non-negative, summing to 1 within ``STRUCTURE_ABS`` (the routes normalise
+    exactly), zeros dropped.
+
+    >>> law = colour_law(["0.5", Fraction(1, 4), 0.25])
+    >>> law.values, law.inputs
+    ((Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)), 'shortest-decimal')
+    """
+    if isinstance(p, np.ndarray) and p.ndim != 1:
+        raise InvalidInput("p", "must be a non-empty vector", value=p.shape)
+    if isinstance(p, np.ndarray) and p.dtype == np.float64 and floats == FLOATS:
+        return _float_law(p)
+    raw = list(p)
+    vals = [exact(x, argument="p", entry=i, floats=floats) for i, x in enumerate(raw)]
+    for i, v in enumerate(vals):
+        if v.numerator < 0:  # a tiny negative Fraction rounds to -0.0 and would pass the float check
+            raise InvalidInput("p", "entries must be finite and >= 0", value=str(v), entry=i)
+    require_probability_vector([float(v) for v in vals], "p")
+    vals = [v for v in vals if v.numerator]
+    approx = np.array([float(v) for v in vals])
+    order = np.argsort(-approx, kind="stable")
+    kind = input_kind(raw, floats=floats)
+    return ColourLaw(approx[order], tuple(vals[i] for i in order), kind, _given(kind))
+
+
+def _given(kind: str) -> str:
+    return "p as given (exact)" if kind == EXACT else f"p as given, each binary float read as its {kind} value"
+
+
+def _float_law(p: np.ndarray) -> ColourLaw:
+    """`colour_law` of a float64 array, 5x faster than entry by entry through `exact`: ``Decimal(repr(x))`` is
+    the same shortest decimal (tests/test_colours_exact.py checks the two readings agree)."""
     p = require_probability_vector(p, "p")
-    q = np.sort(p[p > 0])[::-1]
-    return q
+    q = p[p > 0]
+    q = q[np.argsort(-q, kind="stable")]
+    values = tuple(Fraction(*Decimal(repr(x)).as_integer_ratio()) for x in q.tolist())
+    return ColourLaw(q, values, FLOATS, _given(FLOATS))
 
 
-def power_sums_arb(q: np.ndarray, K: int, prec: int) -> list:
-    r"""Balls enclosing :math:`P_k = \sum_i q_i^k`, ``k = 1..K-1``, for the float64 entries
-    ``q`` (sorted descending), each entry taken exactly.
+def colour_law_of(kind: str, C: int, *params, floats: str = FLOATS) -> ColourLaw:
+    r"""The Chapter 5 law ``kind`` for the exact routes, from the exact
+    parameters where that is cheap: ``uniform`` is :math:`p_c = 1/C` exactly,
+    ``powerlaw`` γ is :math:`c^{-\gamma}` formed in balls from the exact γ
+    (``"1.1"`` or ``Fraction(11, 10)``; a float is read as its shortest
+    decimal).  The other laws (exponentials of their parameters) are the
+    float64 vector of :func:`colour_distribution`, each entry read as its
+    shortest decimal, and ``model`` says so.
+
+    >>> law = colour_law_of("powerlaw", 3, "1.1")
+    >>> law.gamma, law.inputs, law.values is None
+    (Fraction(11, 10), 'exact', True)
+    """
+    C = require_int(C, "C", minimum=1)
+    if kind == "uniform":
+        _nparams(kind, params, 0)
+        return ColourLaw(np.full(C, 1.0 / C), (Fraction(1, C),) * C, EXACT, f"uniform p_c = 1/{C} (exact)")
+    if kind == "powerlaw":
+        _nparams(kind, params, 1)
+        gamma = exact(params[0], argument="powerlaw gamma", floats=floats)
+        if gamma < 0:
+            raise InvalidInput("powerlaw gamma", "must be a finite number >= 0", value=params[0])
+        reading = input_kind(params[0], floats=floats)
+        return ColourLaw(colour_distribution(kind, C, float(gamma)), None, reading,
+                         f"power law p_c = c^-gamma / sum_n n^-gamma, gamma = {gamma} ({reading}), c^-gamma in balls (§5.5)", gamma)
+    law = colour_law(colour_distribution(kind, C, *(float(exact(x, argument="dist", floats=floats)) for x in params)))
+    return ColourLaw(law.approx, law.values, FLOATS,
+                     f"{kind} p_c evaluated in float64 by colour_distribution, each entry read as its shortest decimal")
+
+
+def _law(p) -> ColourLaw:
+    return p if isinstance(p, ColourLaw) else colour_law(p)
+
+
+def _suffix_max(ball: list) -> list:
+    """``M[n]`` a ball containing :math:`\\max_{i \\ge n} p_i` (``approx`` is only nearly the order of the exact p)."""
+    M = [ball[-1]]
+    for b in reversed(ball[:-1]):
+        M.append(b.max(M[-1]))
+    return M[::-1]
+
+
+def power_sums_arb(q: np.ndarray, ball: list, K: int, prec: int) -> list:
+    r"""Balls enclosing :math:`P_k = \sum_i p_i^k`, ``k = 1..K-1``, for the balls ``ball``
+    (each containing an exact :math:`p_i`), ``q`` their float64 approximations sorted descending.
 
     Every product is a ball product, so no power underflows or loses digits
     (float64 powers underflow at :math:`q_1^k < 10^{-308}`, k ≈ 320 for
     :math:`q_1 = 0.1`: issue 30).  A power with :math:`(q_i/q_1)^k < 2^{-b}`,
     :math:`b = \text{prec} + \log_2 C + 8`, is not formed: those terms add the
-    rigorous interval :math:`[0, n_{dropped}\,2^{1-b} q_1^k]`.
+    rigorous interval :math:`[0, n_{dropped} M^k]`, ``M`` a ball containing the
+    largest dropped :math:`p_i` (the floats only choose which terms to drop).
 
     >>> import flint
-    >>> P = power_sums_arb(np.array([0.5, 0.25, 0.25]), 4, 64)
+    >>> P = power_sums_arb(np.array([0.5, 0.25, 0.25]), [flint.arb(0.5), flint.arb(0.25), flint.arb(0.25)], 4, 64)
     >>> [p.str(5) for p in P]
     ['1.0000', '0.37500', '0.15625']
     """
@@ -516,9 +628,8 @@ def power_sums_arb(q: np.ndarray, K: int, prec: int) -> list:
     C = q.size
     bits = prec + math.log2(C) + 8
     with np.errstate(divide="ignore"):
-        L = np.log2(q[0] / q)  # ascending, L[0] = 0
-    ball = [flint.arb(float(x)) for x in q]  # exact: a float64 is a dyadic rational
-    tail_unit = flint.arb(2) ** (1 - math.ceil(bits))
+        L = np.log2(q[0] / q)  # ascending, L[0] = 0 (inf where a p_i underflows float64)
+    M = _suffix_max(ball)
     P = [sum(ball, flint.arb(0))]
     cur = ball
     for k in range(2, K):
@@ -526,7 +637,7 @@ def power_sums_arb(q: np.ndarray, K: int, prec: int) -> list:
         cur = [c * x for c, x in zip(cur[:n], ball[:n])]
         s = sum(cur, flint.arb(0))
         if n < C:
-            s += flint.arb(0).union((C - n) * tail_unit * ball[0] ** k)
+            s += flint.arb(0).union((C - n) * M[n] ** k)
         P.append(s)
     return P
 
@@ -560,56 +671,61 @@ def exact_stationary(p, K: int, dps: int = 30) -> ProductForm:
     and :math:`P_k = \sum_i p_i^k` (``p`` normalised exactly, :math:`P_1 = 1`):
     :math:`E[S] = 1 + (1-P_2)\,h_{K-2}/h_{K-1}` and
     :math:`P_{new} = (1-P_2) - (P_2-P_3)\,h_{K-2}/h_{K-1}`;
-    for uniform p, :math:`E[S] = (KC-1)/(K+C-2)`.  The float64 entries of
-    ``p`` are taken exactly and divided by their exact sum (a float64 vector
-    rarely sums to 1); :func:`power_sums_arb` and :func:`newton_h` run in
+    for uniform p, :math:`E[S] = (KC-1)/(K+C-2)`.  ``p`` is a vector read by
+    :func:`colour_law` (exact numbers exactly, a binary float as its shortest
+    decimal) or a `ColourLaw` (:func:`colour_law_of`); its entries become balls
+    containing the exact values, divided by their exact sum inside the balls (a
+    decimal vector rarely sums to 1); :func:`power_sums_arb` and :func:`newton_h` run in
     python-flint balls at ``prec`` bits, so ``colours_ball`` encloses the
-    stationary value of that input and ``digits`` says how many relative
+    stationary value of that input (``inputs``, ``model``) and ``digits`` says how many relative
     digits the ball certifies (at least ``dps``, else `SolverError`).
     Also :math:`E[1/S] = h_K/h_{K-1}` (``inverse_colours_ball``): with
     :math:`\pi(q) \propto S(q)\prod p_i^{q_i}` the normaliser is
     :math:`\sum_i p_i h_{K-1} = h_{K-1}` and :math:`\sum_q \prod p_i^{q_i} = h_K`.
     The independent route is :func:`exact_stationary_series`.
 
-    >>> r = exact_stationary(np.full(4, 0.25), 3)
-    >>> r.colours, r.digits >= 30    # (KC - 1)/(K + C - 2) = 11/5
-    (2.2, True)
+    >>> r = exact_stationary(["0.25"] * 4, 3)
+    >>> r.colours, r.digits >= 30, r.inputs    # (KC - 1)/(K + C - 2) = 11/5
+    (2.2, True, 'exact')
     """
     import flint
 
     K = require_int(K, "K", minimum=1)
     dps = require_int(dps, "dps", minimum=1)
-    q = _sorted_positive(p)
+    law = _law(p)
+    q = law.approx
     require_product_form_budget(q.size, K, q.size)
     prec = int(dps * 3.33) + 64
     require_product_form_budget(q.size, K, int(_active_powers(q, K, prec + math.log2(q.size) + 8).sum()))
     old = flint.ctx.prec
     flint.ctx.prec = prec
     try:
+        ball = law.balls()
         if K == 1:
-            P = power_sums_arb(q, 4, prec)
+            P = power_sums_arb(q, ball, 4, prec)
             ratio, inverse = flint.arb(0), flint.arb(1)
         else:
-            P = power_sums_arb(q, max(K + 1, 4), prec)
+            P = power_sums_arb(q, ball, max(K + 1, 4), prec)
             h = newton_h(P, K)
             ratio = P[0] * h[K - 2] / h[K - 1]  # h_n(p/P1) = h_n(p)/P1^n
             inverse = h[K] / h[K - 1] / P[0]
-        p_max = flint.arb(float(q[0])) / P[0]
+        p_max = _suffix_max(ball)[0] / P[0]
         P2, P3 = P[1] / P[0] ** 2, P[2] / P[0] ** 3
         colours = gen.product_form_colours_arb(P2, ratio) if K > 1 else flint.arb(1)
         p_new = gen.product_form_p_new_arb(P2, P3, ratio) if K > 1 else 1 - P2
     finally:
         flint.ctx.prec = old
-    return _product_form_result(K, q.size, colours, p_new, ratio, prec, dps, "product form; power sums and Newton's identities in arb balls", inverse, p_max)
+    return _product_form_result(K, law, colours, p_new, ratio, prec, dps, "product form; power sums and Newton's identities in arb balls", inverse, p_max)
 
 
-def _product_form_result(K, C, colours, p_new, ratio, prec, dps, method, inverse=None, p_max=None) -> ProductForm:
+def _product_form_result(K, law, colours, p_new, ratio, prec, dps, method, inverse=None, p_max=None) -> ProductForm:
     """Package the balls; refuse (`SolverError`) a ball certifying fewer than ``dps`` digits."""
     bits = colours.rel_accuracy_bits()
     digits = int(bits * math.log10(2)) if bits < 10**6 else 10**6
     if digits < dps:
         raise SolverError(f"{method}: the enclosure of E[S] certifies {digits} digits (< {dps}) at {prec} bits: {colours.str(20, radius=True)}")
-    return ProductForm(K, C, float(colours.mid()), float(p_new.mid()), colours, p_new, ratio, inverse, p_max, digits, prec, method)
+    return ProductForm(K, law.approx.size, float(colours.mid()), float(p_new.mid()), colours, p_new, ratio, inverse, p_max,
+                       digits, prec, method, law.inputs, law.model)
 
 
 def exact_stationary_series(p, K: int, dps: int = 30, max_prec: int = 4096) -> ProductForm:
@@ -622,7 +738,7 @@ def exact_stationary_series(p, K: int, dps: int = 30, max_prec: int = 4096) -> P
     so the precision doubles from twice the target until the ball certifies ``dps``
     digits or ``max_prec`` bits is reached (`SolverError`).
 
-    >>> r = exact_stationary_series(np.full(4, 0.25), 3)
+    >>> r = exact_stationary_series([Fraction(1, 4)] * 4, 3)
     >>> r.colours
     2.2
     """
@@ -630,27 +746,27 @@ def exact_stationary_series(p, K: int, dps: int = 30, max_prec: int = 4096) -> P
 
     K = require_int(K, "K", minimum=2)
     dps = require_int(dps, "dps", minimum=1)
-    q = _sorted_positive(p)
+    law = _law(p)
+    q = law.approx
     require_product_form_budget(q.size, K)
     prec = 2 * (int(dps * 3.33) + 64)  # the inversion loses about as many bits as it keeps (measured: C >= 1e4, K = 1000)
     old_prec, old_cap = flint.ctx.prec, flint.ctx.cap
     try:
         while True:
             flint.ctx.prec, flint.ctx.cap = prec, K + 3
-            colours, p_new, ratio, inverse = _series_values(q, K)
+            colours, p_new, ratio, inverse = _series_values(law.balls(), K)
             if colours.rel_accuracy_bits() >= dps * 3.33 + 4 or prec >= max_prec:
                 break
             prec *= 2
     finally:
         flint.ctx.prec, flint.ctx.cap = old_prec, old_cap
-    return _product_form_result(K, q.size, colours, p_new, ratio, prec, dps, "product form; h_n by series inversion of prod(1 - p_i t) in arb balls", inverse)
+    return _product_form_result(K, law, colours, p_new, ratio, prec, dps, "product form; h_n by series inversion of prod(1 - p_i t) in arb balls", inverse)
 
 
-def _series_values(q: np.ndarray, K: int):
-    """(E[S], P_new, ratio) balls by the generating-function route at the current flint precision."""
+def _series_values(ball: list, K: int):
+    """(E[S], P_new, ratio, E[1/S]) balls by the generating-function route from the balls of p at the current flint precision."""
     import flint
 
-    ball = [flint.arb(float(x)) for x in q]
     P1 = sum(ball, flint.arb(0))
     blocks = [flint.arb_series(flint.arb_poly.from_roots(ball[s:s + K]).coeffs()[::-1], prec=K + 3)
               for s in range(0, len(ball), K)]  # prod (x - p_i) reversed is prod (1 - p_i t)
@@ -666,16 +782,21 @@ def _series_values(q: np.ndarray, K: int):
 
 
 def exact_stationary_rational(p, K: int) -> Fraction:
-    r"""E[S] as an exact Fraction for the float64 entries of ``p`` (normalised exactly), by
-    Newton's identities over the rationals: a third route, for small C·K only.
+    r"""E[S] as an exact Fraction for the rational colour law ``p`` (read by
+    :func:`colour_law`, normalised exactly), by Newton's identities over the
+    rationals: a third route, for small C·K only.  A power law with an
+    irrational :math:`c^{-\gamma}` is refused.
 
-    >>> exact_stationary_rational([0.25] * 4, 3)
+    >>> exact_stationary_rational(["0.25"] * 4, 3)
     Fraction(11, 5)
     """
-    q = _sorted_positive(p)
+    law = _law(p)
+    if law.values is None:
+        raise InvalidInput("p", "must be rational for the rational route (a power law c^-gamma is not)", value=law.model)
+    q = law.approx
     K = require_int(K, "K", minimum=2)
     require_seconds(1e-6 * q.size * K + 1e-5 * K * K * (len(q) + K), "K", f"exact rational product form at K = {K}, C = {q.size}", value=K)
-    f = [Fraction(float(x)) for x in q]
+    f = list(law.values)
     P1 = sum(f)
     f = [x / P1 for x in f]
     P, cur = [], [Fraction(1)] * len(f)
