@@ -465,7 +465,8 @@ class ProductForm:
 # Cost model of the product form (measured on this machine with python-flint 0.9: one arb product and sum
 # per active power, one arb multiply-add per term of Newton's identities).
 ARB_OP_SECONDS = 2.0e-6
-ARB_BYTES = 64  # one arb and its list slot
+ARB_BYTES = 80  # one arb and its list slot (measured: 160 bytes per colour for a ball and its suffix max at 200 bits)
+EXACT_BYTES = 136  # one exact p_c: a Fraction of ~17-digit integers (measured 132 for a float64 powerlaw p read exactly)
 
 
 def _active_powers(q: np.ndarray, K: int, bits: float) -> np.ndarray:
@@ -480,10 +481,11 @@ def _active_powers(q: np.ndarray, K: int, bits: float) -> np.ndarray:
 
 def product_form_cost(C: int, K: int, terms: int | None = None) -> tuple[float, float]:
     """Estimated (bytes, seconds) of :func:`exact_stationary`: ``terms`` active powers (at most C·(K−1); pass
-    the count from :func:`_active_powers` when p is known), K²/2 terms of Newton's identities, one arb per colour."""
+    the count from :func:`_active_powers` when p is known), K²/2 terms of Newton's identities, per colour its
+    exact value, its ball and the ball of the suffix maximum."""
     terms = C * (K - 1) if terms is None else terms
     seconds = ARB_OP_SECONDS * (terms + K * K / 2 + C)
-    return float(ARB_BYTES) * (C + 2 * K) + 24.0 * C, seconds
+    return float(ARB_BYTES) * (2 * C + 2 * K) + (24.0 + EXACT_BYTES) * C, seconds
 
 
 def require_product_form_budget(C: int, K: int, terms: int | None = None) -> None:
