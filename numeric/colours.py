@@ -509,6 +509,13 @@ class ColourLaw:
     p is rational (the rational route needs them), ``inputs`` is ``"exact"``
     or the float reading ``"shortest-decimal"``, and ``model`` names the law
     the digits are for.
+
+    >>> import flint
+    >>> law = colour_law([Fraction(1, 10), "0.9"])
+    >>> law.approx.tolist(), law.values
+    ([0.9, 0.1], (Fraction(9, 10), Fraction(1, 10)))
+    >>> [b.contains(flint.fmpq(v.numerator, v.denominator)) for b, v in zip(law.balls(), law.values)]
+    [True, True]
     """
     approx: np.ndarray
     values: tuple | None
