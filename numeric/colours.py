@@ -497,7 +497,7 @@ def require_product_form_budget(C: int, K: int, terms: int | None = None) -> Non
     require_seconds(seconds, "K", f"the product form at K = {K} ({K}²/2 ball products and the power sums)", value=K)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # eq=False: an ndarray field has no truth value to compare by
 class ColourLaw:
     r"""A colour law for the exact routes: the positive :math:`p_c` (not yet
     normalised; the routes divide by their exact sum inside the balls) in
