@@ -20,8 +20,9 @@ online`` (``(C - S)/C`` for uniform colours, as in Theorem 4.2.1).
   ``p`` through :func:`colour_law` (issue 30): ints, Fractions, SymPy
   Rationals, Decimals and decimal strings exactly, a binary float as its
   shortest decimal (``numeric/exact.py``), and :func:`colour_law_of` forms the
-  uniform law exactly and the power law :math:`c^{-\gamma}` in balls from the
-  exact γ; the result's ``inputs`` and ``model`` say which model its digits are for.
+  uniform law exactly and the other Chapter 5 laws (e.g. :math:`c^{-\gamma}`) in
+  balls from their exact parameters; the result's ``inputs`` and ``model`` say
+  which model its digits are for.
 
 >>> round(initial_expected(colour_distribution("uniform", 1000), 100), 4)
 95.2079
@@ -473,8 +474,8 @@ def _active_powers(q: np.ndarray, K: int, bits: float) -> np.ndarray:
     r"""Per colour (``q`` sorted descending, positive), how many of the powers
     :math:`(q_i/q_1)^k`, ``k = 1..K``, reach :math:`2^{-\text{bits}}`: the terms
     :func:`power_sums_arb` forms; smaller ones go into a rigorous tail bound."""
-    L = np.log2(q[0] / q)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
+        L = np.log2(q[0] / q)  # inf where a weight underflows float64 (a law formed in balls keeps it)
         reach = np.floor(bits / L)  # inf where q_i = q_1: every power is formed
     return np.minimum(K, reach).clip(min=1).astype(np.int64)
 
@@ -521,7 +522,9 @@ class ColourLaw:
     values: tuple | None
     inputs: str
     model: str
-    gamma: Fraction | None = None  # the power law's exponent; the balls are c^-gamma
+    kind: str = ""  # a Chapter 5 law whose weights are formed in balls (values is None)
+    params: tuple = ()  # its exact parameters (Fractions)
+    order: np.ndarray | None = None  # approx[j] approximates the weight of colour order[j] + 1
 
     def balls(self) -> list:
         """Balls at the current ``flint.ctx.prec`` containing the exact :math:`p_c`, in the order of ``approx``."""
@@ -529,8 +532,27 @@ class ColourLaw:
 
         if self.values is not None:
             return [flint.arb(flint.fmpq(v.numerator, v.denominator)) for v in self.values]
-        g = -flint.arb(flint.fmpq(self.gamma.numerator, self.gamma.denominator))
-        return [flint.arb(c) ** g for c in range(1, self.approx.size + 1)]  # approx is c^-gamma, already descending
+        w = _weight_balls(self.kind, [flint.arb(flint.fmpq(x.numerator, x.denominator)) for x in self.params], self.approx.size)
+        return [w[i] for i in self.order.tolist()]
+
+
+def _weight_balls(kind: str, params: list, C: int) -> list:
+    r"""Balls of the unnormalised Chapter 5 weights :math:`w_c`, ``c = 1..C``, from the parameter balls, each
+    formed directly (no recurrence, so radii do not grow with c): :math:`c^{-\gamma}`, :math:`e^{-(c-1)/\lambda}`,
+    :math:`e^{-(c-\mu)^2/(2\sigma^2)}`, :math:`e^{c\log\lambda - \log c!}` (the factors common to all c cancel
+    in the normalisation)."""
+    import flint
+
+    cs = [flint.arb(c) for c in range(1, C + 1)]
+    if kind == "powerlaw":
+        return [c ** -params[0] for c in cs]
+    if kind == "geometric":
+        return [(-(c - 1) / params[0]).exp() for c in cs]
+    if kind == "normal":
+        mu, sigma = params
+        return [(-((c - mu) ** 2) / (2 * sigma ** 2)).exp() for c in cs]
+    log_lam = params[0].log()  # poisson
+    return [(c * log_lam - (c + 1).lgamma()).exp() for c in cs]
 
 
 def colour_law(p, *, floats: str = FLOATS) -> ColourLaw:
@@ -574,34 +596,39 @@ def _float_law(p: np.ndarray) -> ColourLaw:
     return ColourLaw(q, values, FLOATS, _given(FLOATS))
 
 
+WEIGHTS = {"powerlaw": "c^-gamma (§5.5)", "geometric": "exp(-(c-1)/lambda) (eq. 5.1)",
+           "normal": "exp(-(c-mu)^2/(2 sigma^2)) (§5.3)", "poisson": "lambda^c/c! (§5.4)"}
+PARAM_NAMES = {"powerlaw": ("gamma",), "geometric": ("lambda",), "normal": ("mu", "sigma"), "poisson": ("lambda",)}
+
+
 def colour_law_of(kind: str, C: int, *params, floats: str = FLOATS) -> ColourLaw:
-    r"""The Chapter 5 law ``kind`` for the exact routes, from the exact
-    parameters where that is cheap: ``uniform`` is :math:`p_c = 1/C` exactly,
-    ``powerlaw`` γ is :math:`c^{-\gamma}` formed in balls from the exact γ
-    (``"1.1"`` or ``Fraction(11, 10)``; a float is read as its shortest
-    decimal).  The other laws (exponentials of their parameters) are the
-    float64 vector of :func:`colour_distribution`, each entry read as its
-    shortest decimal, and ``model`` says so.
+    r"""The Chapter 5 law ``kind`` for the exact routes, from its exact
+    parameters (``"1.1"`` or ``Fraction(11, 10)``; a float is read as its
+    shortest decimal): ``uniform`` is :math:`p_c = 1/C` exactly, the others'
+    weights (:data:`WEIGHTS`, irrational in general) are formed in balls from
+    the exact parameters and normalised inside the balls, so the digits are
+    those of the law as printed in the thesis, not of a float64 rounding of it.
+    :func:`colour_distribution` (float64, the same rules) gives the order of
+    the colours and refuses bad parameters.
 
     >>> law = colour_law_of("powerlaw", 3, "1.1")
-    >>> law.gamma, law.inputs, law.values is None
-    (Fraction(11, 10), 'exact', True)
+    >>> law.params, law.inputs, law.values is None
+    ((Fraction(11, 10),), 'exact', True)
     """
     C = require_int(C, "C", minimum=1)
     if kind == "uniform":
         _nparams(kind, params, 0)
         return ColourLaw(np.full(C, 1.0 / C), (Fraction(1, C),) * C, EXACT, f"uniform p_c = 1/{C} (exact)")
-    if kind == "powerlaw":
-        _nparams(kind, params, 1)
-        gamma = exact(params[0], argument="powerlaw gamma", floats=floats)
-        if gamma < 0:
-            raise InvalidInput("powerlaw gamma", "must be a finite number >= 0", value=params[0])
-        reading = input_kind(params[0], floats=floats)
-        return ColourLaw(colour_distribution(kind, C, float(gamma)), None, reading,
-                         f"power law p_c = c^-gamma / sum_n n^-gamma, gamma = {gamma} ({reading}), c^-gamma in balls (§5.5)", gamma)
-    law = colour_law(colour_distribution(kind, C, *(float(exact(x, argument="dist", floats=floats)) for x in params)))
-    return ColourLaw(law.approx, law.values, FLOATS,
-                     f"{kind} p_c evaluated in float64 by colour_distribution, each entry read as its shortest decimal")
+    if kind not in WEIGHTS:
+        raise InvalidInput("dist", f"must be one of {', '.join(DISTRIBUTIONS)}", value=kind)
+    _nparams(kind, params, len(PARAM_NAMES[kind]))
+    exact_params = tuple(exact(x, argument=f"{kind} {name}", floats=floats) for x, name in zip(params, PARAM_NAMES[kind]))
+    approx = colour_distribution(kind, C, *(float(x) for x in exact_params))  # validates the parameters too
+    order = np.argsort(-approx, kind="stable")
+    reading = input_kind(list(params), floats=floats)
+    named = ", ".join(f"{n} = {x}" for n, x in zip(PARAM_NAMES[kind], exact_params))
+    return ColourLaw(approx[order], None, reading, f"{kind} p_c ∝ {WEIGHTS[kind]}, {named} ({reading}), weights in balls",
+                     kind, exact_params, order)
 
 
 def _law(p) -> ColourLaw:
@@ -636,7 +663,7 @@ def power_sums_arb(q: np.ndarray, ball: list, K: int, prec: int) -> list:
 
     C = q.size
     bits = prec + math.log2(C) + 8
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         L = np.log2(q[0] / q)  # ascending, L[0] = 0 (inf where a p_i underflows float64)
     M = _suffix_max(ball)
     P = [sum(ball, flint.arb(0))]
@@ -801,7 +828,7 @@ def exact_stationary_rational(p, K: int) -> Fraction:
     """
     law = _law(p)
     if law.values is None:
-        raise InvalidInput("p", "must be rational for the rational route (a power law c^-gamma is not)", value=law.model)
+        raise InvalidInput("p", "must be rational for the rational route (a law with weights in balls is not)", value=law.model)
     q = law.approx
     K = require_int(K, "K", minimum=2)
     require_seconds(1e-6 * q.size * K + 1e-5 * K * K * (len(q) + K), "K", f"exact rational product form at K = {K}, C = {q.size}", value=K)

@@ -4,6 +4,7 @@ Routes compared: power sums + Newton's identities in arb balls (`exact_stationar
 prod(1 - p_i t) in arb balls (`exact_stationary_series`), Newton's identities over the rationals
 (`exact_stationary_rational`) and the chain on occupancy vectors (`exact_general`).
 """
+import math
 from fractions import Fraction
 
 import flint
@@ -190,3 +191,24 @@ def test_powerlaw_balls_from_the_exact_gamma():
 def test_bad_entries_are_named(p):
     with pytest.raises(InvalidInput, match=r"p\[2\]|p\[1\]"):
         nc.colour_law(p)
+
+
+def test_poisson_balls_contain_the_rational_law():
+    # lambda^c / c! is rational for rational lambda: the weights formed as exp(c log lambda - log c!) in balls
+    # against the rational route on the normalised Fractions
+    C, K = 30, 12
+    w = [Fraction(5, 2) ** c / math.factorial(c) for c in range(1, C + 1)]
+    want = nc.exact_stationary_rational([x / sum(w) for x in w], K)
+    law = nc.colour_law_of("poisson", C, "2.5")
+    assert _contains(nc.exact_stationary(law, K).colours_ball, want)
+    assert law.inputs == "exact" and "lambda = 5/2" in law.model
+
+
+@pytest.mark.parametrize("kind,params", [("geometric", ("3",)), ("normal", ("150", "20")), ("poisson", ("2.5",))])
+def test_laws_in_balls_match_the_float64_vector_to_float_accuracy(kind, params):
+    # the balls are the printed law; the float64 vector is it rounded (and underflowed) entry by entry
+    law = nc.colour_law_of(kind, 300, *params)
+    a, b = nc.exact_stationary(law, 40), nc.exact_stationary_series(law, 40)
+    f = nc.exact_stationary(nc.colour_distribution(kind, 300, *map(float, params)), 40)
+    assert a.colours_ball.overlaps(b.colours_ball) and min(a.digits, b.digits) >= 30
+    assert f.colours == pytest.approx(a.colours, rel=1e-14)
