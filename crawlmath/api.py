@@ -218,6 +218,13 @@ def mean_field_colours(K: int, C: int) -> "MeanField":
     """The mean-field number of distinct colours among the K URLs of the workbench
     with C equally likely colours, KC/(K+C−1), and P_new (Buijsrogge 2014, Thm 4.2.1).
 
+    The exact stationary value for any colour law p, as a rigorous ball, is
+    :func:`crawlmath.numeric.colours.exact_stationary`: p may hold exact numbers (int,
+    Fraction, SymPy Rational, Decimal, strings such as "0.7" or "7/10"; a float means its
+    shortest decimal), or be :func:`~crawlmath.numeric.colours.colour_law_of` a Chapter 5
+    law from exact parameters; the result's ``inputs`` and ``model`` say which model its
+    digits are for (for uniform p it is (KC−1)/(K+C−2), not this mean field).
+
     Examples
     --------
     >>> round(mean_field_colours(100, 100).colours, 4)

@@ -31,7 +31,7 @@ from typing import Callable
 import mpmath
 import numpy as np
 
-from .errors import InvalidInput
+from .errors import InvalidInput, SolverError
 from .phase_type import PhaseType
 from .validate import require_positive, require_probability_vector
 
@@ -300,9 +300,16 @@ class LaplaceAccess(AccessTime):
         return np.asarray([float(self.laplace(float(m))) for m in mu.ravel()]).reshape(mu.shape)
 
     def h_mp(self, mu):
-        """``laplace_mp(mu)`` when given; otherwise the float ``laplace(mu)`` as an mpf (float accuracy only)."""
+        """``laplace_mp(mu)``; without it there is no high-precision value (the float ``laplace`` has
+        16 digits, and an mpf of it would look like more), so `SolverError` (issue 30).
+
+        >>> LaplaceAccess(lambda m: 1 / (1 + m)).h_mp(mpmath.mpf(1))
+        Traceback (most recent call last):
+        ...
+        crawlmath.numeric.errors.SolverError: LaplaceAccess.h_mp needs laplace_mp: the float laplace(mu) has float64 accuracy only
+        """
         if self.laplace_mp is None:
-            return mpmath.mpf(float(self.laplace(float(mu))))
+            raise SolverError("LaplaceAccess.h_mp needs laplace_mp: the float laplace(mu) has float64 accuracy only")
         return self.laplace_mp(mu)
 
 

@@ -16,10 +16,13 @@ online`` (``(C - S)/C`` for uniform colours, as in Theorem 4.2.1).
 - :func:`exact_stationary` gives E[S], P_new and E[1/S] at any size from the
   product form as rigorous balls (power sums and Newton's identities), with
   :func:`exact_stationary_series` (series inversion) as the independent route
-  and :func:`exact_stationary_rational` (Fractions) for small sizes.  They are
-  exact for the float64 vector given: :func:`colour_distribution` rounds
-  each p_c to float64, which moves E[S] by less than 1e-15 relative (1-ulp
-  perturbations of p, powerlaw γ = 1, C = 1e4, K = 1000).
+  and :func:`exact_stationary_rational` (Fractions) for small sizes.  They read
+  ``p`` through :func:`colour_law` (issue 30): ints, Fractions, SymPy
+  Rationals, Decimals and decimal strings exactly, a binary float as its
+  shortest decimal (``numeric/exact.py``), and :func:`colour_law_of` forms the
+  uniform law exactly and the other Chapter 5 laws (e.g. :math:`c^{-\gamma}`) in
+  balls from their exact parameters; the result's ``inputs`` and ``model`` say
+  which model its digits are for.
 
 >>> round(initial_expected(colour_distribution("uniform", 1000), 100), 4)
 95.2079
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -40,6 +44,7 @@ import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
 from .errors import InvalidInput, SolverError, TooLarge
+from .exact import EXACT, FLOATS, exact, input_kind
 from .generated import buijsrogge as gen
 from .generated import buijsrogge_exact as exact_rules
 from .tolerance import FLOAT_REL
@@ -449,6 +454,8 @@ class ProductForm:
     digits: int = 0  # certified correct relative digits of colours (from the ball's radius)
     prec: int = 0  # working precision in bits
     method: str = ""
+    inputs: str = ""  # "exact" or "shortest-decimal": how p was read (numeric/exact.py)
+    model: str = ""  # the colour law the digits are for (ColourLaw.model)
 
     @property
     def radius(self) -> float:
@@ -459,25 +466,27 @@ class ProductForm:
 # Cost model of the product form (measured on this machine with python-flint 0.9: one arb product and sum
 # per active power, one arb multiply-add per term of Newton's identities).
 ARB_OP_SECONDS = 2.0e-6
-ARB_BYTES = 64  # one arb and its list slot
+ARB_BYTES = 80  # one arb and its list slot (measured: 160 bytes per colour for a ball and its suffix max at 200 bits)
+EXACT_BYTES = 136  # one exact p_c: a Fraction of ~17-digit integers (measured 132 for a float64 powerlaw p read exactly)
 
 
 def _active_powers(q: np.ndarray, K: int, bits: float) -> np.ndarray:
     r"""Per colour (``q`` sorted descending, positive), how many of the powers
     :math:`(q_i/q_1)^k`, ``k = 1..K``, reach :math:`2^{-\text{bits}}`: the terms
     :func:`power_sums_arb` forms; smaller ones go into a rigorous tail bound."""
-    L = np.log2(q[0] / q)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
+        L = np.log2(q[0] / q)  # inf where a weight underflows float64 (a law formed in balls keeps it)
         reach = np.floor(bits / L)  # inf where q_i = q_1: every power is formed
     return np.minimum(K, reach).clip(min=1).astype(np.int64)
 
 
 def product_form_cost(C: int, K: int, terms: int | None = None) -> tuple[float, float]:
     """Estimated (bytes, seconds) of :func:`exact_stationary`: ``terms`` active powers (at most C·(K−1); pass
-    the count from :func:`_active_powers` when p is known), K²/2 terms of Newton's identities, one arb per colour."""
+    the count from :func:`_active_powers` when p is known), K²/2 terms of Newton's identities, per colour its
+    exact value, its ball and the ball of the suffix maximum."""
     terms = C * (K - 1) if terms is None else terms
     seconds = ARB_OP_SECONDS * (terms + K * K / 2 + C)
-    return float(ARB_BYTES) * (C + 2 * K) + 24.0 * C, seconds
+    return float(ARB_BYTES) * (2 * C + 2 * K) + (24.0 + EXACT_BYTES) * C, seconds
 
 
 def require_product_form_budget(C: int, K: int, terms: int | None = None) -> None:
@@ -489,25 +498,164 @@ def require_product_form_budget(C: int, K: int, terms: int | None = None) -> Non
     require_seconds(seconds, "K", f"the product form at K = {K} ({K}²/2 ball products and the power sums)", value=K)
 
 
-def _sorted_positive(p) -> np.ndarray:
-    """``p`` as positive float64 entries sorted descending (the order does not change E[S])."""
+@dataclass(frozen=True, eq=False)  # eq=False: an ndarray field has no truth value to compare by
+class ColourLaw:
+    r"""A colour law for the exact routes: the positive :math:`p_c` (not yet
+    normalised; the routes divide by their exact sum inside the balls) in
+    descending order of their float64 approximations.
+
+    ``approx`` serves only the pruning of :func:`power_sums_arb` and the cost
+    model; every value the routes certify is formed from :meth:`balls`, which
+    contain the exact :math:`p_c`.  ``values`` holds the exact Fractions when
+    p is rational (the rational route needs them), ``inputs`` is ``"exact"``
+    or the float reading ``"shortest-decimal"``, and ``model`` names the law
+    the digits are for.
+
+    >>> import flint
+    >>> law = colour_law([Fraction(1, 10), "0.9"])
+    >>> law.approx.tolist(), law.values
+    ([0.9, 0.1], (Fraction(9, 10), Fraction(1, 10)))
+    >>> [b.contains(flint.fmpq(v.numerator, v.denominator)) for b, v in zip(law.balls(), law.values)]
+    [True, True]
+    """
+    approx: np.ndarray
+    values: tuple | None
+    inputs: str
+    model: str
+    kind: str = ""  # a Chapter 5 law whose weights are formed in balls (values is None)
+    params: tuple = ()  # its exact parameters (Fractions)
+    order: np.ndarray | None = None  # approx[j] approximates the weight of colour order[j] + 1
+
+    def balls(self) -> list:
+        """Balls at the current ``flint.ctx.prec`` containing the exact :math:`p_c`, in the order of ``approx``."""
+        import flint
+
+        if self.values is not None:
+            return [flint.arb(flint.fmpq(v.numerator, v.denominator)) for v in self.values]
+        w = _weight_balls(self.kind, [flint.arb(flint.fmpq(x.numerator, x.denominator)) for x in self.params], self.approx.size)
+        return [w[i] for i in self.order.tolist()]
+
+
+def _weight_balls(kind: str, params: list, C: int) -> list:
+    r"""Balls of the unnormalised Chapter 5 weights :math:`w_c`, ``c = 1..C``, from the parameter balls, each
+    formed directly (no recurrence, so radii do not grow with c): :math:`c^{-\gamma}`, :math:`e^{-(c-1)/\lambda}`,
+    :math:`e^{-(c-\mu)^2/(2\sigma^2)}`, :math:`e^{c\log\lambda - \log c!}` (the factors common to all c cancel
+    in the normalisation)."""
+    import flint
+
+    cs = [flint.arb(c) for c in range(1, C + 1)]
+    if kind == "powerlaw":
+        return [c ** -params[0] for c in cs]
+    if kind == "geometric":
+        return [(-(c - 1) / params[0]).exp() for c in cs]
+    if kind == "normal":
+        mu, sigma = params
+        return [(-((c - mu) ** 2) / (2 * sigma ** 2)).exp() for c in cs]
+    log_lam = params[0].log()  # poisson
+    return [(c * log_lam - (c + 1).lgamma()).exp() for c in cs]
+
+
+def colour_law(p, *, floats: str = FLOATS) -> ColourLaw:
+    """The colour vector ``p`` (a list or 1-D array of anything
+    :func:`~crawlmath.numeric.exact.exact` reads) as a `ColourLaw`: entries
+    non-negative, summing to 1 within ``STRUCTURE_ABS`` (the routes normalise
+    exactly), zeros dropped.
+
+    >>> law = colour_law(["0.5", Fraction(1, 4), 0.25])
+    >>> law.values, law.inputs
+    ((Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)), 'shortest-decimal')
+    """
+    if isinstance(p, np.ndarray) and p.ndim != 1:
+        raise InvalidInput("p", "must be a non-empty vector", value=p.shape)
+    if isinstance(p, np.ndarray) and p.dtype == np.float64 and floats == FLOATS:
+        return _float_law(p)
+    raw = list(p)
+    vals = [exact(x, argument="p", entry=i, floats=floats) for i, x in enumerate(raw)]
+    for i, v in enumerate(vals):
+        if v.numerator < 0:  # a tiny negative Fraction rounds to -0.0 and would pass the float check
+            raise InvalidInput("p", "entries must be finite and >= 0", value=str(v), entry=i)
+    require_probability_vector([float(v) for v in vals], "p")
+    vals = [v for v in vals if v.numerator]
+    approx = np.array([float(v) for v in vals])
+    order = np.argsort(-approx, kind="stable")
+    kind = input_kind(raw, floats=floats)
+    return ColourLaw(approx[order], tuple(vals[i] for i in order), kind, _given(kind))
+
+
+def _given(kind: str) -> str:
+    return "p as given (exact)" if kind == EXACT else f"p as given, each binary float read as its {kind} value"
+
+
+def _float_law(p: np.ndarray) -> ColourLaw:
+    """`colour_law` of a float64 array, 5x faster than entry by entry through `exact`: ``Decimal(repr(x))`` is
+    the same shortest decimal (tests/test_colours_exact.py checks the two readings agree)."""
     p = require_probability_vector(p, "p")
-    q = np.sort(p[p > 0])[::-1]
-    return q
+    q = p[p > 0]
+    q = q[np.argsort(-q, kind="stable")]
+    values = tuple(Fraction(*Decimal(repr(x)).as_integer_ratio()) for x in q.tolist())
+    return ColourLaw(q, values, FLOATS, _given(FLOATS))
 
 
-def power_sums_arb(q: np.ndarray, K: int, prec: int) -> list:
-    r"""Balls enclosing :math:`P_k = \sum_i q_i^k`, ``k = 1..K-1``, for the float64 entries
-    ``q`` (sorted descending), each entry taken exactly.
+WEIGHTS = {"powerlaw": "c^-gamma (§5.5)", "geometric": "exp(-(c-1)/lambda) (eq. 5.1)",
+           "normal": "exp(-(c-mu)^2/(2 sigma^2)) (§5.3)", "poisson": "lambda^c/c! (§5.4)"}
+PARAM_NAMES = {"powerlaw": ("gamma",), "geometric": ("lambda",), "normal": ("mu", "sigma"), "poisson": ("lambda",)}
+
+
+def colour_law_of(kind: str, C: int, *params, floats: str = FLOATS) -> ColourLaw:
+    r"""The Chapter 5 law ``kind`` for the exact routes, from its exact
+    parameters (``"1.1"`` or ``Fraction(11, 10)``; a float is read as its
+    shortest decimal): ``uniform`` is :math:`p_c = 1/C` exactly, the others'
+    weights (:data:`WEIGHTS`, irrational in general) are formed in balls from
+    the exact parameters and normalised inside the balls, so the digits are
+    those of the law as printed in the thesis, not of a float64 rounding of it.
+    :func:`colour_distribution` (float64, the same rules) gives the order of
+    the colours and refuses bad parameters.
+
+    >>> law = colour_law_of("powerlaw", 3, "1.1")
+    >>> law.params, law.inputs, law.values is None
+    ((Fraction(11, 10),), 'exact', True)
+    """
+    C = require_int(C, "C", minimum=1)
+    if kind == "uniform":
+        _nparams(kind, params, 0)
+        return ColourLaw(np.full(C, 1.0 / C), (Fraction(1, C),) * C, EXACT, f"uniform p_c = 1/{C} (exact)")
+    if kind not in WEIGHTS:
+        raise InvalidInput("dist", f"must be one of {', '.join(DISTRIBUTIONS)}", value=kind)
+    _nparams(kind, params, len(PARAM_NAMES[kind]))
+    exact_params = tuple(exact(x, argument=f"{kind} {name}", floats=floats) for x, name in zip(params, PARAM_NAMES[kind]))
+    approx = colour_distribution(kind, C, *(float(x) for x in exact_params))  # validates the parameters too
+    order = np.argsort(-approx, kind="stable")
+    reading = input_kind(list(params), floats=floats)
+    named = ", ".join(f"{n} = {x}" for n, x in zip(PARAM_NAMES[kind], exact_params))
+    return ColourLaw(approx[order], None, reading, f"{kind} p_c ∝ {WEIGHTS[kind]}, {named} ({reading}), weights in balls",
+                     kind, exact_params, order)
+
+
+def _law(p) -> ColourLaw:
+    return p if isinstance(p, ColourLaw) else colour_law(p)
+
+
+def _suffix_max(ball: list) -> list:
+    """``M[n]`` a ball containing :math:`\\max_{i \\ge n} p_i` (``approx`` is only nearly the order of the exact p)."""
+    M = [ball[-1]]
+    for b in reversed(ball[:-1]):
+        M.append(b.max(M[-1]))
+    return M[::-1]
+
+
+def power_sums_arb(q: np.ndarray, ball: list, K: int, prec: int) -> list:
+    r"""Balls enclosing :math:`P_k = \sum_i p_i^k`, ``k = 1..K-1``, for the balls ``ball``
+    (each containing an exact :math:`p_i`), ``q`` their float64 approximations sorted descending.
 
     Every product is a ball product, so no power underflows or loses digits
     (float64 powers underflow at :math:`q_1^k < 10^{-308}`, k ≈ 320 for
     :math:`q_1 = 0.1`: issue 30).  A power with :math:`(q_i/q_1)^k < 2^{-b}`,
     :math:`b = \text{prec} + \log_2 C + 8`, is not formed: those terms add the
-    rigorous interval :math:`[0, n_{dropped}\,2^{1-b} q_1^k]`.
+    rigorous interval :math:`[0, n_{dropped} M^k]`, ``M`` a ball containing the
+    largest dropped :math:`p_i` (the floats only choose which terms to drop).
 
     >>> import flint
-    >>> P = power_sums_arb(np.array([0.5, 0.25, 0.25]), 4, 64)
+    >>> P = power_sums_arb(np.array([0.5, 0.25, 0.25]), [flint.arb(0.5), flint.arb(0.25), flint.arb(0.25)], 4, 64)
     >>> [p.str(5) for p in P]
     ['1.0000', '0.37500', '0.15625']
     """
@@ -515,10 +663,9 @@ def power_sums_arb(q: np.ndarray, K: int, prec: int) -> list:
 
     C = q.size
     bits = prec + math.log2(C) + 8
-    with np.errstate(divide="ignore"):
-        L = np.log2(q[0] / q)  # ascending, L[0] = 0
-    ball = [flint.arb(float(x)) for x in q]  # exact: a float64 is a dyadic rational
-    tail_unit = flint.arb(2) ** (1 - math.ceil(bits))
+    with np.errstate(divide="ignore", over="ignore"):
+        L = np.log2(q[0] / q)  # ascending, L[0] = 0 (inf where a p_i underflows float64)
+    M = _suffix_max(ball)
     P = [sum(ball, flint.arb(0))]
     cur = ball
     for k in range(2, K):
@@ -526,7 +673,7 @@ def power_sums_arb(q: np.ndarray, K: int, prec: int) -> list:
         cur = [c * x for c, x in zip(cur[:n], ball[:n])]
         s = sum(cur, flint.arb(0))
         if n < C:
-            s += flint.arb(0).union((C - n) * tail_unit * ball[0] ** k)
+            s += flint.arb(0).union((C - n) * M[n] ** k)
         P.append(s)
     return P
 
@@ -560,56 +707,61 @@ def exact_stationary(p, K: int, dps: int = 30) -> ProductForm:
     and :math:`P_k = \sum_i p_i^k` (``p`` normalised exactly, :math:`P_1 = 1`):
     :math:`E[S] = 1 + (1-P_2)\,h_{K-2}/h_{K-1}` and
     :math:`P_{new} = (1-P_2) - (P_2-P_3)\,h_{K-2}/h_{K-1}`;
-    for uniform p, :math:`E[S] = (KC-1)/(K+C-2)`.  The float64 entries of
-    ``p`` are taken exactly and divided by their exact sum (a float64 vector
-    rarely sums to 1); :func:`power_sums_arb` and :func:`newton_h` run in
+    for uniform p, :math:`E[S] = (KC-1)/(K+C-2)`.  ``p`` is a vector read by
+    :func:`colour_law` (exact numbers exactly, a binary float as its shortest
+    decimal) or a `ColourLaw` (:func:`colour_law_of`); its entries become balls
+    containing the exact values, divided by their exact sum inside the balls (a
+    decimal vector rarely sums to 1); :func:`power_sums_arb` and :func:`newton_h` run in
     python-flint balls at ``prec`` bits, so ``colours_ball`` encloses the
-    stationary value of that input and ``digits`` says how many relative
+    stationary value of that input (``inputs``, ``model``) and ``digits`` says how many relative
     digits the ball certifies (at least ``dps``, else `SolverError`).
     Also :math:`E[1/S] = h_K/h_{K-1}` (``inverse_colours_ball``): with
     :math:`\pi(q) \propto S(q)\prod p_i^{q_i}` the normaliser is
     :math:`\sum_i p_i h_{K-1} = h_{K-1}` and :math:`\sum_q \prod p_i^{q_i} = h_K`.
     The independent route is :func:`exact_stationary_series`.
 
-    >>> r = exact_stationary(np.full(4, 0.25), 3)
-    >>> r.colours, r.digits >= 30    # (KC - 1)/(K + C - 2) = 11/5
-    (2.2, True)
+    >>> r = exact_stationary(["0.25"] * 4, 3)
+    >>> r.colours, r.digits >= 30, r.inputs    # (KC - 1)/(K + C - 2) = 11/5
+    (2.2, True, 'exact')
     """
     import flint
 
     K = require_int(K, "K", minimum=1)
     dps = require_int(dps, "dps", minimum=1)
-    q = _sorted_positive(p)
+    law = _law(p)
+    q = law.approx
     require_product_form_budget(q.size, K, q.size)
     prec = int(dps * 3.33) + 64
     require_product_form_budget(q.size, K, int(_active_powers(q, K, prec + math.log2(q.size) + 8).sum()))
     old = flint.ctx.prec
     flint.ctx.prec = prec
     try:
+        ball = law.balls()
         if K == 1:
-            P = power_sums_arb(q, 4, prec)
+            P = power_sums_arb(q, ball, 4, prec)
             ratio, inverse = flint.arb(0), flint.arb(1)
         else:
-            P = power_sums_arb(q, max(K + 1, 4), prec)
+            P = power_sums_arb(q, ball, max(K + 1, 4), prec)
             h = newton_h(P, K)
             ratio = P[0] * h[K - 2] / h[K - 1]  # h_n(p/P1) = h_n(p)/P1^n
             inverse = h[K] / h[K - 1] / P[0]
-        p_max = flint.arb(float(q[0])) / P[0]
+        p_max = _suffix_max(ball)[0] / P[0]
         P2, P3 = P[1] / P[0] ** 2, P[2] / P[0] ** 3
         colours = gen.product_form_colours_arb(P2, ratio) if K > 1 else flint.arb(1)
         p_new = gen.product_form_p_new_arb(P2, P3, ratio) if K > 1 else 1 - P2
     finally:
         flint.ctx.prec = old
-    return _product_form_result(K, q.size, colours, p_new, ratio, prec, dps, "product form; power sums and Newton's identities in arb balls", inverse, p_max)
+    return _product_form_result(K, law, colours, p_new, ratio, prec, dps, "product form; power sums and Newton's identities in arb balls", inverse, p_max)
 
 
-def _product_form_result(K, C, colours, p_new, ratio, prec, dps, method, inverse=None, p_max=None) -> ProductForm:
+def _product_form_result(K, law, colours, p_new, ratio, prec, dps, method, inverse=None, p_max=None) -> ProductForm:
     """Package the balls; refuse (`SolverError`) a ball certifying fewer than ``dps`` digits."""
     bits = colours.rel_accuracy_bits()
     digits = int(bits * math.log10(2)) if bits < 10**6 else 10**6
     if digits < dps:
         raise SolverError(f"{method}: the enclosure of E[S] certifies {digits} digits (< {dps}) at {prec} bits: {colours.str(20, radius=True)}")
-    return ProductForm(K, C, float(colours.mid()), float(p_new.mid()), colours, p_new, ratio, inverse, p_max, digits, prec, method)
+    return ProductForm(K, law.approx.size, float(colours.mid()), float(p_new.mid()), colours, p_new, ratio, inverse, p_max,
+                       digits, prec, method, law.inputs, law.model)
 
 
 def exact_stationary_series(p, K: int, dps: int = 30, max_prec: int = 4096) -> ProductForm:
@@ -622,7 +774,7 @@ def exact_stationary_series(p, K: int, dps: int = 30, max_prec: int = 4096) -> P
     so the precision doubles from twice the target until the ball certifies ``dps``
     digits or ``max_prec`` bits is reached (`SolverError`).
 
-    >>> r = exact_stationary_series(np.full(4, 0.25), 3)
+    >>> r = exact_stationary_series([Fraction(1, 4)] * 4, 3)
     >>> r.colours
     2.2
     """
@@ -630,27 +782,27 @@ def exact_stationary_series(p, K: int, dps: int = 30, max_prec: int = 4096) -> P
 
     K = require_int(K, "K", minimum=2)
     dps = require_int(dps, "dps", minimum=1)
-    q = _sorted_positive(p)
+    law = _law(p)
+    q = law.approx
     require_product_form_budget(q.size, K)
     prec = 2 * (int(dps * 3.33) + 64)  # the inversion loses about as many bits as it keeps (measured: C >= 1e4, K = 1000)
     old_prec, old_cap = flint.ctx.prec, flint.ctx.cap
     try:
         while True:
             flint.ctx.prec, flint.ctx.cap = prec, K + 3
-            colours, p_new, ratio, inverse = _series_values(q, K)
+            colours, p_new, ratio, inverse = _series_values(law.balls(), K)
             if colours.rel_accuracy_bits() >= dps * 3.33 + 4 or prec >= max_prec:
                 break
             prec *= 2
     finally:
         flint.ctx.prec, flint.ctx.cap = old_prec, old_cap
-    return _product_form_result(K, q.size, colours, p_new, ratio, prec, dps, "product form; h_n by series inversion of prod(1 - p_i t) in arb balls", inverse)
+    return _product_form_result(K, law, colours, p_new, ratio, prec, dps, "product form; h_n by series inversion of prod(1 - p_i t) in arb balls", inverse)
 
 
-def _series_values(q: np.ndarray, K: int):
-    """(E[S], P_new, ratio) balls by the generating-function route at the current flint precision."""
+def _series_values(ball: list, K: int):
+    """(E[S], P_new, ratio, E[1/S]) balls by the generating-function route from the balls of p at the current flint precision."""
     import flint
 
-    ball = [flint.arb(float(x)) for x in q]
     P1 = sum(ball, flint.arb(0))
     blocks = [flint.arb_series(flint.arb_poly.from_roots(ball[s:s + K]).coeffs()[::-1], prec=K + 3)
               for s in range(0, len(ball), K)]  # prod (x - p_i) reversed is prod (1 - p_i t)
@@ -666,16 +818,21 @@ def _series_values(q: np.ndarray, K: int):
 
 
 def exact_stationary_rational(p, K: int) -> Fraction:
-    r"""E[S] as an exact Fraction for the float64 entries of ``p`` (normalised exactly), by
-    Newton's identities over the rationals: a third route, for small C·K only.
+    r"""E[S] as an exact Fraction for the rational colour law ``p`` (read by
+    :func:`colour_law`, normalised exactly), by Newton's identities over the
+    rationals: a third route, for small C·K only.  A power law with an
+    irrational :math:`c^{-\gamma}` is refused.
 
-    >>> exact_stationary_rational([0.25] * 4, 3)
+    >>> exact_stationary_rational(["0.25"] * 4, 3)
     Fraction(11, 5)
     """
-    q = _sorted_positive(p)
+    law = _law(p)
+    if law.values is None:
+        raise InvalidInput("p", "must be rational for the rational route (a law with weights in balls is not)", value=law.model)
+    q = law.approx
     K = require_int(K, "K", minimum=2)
     require_seconds(1e-6 * q.size * K + 1e-5 * K * K * (len(q) + K), "K", f"exact rational product form at K = {K}, C = {q.size}", value=K)
-    f = [Fraction(float(x)) for x in q]
+    f = list(law.values)
     P1 = sum(f)
     f = [x / P1 for x in f]
     P, cur = [], [Fraction(1)] * len(f)

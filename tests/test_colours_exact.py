@@ -4,6 +4,7 @@ Routes compared: power sums + Newton's identities in arb balls (`exact_stationar
 prod(1 - p_i t) in arb balls (`exact_stationary_series`), Newton's identities over the rationals
 (`exact_stationary_rational`) and the chain on occupancy vectors (`exact_general`).
 """
+import math
 from fractions import Fraction
 
 import flint
@@ -12,7 +13,7 @@ import pytest
 
 import crawlmath.numeric.colours as nc
 from crawlmath.cli import main
-from crawlmath.numeric.errors import TooLarge
+from crawlmath.numeric.errors import InvalidInput, TooLarge
 
 
 def _contains(ball, x: Fraction) -> bool:
@@ -84,7 +85,8 @@ def test_cli_reports_the_enclosure(capsys):
     assert main(["colours", "--K", "100", "--C", "1000", "--dist", "powerlaw:1.1", "--exact", "product", "--json"]) == 0
     e = json.loads(capsys.readouterr().out)["exact"]
     assert e["digits"] >= 30 and e["radius"] < 1e-13
-    other = nc.exact_stationary_series(nc.colour_distribution("powerlaw", 1000, 1.1), 100)  # the second route
+    assert e["inputs"] == "exact" and "gamma = 11/10" in e["model"]
+    other = nc.exact_stationary_series(nc.colour_law_of("powerlaw", 1000, Fraction(11, 10)), 100)  # the second route
     assert other.colours_ball.overlaps(flint.arb(e["enclosure"]))
 
 
@@ -92,3 +94,121 @@ def test_cli_reports_the_enclosure(capsys):
 def test_rational_chain_keeps_the_exact_value(K, C):
     # the chain solved over the rationals against the product form's closed form (KC - 1)/(K + C - 2)
     assert nc.exact_uniform(K, C, "rational").colours_exact == Fraction(K * C - 1, K + C - 2)
+
+
+# ---- issue 30: p read exactly (ints, Fractions, decimal strings; a float means its shortest decimal)
+
+def _chain_colours(p: list, K: int) -> Fraction:
+    """E[S] of the chain itself (not the product form): occupancy vectors, one ball of a uniformly chosen present
+    colour leaves, a ball of colour c arrives with probability p_c; pi P = pi solved over the rationals."""
+    C = len(p)
+    states = [s for s in _vectors(K, C)]
+    index = {s: k for k, s in enumerate(states)}
+    n = len(states)
+    A = flint.fmpq_mat(n + 1, n)  # rows: (P^T - I) pi = 0, then sum pi = 1
+    for k, s in enumerate(states):
+        present = [j for j in range(C) if s[j]]
+        for j in present:
+            for c in range(C):
+                t = list(s)
+                t[j] -= 1
+                t[c] += 1
+                A[index[tuple(t)], k] += flint.fmpq(p[c].numerator, p[c].denominator) / len(present)
+        A[k, k] -= 1
+        A[n, k] = 1
+    b = flint.fmpq_mat(n + 1, 1)
+    b[n, 0] = 1
+    AtA, Atb = A.transpose() * A, A.transpose() * b  # the (consistent) overdetermined system, solved exactly
+    pi = AtA.solve(Atb)
+    total = sum((pi[k, 0] * sum(1 for x in s if x) for k, s in enumerate(states)), flint.fmpq(0))
+    return Fraction(int(total.p), int(total.q))
+
+
+def _vectors(K, C):
+    if C == 1:
+        yield (K,)
+        return
+    for first in range(K + 1):
+        for rest in _vectors(K - first, C - 1):
+            yield (first,) + rest
+
+
+P_DECIMAL = ["0.7", "0.2", "0.1"]
+P_FRACTION = [Fraction(7, 10), Fraction(1, 5), Fraction(1, 10)]
+
+
+def test_fractions_give_the_chains_rational_value():
+    K = 4
+    want = _chain_colours(P_FRACTION, K)  # the chain itself, independent of the product form
+    assert nc.exact_stationary_rational(P_FRACTION, K) == want
+    a, b = nc.exact_stationary(P_FRACTION, K), nc.exact_stationary_series(P_FRACTION, K)
+    assert _contains(a.colours_ball, want) and _contains(b.colours_ball, want)
+    assert a.inputs == b.inputs == "exact"
+
+
+def test_decimal_strings_and_floats_mean_the_decimal_and_binary_reading_differs():
+    K = 6
+    want = nc.exact_stationary_rational(P_FRACTION, K)
+    assert nc.exact_stationary_rational(P_DECIMAL, K) == want
+    assert nc.exact_stationary_rational([0.7, 0.2, 0.1], K) == want  # a float is its shortest decimal
+    assert nc.exact_stationary_rational(np.array([0.7, 0.2, 0.1]), K) == want  # the float64 fast path too
+    assert nc.exact_stationary([0.7, 0.2, 0.1], K).inputs == "shortest-decimal"
+    binary = nc.colour_law([0.7, 0.2, 0.1], floats="binary")  # 0.7 as 3152519739159347/2**52
+    other = nc.exact_stationary_rational(binary, K)
+    assert other != want and abs(other - want) < Fraction(1, 10**15)  # the test can tell the two models apart
+    assert not _contains(nc.exact_stationary(binary, K).colours_ball, want)
+    assert _contains(nc.exact_stationary(binary, K).colours_ball, other)
+
+
+def test_float64_fast_path_reads_the_same_decimals_as_exact():
+    from crawlmath.numeric.exact import exact
+
+    rng = np.random.default_rng(3)
+    p = np.concatenate([rng.random(200) ** 20, [5e-324, 1e-310, 2.0**-1074 * 3]])
+    p = p / p.sum()
+    law = nc.colour_law(p)
+    want = sorted((exact(x, argument="p") for x in p.tolist() if x > 0), reverse=True)
+    assert sorted(law.values, reverse=True) == want
+
+
+def test_powerlaw_balls_from_the_exact_gamma():
+    # gamma = 2 makes c^-gamma rational: the balls of c^-gamma against the rational route on p_c = 1/c^2
+    C, K = 6, 7
+    w = [Fraction(1, c * c) for c in range(1, C + 1)]
+    want = nc.exact_stationary_rational([x / sum(w) for x in w], K)
+    law = nc.colour_law_of("powerlaw", C, "2")
+    assert _contains(nc.exact_stationary(law, K).colours_ball, want)
+    assert _contains(nc.exact_stationary_series(law, K).colours_ball, want)
+    # gamma = 1.1: the float 1.1 and the string "1.1" are both 11/10, only the reading recorded differs
+    a = nc.exact_stationary(nc.colour_law_of("powerlaw", 300, "1.1"), 50)
+    b = nc.exact_stationary(nc.colour_law_of("powerlaw", 300, 1.1), 50)
+    assert a.colours_ball.overlaps(b.colours_ball) and (a.inputs, b.inputs) == ("exact", "shortest-decimal")
+    with pytest.raises(InvalidInput, match="rational"):
+        nc.exact_stationary_rational(law, K)
+
+
+@pytest.mark.parametrize("p", [[Fraction(1, 2), Fraction(1, 2), Fraction(-1, 10**400)], ["0.5", "x"], [0.5, 0.5, 2 + 1j]])
+def test_bad_entries_are_named(p):
+    with pytest.raises(InvalidInput, match=r"p\[2\]|p\[1\]"):
+        nc.colour_law(p)
+
+
+def test_poisson_balls_contain_the_rational_law():
+    # lambda^c / c! is rational for rational lambda: the weights formed as exp(c log lambda - log c!) in balls
+    # against the rational route on the normalised Fractions
+    C, K = 30, 12
+    w = [Fraction(5, 2) ** c / math.factorial(c) for c in range(1, C + 1)]
+    want = nc.exact_stationary_rational([x / sum(w) for x in w], K)
+    law = nc.colour_law_of("poisson", C, "2.5")
+    assert _contains(nc.exact_stationary(law, K).colours_ball, want)
+    assert law.inputs == "exact" and "lambda = 5/2" in law.model
+
+
+@pytest.mark.parametrize("kind,params", [("geometric", ("3",)), ("normal", ("150", "20")), ("poisson", ("2.5",))])
+def test_laws_in_balls_match_the_float64_vector_to_float_accuracy(kind, params):
+    # the balls are the printed law; the float64 vector is it rounded (and underflowed) entry by entry
+    law = nc.colour_law_of(kind, 300, *params)
+    a, b = nc.exact_stationary(law, 40), nc.exact_stationary_series(law, 40)
+    f = nc.exact_stationary(nc.colour_distribution(kind, 300, *map(float, params)), 40)
+    assert a.colours_ball.overlaps(b.colours_ball) and min(a.digits, b.digits) >= 30
+    assert f.colours == pytest.approx(a.colours, rel=1e-14)

@@ -13,6 +13,7 @@ EXAMPLE = """
 crawlmath colours --K 100 --C 1000                       # (3.1), mean field, P_new
 crawlmath colours --K 20 --C 20 --exact --json           # exact chain on occupancy partitions
 crawlmath colours --K 1000 --C 100000 --exact product    # exact stationary values at any size (product form)
+crawlmath colours --K 1000 --C 100000 --dist powerlaw:1.1 --exact product --json   # c^-gamma in balls, gamma = 11/10 exactly
 crawlmath colours --K 1000 --C 100000 --dist powerlaw:1.1 --simulate 1000000 --seed 1 --strategy mice:10
 """
 
@@ -41,8 +42,9 @@ UNITS = {"K": "positions (balls in the workbench)", "C": "colours (hosts)", "sim
 
 
 def parse_dist(text: str):
-    """Parse ``--dist KIND[:P,...]`` into (kind, parameters); uniform takes no parameter, geometric,
-    poisson and powerlaw one, normal two.  InvalidInput names ``--dist``.
+    """Parse ``--dist KIND[:P,...]`` into (kind, float parameters, the parameters' text); uniform takes no
+    parameter, geometric, poisson and powerlaw one, normal two.  InvalidInput names ``--dist``.  The text
+    is what the exact product form reads (``powerlaw:1.1`` means γ = 11/10 exactly).
     """
     from ..numeric.errors import InvalidInput
 
@@ -62,7 +64,7 @@ def parse_dist(text: str):
         if not math.isfinite(v):
             raise InvalidInput("--dist", "parameters must be finite", value=s, entry=n)
         out.append(v)
-    return kind, tuple(out)
+    return kind, tuple(out), tuple(params)
 
 
 def parse_strategy(text: str):
@@ -101,7 +103,7 @@ def run(args) -> int:
 
     K = require_int(args.K, "--K", minimum=1)
     C = require_int(args.C, "--C", minimum=1)
-    kind, params = parse_dist(args.dist)
+    kind, params, texts = parse_dist(args.dist)
     strategy, kw = parse_strategy(args.strategy)
     if args.simulate is not None:
         require_int(args.simulate, "--simulate", minimum=MIN_STEPS)
@@ -130,9 +132,10 @@ def run(args) -> int:
         out["exact"] = {"colours": r.colours, "p_new": r.p_new, "states": r.states, "method": r.method,
                         "residual": r.residual}
     elif args.exact == "product":
-        r = nc.exact_stationary(p, K)
+        r = nc.exact_stationary(nc.colour_law_of(kind, C, *texts), K)  # the law from the exact parameters
         out["exact"] = {"colours": r.colours, "p_new": r.p_new, "method": r.method, "digits": r.digits,
-                        "radius": r.radius, "enclosure": r.colours_ball.str(r.digits, radius=True)}
+                        "radius": r.radius, "enclosure": r.colours_ball.str(r.digits, radius=True),
+                        "inputs": r.inputs, "model": r.model}
     if args.exact and out["p_new"] is None:
         out["p_new"] = out["exact"]["p_new"]
     if args.simulate is not None:
@@ -155,6 +158,8 @@ def run(args) -> int:
         e = out["exact"]
         print(f"exact stationary ({e['method']}):  {e['colours']:.10f}   P_new {e['p_new']:.10f}"
               + (f"   ({e['states']} states)" if "states" in e else ""))
+        if "model" in e:
+            print(f"  {e['digits']} digits for the model: {e['model']}")
     if "simulated" in out:
         s = out["simulated"]
         level = ("no second-half average: the run stopped at t = " + str(s["stopped_at"]) if s["mean"] is None

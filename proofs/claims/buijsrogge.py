@@ -313,7 +313,7 @@ def _super() -> Outcome:
         "exact product form (arb balls, 30+ digits), K = 1000: " + evidence + ". The super colour dominates (it is "
         "online with probability 1 − O(1e-40) and E[S] is small) while p* <= E[1/S]: the printed criterion never "
         "holds in stationarity (rate balance p_i = E[1{q_i>0}/S] <= E[1/S]); what marks domination is p* = E[1/S] "
-        "up to a gap below 1e-44 (E[1/S] at γ = 1.1, C = 1e5 is cross-checked by the series route in "
+        "up to a gap below 1e-43 (E[1/S] at γ = 1.1, C = 1e5 is cross-checked by the series route in "
         "buijsrogge.colours.exact-two-routes)",
         printed="the super colour dominates when p* > E[1/S] > 1/K; not when p* < E[1/S]",
         corrected="in stationarity p* <= E[1/S] always (p_i = E[1{q_i>0}/S]); the super colour dominates when "
