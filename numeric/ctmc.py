@@ -457,26 +457,7 @@ def gth_levels(rates, level) -> np.ndarray:
     R = sps.csr_matrix((C.data[keep], (C.row[keep], C.col[keep])), shape=(n, n))
     levels = np.unique(lev)
     members = [np.flatnonzero(lev == v) for v in levels]
-    # keep[ℓ] = (columns A_{:k, k}/s_k of level ℓ's states, restricted to levels ℓ−1 and ℓ)
-    saved = [None] * len(levels)
-    block = R[members[-1]][:, members[-1]].toarray()
-    for t in range(len(levels) - 1, -1, -1):
-        below = members[t - 1] if t > 0 else np.empty(0, dtype=np.int64)
-        mb, mt = below.size, members[t].size
-        both = np.concatenate([below, members[t]])
-        A = R[both][:, both].toarray()  # one extraction; the level's own block is the reduced one
-        A[mb:, mb:] = block
-        np.fill_diagonal(A, 0.0)
-        for k in range(mb + mt - 1, mb - 1, -1) if t > 0 else range(mt - 1, 0, -1):
-            s = A[k, :k].sum()
-            if not s > 0:
-                raise SolverError(f"GTH: state {int(members[t][k - mb])} has no transition to the states left "
-                                  "after censoring (the chain is reducible)")
-            col = A[:k, k] / s
-            A[:k, :k] += np.outer(col, A[k, :k])
-            A[:k, k] = col
-        saved[t] = A[:, mb:].copy()
-        block = A[:mb, :mb]
+    saved = gth_eliminate_levels(R, members)
     pi = np.zeros(n)
     prev = None
     for t, idx in enumerate(members):
@@ -497,6 +478,34 @@ def gth_levels(rates, level) -> np.ndarray:
 
 
 _to_int = np.frompyfunc(int, 1, 1)
+
+
+def gth_eliminate_levels(R: sps.csr_matrix, members: list[np.ndarray]) -> list[np.ndarray]:
+    """The elimination phase of `gth_levels`: the off-diagonal rates ``R`` (CSR, zero diagonal not required) and
+    the states of each level (``members[ℓ]``, levels 0, 1, ... in order), eliminated from the top level down.
+    Returns, per level ℓ, the columns A_{:k,k}/s_k of its states restricted to levels ℓ−1 and ℓ (rows of level
+    ℓ−1 first): what the back substitution π_k = Σ_{i<k} π_i A_ik / s_k reads.  SolverError when a pivot
+    vanishes (the chain is reducible)."""
+    saved = [None] * len(members)
+    block = R[members[-1]][:, members[-1]].toarray()
+    for t in range(len(members) - 1, -1, -1):
+        below = members[t - 1] if t > 0 else np.empty(0, dtype=np.int64)
+        mb, mt = below.size, members[t].size
+        both = np.concatenate([below, members[t]])
+        A = R[both][:, both].toarray()  # one extraction; the level's own block is the reduced one
+        A[mb:, mb:] = block
+        np.fill_diagonal(A, 0.0)
+        for k in range(mb + mt - 1, mb - 1, -1) if t > 0 else range(mt - 1, 0, -1):
+            s = A[k, :k].sum()
+            if not s > 0:
+                raise SolverError(f"GTH: state {int(members[t][k - mb])} has no transition to the states left "
+                                  "after censoring (the chain is reducible)")
+            col = A[:k, k] / s
+            A[:k, :k] += np.outer(col, A[k, :k])
+            A[:k, k] = col
+        saved[t] = A[:, mb:].copy()
+        block = A[:mb, :mb]
+    return saved
 
 
 def fixed_point(x, F: int) -> np.ndarray:

@@ -47,7 +47,7 @@ import numpy as np
 import scipy.sparse as sps
 from scipy.sparse import csgraph
 
-from .ctmc import fixed_point, integer_ratio
+from .ctmc import fixed_point, gth_eliminate_levels, integer_ratio
 from .errors import InvalidInput, SolverError, TooLarge
 from .validate import require_memory, require_seconds
 
@@ -326,25 +326,7 @@ def _gth_levels_scaled(rates: sps.csr_matrix, level: np.ndarray) -> tuple[np.nda
     R.setdiag(0)
     R.eliminate_zeros()
     members = [np.flatnonzero(level == v) for v in range(int(level.max()) + 1)]
-    saved = [None] * len(members)
-    block = R[members[-1]][:, members[-1]].toarray()
-    for t in range(len(members) - 1, -1, -1):
-        below = members[t - 1] if t > 0 else np.empty(0, dtype=np.int64)
-        mb, mt = below.size, members[t].size
-        both = np.concatenate([below, members[t]])
-        A = R[both][:, both].toarray()
-        A[mb:, mb:] = block
-        np.fill_diagonal(A, 0.0)
-        for k in range(mb + mt - 1, mb - 1, -1) if t > 0 else range(mt - 1, 0, -1):
-            s = A[k, :k].sum()
-            if not s > 0:
-                raise SolverError(f"GTH: state {int(both[k])} has no transition to the states left after "
-                                  "censoring (the chain is reducible)")
-            col = A[:k, k] / s
-            A[:k, :k] += np.outer(col, A[k, :k])
-            A[:k, k] = col
-        saved[t] = A[:, mb:].copy()
-        block = A[:mb, :mb]
+    saved = gth_eliminate_levels(R, members)
     mant, expo = np.zeros(n), np.zeros(n, dtype=np.int64)
     prev, e_prev = None, 0
     for t, idx in enumerate(members):
