@@ -54,8 +54,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import stat
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -63,7 +61,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InvalidInput, TooLarge
-from .validate import require_float_magnitude, require_memory
+from .validate import read_input_file, require_float_magnitude, require_memory, require_regular_file
 
 MAX_FILE_BYTES = 1 << 30  # 1 GiB of text: ~3e7 transitions, more than the exact routes can take
 MAX_NUMBER_CHARS = 4000  # Python refuses int() of longer digit strings (CVE-2020-10735 limit 4300)
@@ -166,28 +164,12 @@ def read_text(path, argument: str = "FILE") -> str:
     file (a FIFO or a device could block or never end: InvalidInput) or is
     larger than ``MAX_FILE_BYTES`` or the memory limit allows (TooLarge)."""
     p = Path(path)
-    try:
-        st = os.stat(p)
-    except OSError as exc:
-        raise InvalidInput(argument, f"cannot be read ({exc.strerror})", value=str(p)) from None
-    if not stat.S_ISREG(st.st_mode):
-        raise InvalidInput(argument, "must be a regular file (not a directory, FIFO or device)", value=str(p))
-    if st.st_size > MAX_FILE_BYTES:
-        raise TooLarge(argument, f"{st.st_size} bytes exceed the limit of {MAX_FILE_BYTES} bytes for a model file",
+    size = require_regular_file(p, argument).st_size
+    if size > MAX_FILE_BYTES:
+        raise TooLarge(argument, f"{size} bytes exceed the limit of {MAX_FILE_BYTES} bytes for a model file",
                        value=str(p))
-    require_memory(BYTES_PER_FILE_BYTE * st.st_size, argument, f"reading {st.st_size} bytes of model text",
-                   value=str(p))
-    try:
-        with open(p, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)  # the file may have grown since the stat
-    except OSError as exc:
-        raise InvalidInput(argument, f"cannot be read ({exc.strerror})", value=str(p)) from None
-    if len(data) > MAX_FILE_BYTES:
-        raise TooLarge(argument, f"grew beyond the limit of {MAX_FILE_BYTES} bytes while read", value=str(p))
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInput(argument, f"is not UTF-8 text (byte {exc.start})", value=str(p)) from None
+    require_memory(BYTES_PER_FILE_BYTE * size, argument, f"reading {size} bytes of model text", value=str(p))
+    return read_input_file(p, argument, max_bytes=MAX_FILE_BYTES)  # non-blocking open, re-checked by fstat
 
 
 def read_model(path, fmt: str = "auto", *, lab=None, srew=None, trew=None) -> ExplicitModel:
