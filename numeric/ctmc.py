@@ -457,8 +457,18 @@ def gth_levels(rates, level) -> np.ndarray:
     R = sps.csr_matrix((C.data[keep], (C.row[keep], C.col[keep])), shape=(n, n))
     levels = np.unique(lev)
     members = [np.flatnonzero(lev == v) for v in levels]
-    saved = gth_eliminate_levels(R, members)
     pi = np.zeros(n)
+    for idx, x, _ in gth_back_substitute(gth_eliminate_levels(R, members), members):
+        pi[idx] = x
+    return pi / pi.sum()
+
+
+def gth_back_substitute(saved: list[np.ndarray], members: list[np.ndarray], *, scaled: bool = False):
+    """The back substitution of `gth_levels` from `gth_eliminate_levels`' columns: yields, level by level,
+    (the level's states, their unnormalised π, e) with π_k = Σ_{i<k} π_i A_ik / s_k (sums of positive products).
+    ``scaled``: each level's vector is divided by 2^e (its largest entry in [1/2, 1)) before the next level reads
+    it, so levels hundreds of orders of magnitude apart stay representable; π of a level is then its vector times
+    2 to the sum of the e's so far.  Unscaled, e is 0."""
     prev = None
     for t, idx in enumerate(members):
         A = saved[t]
@@ -469,9 +479,10 @@ def gth_levels(rates, level) -> np.ndarray:
             x[0] = 1.0
         for k in range(1 if prev is None else 0, idx.size):
             x[k] = start[k] + x[:k] @ A[mb:mb + k, k]
-        pi[idx] = x
+        e = math.frexp(float(x.max()))[1] if scaled else 0
+        x = np.ldexp(x, -e) if scaled else x
+        yield idx, x, e
         prev = x
-    return pi / pi.sum()
 
 
 # ----------------------------------------------------------------- fixed point with exact residuals

@@ -47,7 +47,7 @@ import numpy as np
 import scipy.sparse as sps
 from scipy.sparse import csgraph
 
-from .ctmc import fixed_point, gth_eliminate_levels, integer_ratio
+from .ctmc import fixed_point, gth_back_substitute, gth_eliminate_levels, integer_ratio
 from .errors import InvalidInput, SolverError, TooLarge
 from .validate import require_memory, require_seconds
 
@@ -326,23 +326,11 @@ def _gth_levels_scaled(rates: sps.csr_matrix, level: np.ndarray) -> tuple[np.nda
     R.setdiag(0)
     R.eliminate_zeros()
     members = [np.flatnonzero(level == v) for v in range(int(level.max()) + 1)]
-    saved = gth_eliminate_levels(R, members)
     mant, expo = np.zeros(n), np.zeros(n, dtype=np.int64)
-    prev, e_prev = None, 0
-    for t, idx in enumerate(members):
-        A = saved[t]
-        mb = A.shape[0] - idx.size
-        x = np.zeros(idx.size)
-        start = np.zeros(idx.size) if prev is None else prev @ A[:mb]
-        if prev is None:
-            x[0] = 1.0
-        for k in range(1 if prev is None else 0, idx.size):
-            x[k] = start[k] + x[:k] @ A[mb:mb + k, k]
-        e = math.frexp(float(x.max()))[1]
-        x = np.ldexp(x, -e)
-        e_prev += e
-        mant[idx], expo[idx] = x, e_prev
-        prev = x
+    e_total = 0
+    for idx, x, e in gth_back_substitute(gth_eliminate_levels(R, members), members, scaled=True):
+        e_total += e
+        mant[idx], expo[idx] = x, e_total
     return mant, expo
 
 
