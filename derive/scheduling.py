@@ -290,6 +290,23 @@ def randomized_rate() -> sp.Expr:
 
 
 @functools.cache
+def randomized_rate_stable() -> sp.Expr:
+    """Lemma 4.1 for floating point: r_i = (w m mu - f (w - m mu h)) / (m mu (w + f h)) with w = 1 - h kept as one
+    quantity (exact in floating point for h >= 1/2).  The derived form sums terms of size f/(m mu) to r_i, which
+    is ~ m mu / f at the model's edge h = e^{-mu m} (1.1e-8 relative error at f = 2/3, m mu = 1e-4); here the two
+    products of the numerator have one sign in the model (h >= e^{-mu m} gives w - m mu h <= w/2 for small m mu)
+    and only the rounding of m mu against w remains (``Formula.scale``).  Checked equal to :func:`randomized_rate`.
+
+    >>> randomized_rate_stable()
+    (-f*(-h*m*mu + (1 - h)) + m*mu*(1 - h))/(m*mu*(f*h - h + 1))
+    """
+    w = sp.UnevaluatedExpr(1 - h)
+    stable = (m * mu * w - f * (w - m * mu * h)) / (m * mu * (1 - h + f * h))
+    require_zero(stable.doit() - randomized_rate(), "Lemma 4.1 rewritten with w = 1 - h")
+    return stable
+
+
+@functools.cache
 def randomized_gap() -> sp.Expr:
     """r_i(randomized) - r_i(lower bound of Theorem 3.3), in nu = 1/m.
 
@@ -334,6 +351,19 @@ def randomized_objective_term() -> sp.Expr:
     0
     """
     return sp.simplify(c * randomized_rate().subs({f: x, m: 1 / nu}))
+
+
+@functools.cache
+def randomized_objective_term_stable() -> sp.Expr:
+    """(12) for floating point: c times :func:`randomized_rate_stable` at frequency x with E[X] = 1/nu; checked
+    equal to :func:`randomized_objective_term`.
+
+    >>> randomized_objective_term_stable()
+    c*nu*(mu*(1 - h)/nu - x*(-h*mu/nu + (1 - h)))/(mu*(h*x - h + 1))
+    """
+    stable = c * randomized_rate_stable().subs({f: x, m: 1 / nu})
+    require_zero(stable.doit() - randomized_objective_term(), "(12) rewritten with w = 1 - h")
+    return stable
 
 
 @functools.cache
@@ -503,6 +533,18 @@ def cstar_limit() -> sp.Expr:
     return cstar_lower_bound().subs(P, sp.limit(h_page**N, N, sp.oo))
 
 
+def model_h(mean_access) -> tuple[sp.core.relational.Relational, ...]:
+    """The values h = E[e^{-mu X}] can take for an access time X >= 0 of mean ``mean_access`` = E[X] > 0 (§2):
+    h < 1 (X is not 0 almost surely) and, by Jensen's inequality (e^{-mu x} is convex), h >= e^{-mu E[X]}, with
+    equality for a deterministic X.  Below that edge Lemma 3.1's E[Z] is negative (e.g. -6.2e-16 at d = 52.7,
+    m = 0.155, mu = 0.122, h = 0.521): the formulas have no model there.
+
+    >>> model_h(m)
+    (h < 1, h >= exp(-m*mu))
+    """
+    return (sp.Lt(h, 1), sp.Ge(h, sp.exp(-mu * mean_access)))
+
+
 def formulas() -> list[Formula]:
     """The closed forms emitted to ``numeric/generated/scheduling.py``.
 
@@ -514,15 +556,20 @@ def formulas() -> list[Formula]:
     h_dom = {"h": (1e-3, 0.999)}
     weights = {"c": (1e-2, 10.0), "mu": (1e-3, 10.0), "nu": (0.1, 10.0)}
     page = {**weights, **h_dom}
-    rate = {"f": (1e-3, 1.0), "m": (0.1, 10.0), "mu": (1e-3, 10.0), "h": (1e-2, 0.99)}
+    model_h_dom = {"h": (1e-2, 1 - 1e-9)}  # up to h -> 1 (mu E[X] -> 0): the requirements cut the box to the model
+    rate = {"f": (1e-3, 1.0), "m": (0.1, 10.0), "mu": (1e-3, 10.0), **model_h_dom}
+    frequency_in_model = (sp.Le(f, 1), *model_h(m))  # f = 1/d with d >= 1 accesses between two of the page's
     return [
         Formula("expected_obsolescence", (d, m, mu, h), expected_obsolescence(), f"{SRC}, Lemma 3.1)", "E[Z^i_j] for inter-access distance d",
-                printed=d * m - (1 - h**d) / mu, stable=expected_obsolescence_stable(),
-                domain={"d": (1.0, 100.0), "m": (0.1, 10.0), "mu": (1e-3, 10.0), "h": (1e-2, 0.99)}),
+                printed=d * m - (1 - h**d) / mu, stable=expected_obsolescence_stable(), requires=(sp.Ge(d, 1), *model_h(m)),
+                scale=term_magnitudes(expected_obsolescence_stable()),
+                domain={"d": (1.0, 100.0), "m": (0.1, 10.0), "mu": (1e-3, 10.0), **model_h_dom}),
         Formula("rate_lower_bound", (f, m, mu, h), rate_lower_bound(), f"{SRC}, Thm 3.3)", "lower bound on r_i at frequency f",
-                printed=(m - f / mu + f / mu * h ** (1 / f)) / m, stable=expm1_form(rate_lower_bound(), 1), domain=rate),
+                printed=(m - f / mu + f / mu * h ** (1 / f)) / m, stable=expm1_form(rate_lower_bound(), 1), domain=rate, requires=frequency_in_model,
+                scale=term_magnitudes(expm1_form(rate_lower_bound(), 1))),
         Formula("randomized_rate", (f, m, mu, h), randomized_rate(), f"{SRC}, Lemma 4.1)", "r_i of the randomized policy at frequency f",
-                printed=(m - f / mu + f / mu * f * h / (1 - h + f * h)) / m, domain=rate),
+                printed=(m - f / mu + f / mu * f * h / (1 - h + f * h)) / m, domain=rate, requires=frequency_in_model,
+                stable=randomized_rate_stable(), scale=term_magnitudes(randomized_rate_stable())),
         Formula("optimal_frequency", (h, ln_y), frequency_at_level(), f"{SRC}, Thm 3.4, (10))",
                 "x_i = ln h_i / ln y*: the frequency with h_i^(1/x_i) = y*; ln y* = sum_j ln h_j at the optimum",
                 printed=sp.log(h) / ln_y, domain={**h_dom, "ln_y": (-50.0, -1e-3)}),
@@ -545,7 +592,9 @@ def formulas() -> list[Formula]:
                 printed=c0 * (mu - nu + nu * P), domain={"c0": (1e-2, 10.0), "mu": (1.0, 10.0), "nu": (0.1, 0.5), "P": (1e-3, 0.5)}),
         Formula("randomized_objective_term", (x, h, c, mu, nu), randomized_objective_term(), f"{SRC}, Thm 4.1, (12))",
                 "c_i r_i(x_i) of the randomized policy, one page's term of (12)",
-                printed=c - nu * c * x / mu + nu * c / mu * x**2 * h / (1 - h + x * h), domain={**page, "x": (1e-4, 1.0)}),
+                printed=c - nu * c * x / mu + nu * c / mu * x**2 * h / (1 - h + x * h), domain={**page, **model_h_dom, "x": (1e-4, 1.0)},
+                requires=(sp.Le(x, 1), *model_h(1 / nu)),
+                stable=randomized_objective_term_stable(), scale=term_magnitudes(randomized_objective_term_stable())),
         Formula("randomized_stationarity", (x, h, c, mu, nu, lam), randomized_stationarity(), f"{SRC}, Thm 4.1, (13))",
                 "d/dx_i of (12) plus lambda x_i",
                 printed=-c * nu / mu + c * nu / mu * (2 * h * (1 - h) * x + h**2 * x**2) / (1 - h + h * x) ** 2 + lam,

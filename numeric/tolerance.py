@@ -55,6 +55,10 @@ CURVES_FLOAT_GAIN = 1e-6
 # export against the Python generated code (tests/test_export.py).
 GENERATED_REL = 1e-12
 EXPORT_REL = 1e-13
+# A generated function's domain edge that depends on other arguments (Formula.requires, e.g. h >= e^(-mu m)) is
+# itself computed with rounding: an argument within this relative distance of the edge is taken as on it (a user's
+# h = exp(-mu*m) for a deterministic access time must not be refused for the last bit).
+DOMAIN_EDGE_REL = 2.0 ** -50
 
 
 def printed_tolerance(text: str) -> float:

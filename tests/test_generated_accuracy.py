@@ -158,10 +158,66 @@ def _near_zeros(fn_mp, f, points, truth) -> list[tuple]:
     return out
 
 
+def _margins(f):
+    """For each requirement of the model (``Formula.requires``) a function of a point: how far inside (>= 0) or
+    outside (< 0) the point is, lhs - bound for >, >= (bound - lhs for <, <=), at 40 digits."""
+    out = []
+    for rel in f.requires:
+        gap = rel.lhs - rel.rhs if rel.rel_op in (">", ">=") else rel.rhs - rel.lhs
+        fn = sp.lambdify(f.args, gap, "mpmath")
+        strict = rel.rel_op in (">", "<")
+
+        def margin(point, fn=fn, strict=strict):
+            with mpmath.workdps(40):
+                value = fn(*[v if a.is_integer else mpmath.mpf(v) for a, v in zip(f.args, point)])
+            met = value > 0 or (value == 0 and not strict)
+            return value if met else -1
+        out.append(margin)
+    return out
+
+
+def _in_model(margins, point) -> bool:
+    return all(g(point) >= 0 for g in margins)
+
+
+def _model_edges(f, margins, points) -> list[tuple]:
+    """Points at the edge of the model's domain along a line on a real argument: where a requirement whose bound
+    depends on other arguments (h >= e^(-mu m)) changes from met to unmet between neighbours, the edge by bisection
+    (40 digits), then the floats on its inside at relative distances NEAR and the first float inside it -- so the
+    formulas are measured where the model ends, and nowhere beyond it."""
+    if len(points) < 2:
+        return []
+    axis = [k for k in range(len(points[0])) if points[0][k] != points[1][k]]
+    if len(axis) != 1 or f.args[axis[0]].is_integer:
+        return []
+    k = axis[0]
+    out = []
+    for rel, g in zip(f.requires, margins):
+        if rel.rhs.is_number:
+            continue
+        for a, b in zip(points, points[1:]):
+            if (g(a) >= 0) == (g(b) >= 0):
+                continue
+            inside, outside = (a[k], b[k]) if g(a) >= 0 else (b[k], a[k])
+            with mpmath.workdps(40):
+                lo, hi = mpmath.mpf(inside), mpmath.mpf(outside)
+                for _ in range(110):
+                    mid = (lo + hi) / 2
+                    lo, hi = (mid, hi) if g(a[:k] + (mid,) + a[k + 1:]) >= 0 else (lo, mid)
+            edge = float(lo)
+            step = math.copysign(1.0, inside - outside)  # towards the inside
+            candidates = [edge, math.nextafter(edge, edge + step)] + [edge * (1 + step * math.copysign(dd, edge)) for dd in NEAR]
+            out += [p for p in (a[:k] + (x,) + a[k + 1:] for x in candidates) if _in_model(margins, p)]
+    return out
+
+
 def _check_line(functions, fn_mp, f, line) -> list[str]:
     """Each float function of ``functions`` ({name: fn}: the vectorised one and
-    its ``_scalar`` twin) against the mpmath twin along one line."""
-    points = [_typed(f, p) for p in line]
+    its ``_scalar`` twin) against the mpmath twin along one line, at the points of the line inside the model's
+    domain (``Formula.requires``) and at its edges."""
+    margins = _margins(f)
+    line = [_typed(f, p) for p in line]
+    points = [p for p in line if _in_model(margins, p)] + _model_edges(f, margins, line)
     truth = [_twin(fn_mp, p) for p in points]
     near_zeros = _near_zeros(fn_mp, f, points, truth)
     points, truth = points + [p for p, _ in near_zeros], truth + [t for _, t in near_zeros]
@@ -185,19 +241,7 @@ def _check_line(functions, fn_mp, f, line) -> list[str]:
     return problems
 
 
-# Issue 31 (audit): these Coffman et al. formulas' declared domains include corners the model excludes
-# (h < e^(-mu m)), where the true value of a rate or cost term crosses zero and takes the wrong sign (e.g.
-# expected_obsolescence = -6.2e-16 at d = 52.7, m = 0.155, mu = 0.122, h = 0.521).  The domain must exclude them by construction; until it does they fail here.
-MODEL_CORNERS = {"expected_obsolescence", "rate_lower_bound", "randomized_rate", "randomized_objective_term"}
-
-
-def _case(module, f):
-    if f.name in MODEL_CORNERS:
-        return pytest.param(module, f, marks=pytest.mark.xfail(strict=True, reason="issue 31: domain includes corners the model excludes"))
-    return pytest.param(module, f)
-
-
-@pytest.mark.parametrize("module, f", [_case(m, f) for m, f in _cases()], ids=lambda v: v if isinstance(v, str) else v.name)
+@pytest.mark.parametrize("module, f", _cases(), ids=lambda v: v if isinstance(v, str) else v.name)
 def test_generated_float_matches_mpmath_twin(module, f):
     gen = importlib.import_module(f"crawlmath.numeric.generated.{module}")
     functions = {name: getattr(gen, name) for name in (f.name, f.name + "_scalar")}
@@ -269,3 +313,41 @@ def test_settled_mp_twins_deliver_the_callers_digits_through_cancellation(module
     with mpmath.workdps(15):
         got = getattr(gen, name + "_mp")(*[point[str(a)] for a in f.args])
     assert reference != 0 and abs(got - reference) <= 1e-14 * abs(reference)
+
+
+def _edge_point(name, a, m, mu, h):
+    """The arguments of the Coffman et al. formula ``name`` at distance a = 1/f, mean access m, rate mu and h."""
+    return {"expected_obsolescence": (a, m, mu, h), "rate_lower_bound": (1 / a, m, mu, h),
+            "randomized_rate": (1 / a, m, mu, h), "randomized_objective_term": (1 / a, h, 1.0, mu, 1 / m)}[name]
+
+
+@pytest.mark.parametrize("name", ["expected_obsolescence", "rate_lower_bound", "randomized_rate", "randomized_objective_term"])
+def test_coffman_formulas_at_the_model_edge(name):
+    """The audit's corner, from the inside: h from e^(-mu m) (deterministic access time, Jensen's edge) up to 1e-6
+    relative above it, with mu m down to 1e-4, where each value is a small difference of terms of size ~ d m.
+    Every variant meets GENERATED_REL times the documented scale (``Formula.scale``), and just below the edge
+    every variant refuses (InvalidInput naming h) instead of returning the wrong sign."""
+    from crawlmath.numeric.errors import InvalidInput
+
+    f = next(f for f in codegen.formulas_of("scheduling") if f.name == name)
+    gen = importlib.import_module("crawlmath.numeric.generated.scheduling")
+    scale_of, margins = _scale_function(f), _margins(f)
+    problems = []
+    for a in (1.0, 1.5, 2.0, 7.0, 40.0):
+        for mu in (1e-3, 1e-2, 1.0):
+            for m in (0.1, 1.0):
+                edge = math.exp(-mu * m)
+                for h in [math.nextafter(edge, 1.0)] + [edge * (1 + k * k * 1e-9) for k in range(1, 30)]:
+                    p = _edge_point(name, a, m, mu, h)
+                    if not _in_model(margins, p):
+                        continue
+                    t = _twin(getattr(gen, name + "_mp"), p)
+                    for variant in (name, name + "_scalar"):
+                        got = float(getattr(gen, variant)(*p))
+                        if not abs(mpmath.mpf(got) - t) <= GENERATED_REL * max(abs(t), scale_of(p)):
+                            problems.append(f"{variant}{p}: {got!r} vs {mpmath.nstr(t, 17)}")
+                below = _edge_point(name, a, m, mu, edge * (1 - 1e-12))
+                for variant in (name, name + "_scalar", name + "_mp"):
+                    with pytest.raises(InvalidInput, match="^h: must be >= exp"):
+                        getattr(gen, variant)(*below)
+    assert not problems, f"{len(problems)} points off, e.g.:\n" + "\n".join(problems[:8])

@@ -13,6 +13,7 @@ from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
 from crawlmath.numeric.codegen_runtime import flint_module as _flint
 from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
 from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
+from crawlmath.numeric.errors import InvalidInput as _InvalidInput
 
 __all__ = ['cstar', 'cstar_arb', 'cstar_limit', 'cstar_limit_mp', 'cstar_limit_scalar', 'cstar_mp', 'cstar_scalar', 'expected_obsolescence', 'expected_obsolescence_arb', 'expected_obsolescence_mp', 'expected_obsolescence_scalar', 'lagrangian_stationarity', 'lagrangian_stationarity_mp', 'lagrangian_stationarity_scalar', 'lower_bound_multiplier', 'lower_bound_multiplier_mp', 'lower_bound_multiplier_scalar', 'optimal_frequency', 'optimal_frequency_mp', 'optimal_frequency_scalar', 'page_threshold_multiplier', 'page_threshold_multiplier_arb', 'page_threshold_multiplier_mp', 'page_threshold_multiplier_scalar', 'randomized_cstar', 'randomized_cstar_arb', 'randomized_cstar_mp', 'randomized_cstar_scalar', 'randomized_frequency', 'randomized_frequency_arb', 'randomized_frequency_mp', 'randomized_frequency_proportional', 'randomized_frequency_proportional_arb', 'randomized_frequency_proportional_mp', 'randomized_frequency_proportional_scalar', 'randomized_frequency_scalar', 'randomized_multiplier', 'randomized_multiplier_arb', 'randomized_multiplier_mp', 'randomized_multiplier_scalar', 'randomized_objective_term', 'randomized_objective_term_arb', 'randomized_objective_term_mp', 'randomized_objective_term_scalar', 'randomized_rate', 'randomized_rate_arb', 'randomized_rate_mp', 'randomized_rate_scalar', 'randomized_stationarity', 'randomized_stationarity_arb', 'randomized_stationarity_mp', 'randomized_stationarity_scalar', 'rate_lower_bound', 'rate_lower_bound_arb', 'rate_lower_bound_mp', 'rate_lower_bound_scalar', 'stationarity_level', 'stationarity_level_arb', 'stationarity_level_mp', 'stationarity_level_scalar']
 
@@ -28,6 +29,15 @@ def expected_obsolescence(d, m, mu, h):
     mu = numpy.asarray(mu, dtype=float)
     h = numpy.asarray(h, dtype=float)
     _finite_arguments(d=d, m=m, mu=mu, h=h)
+    _bad = ~(d >= 1)
+    if numpy.any(_bad):
+        raise _InvalidInput('d', 'must be >= 1 (Coffman–Liu–Weber 1997, Lemma 3.1)', value=numpy.asarray(d)[_bad].flat[0].item())
+    _bad = ~(h < 1)
+    if numpy.any(_bad):
+        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 3.1)', value=numpy.asarray(h)[_bad].flat[0].item())
+    _bad = ~(h >= (numpy.exp(-m*mu)) - 8.881784197001252e-16 * abs(numpy.exp(-m*mu)))
+    if numpy.any(_bad):
+        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 3.1)', value=numpy.asarray(h)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = d*m + numpy.expm1(d*numpy.log(h))/mu
     return _finite_result('expected_obsolescence', result)
@@ -39,6 +49,8 @@ def expected_obsolescence_scalar(d, m, mu, h):
     m = float(m)
     mu = float(mu)
     h = float(h)
+    if not (d >= 1 and h < 1 and h >= (math.exp(-m*mu)) - 8.881784197001252e-16 * abs(math.exp(-m*mu))):
+        return float(expected_obsolescence(d, m, mu, h))
     try:
         result = float(d*m + math.expm1(d*math.log(h))/mu)
     except (ArithmeticError, ValueError, TypeError):
@@ -53,6 +65,12 @@ def expected_obsolescence_mp(d, m, mu, h):
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
     h = mpmath.mpmathify(h)
+    if not (d >= 1):
+        raise _InvalidInput('d', 'must be >= 1 (Coffman–Liu–Weber 1997, Lemma 3.1)', value=d)
+    if not (h < 1):
+        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 3.1)', value=h)
+    if not (h >= (mpmath.exp(-m*mu)) - 8.881784197001252e-16 * abs(mpmath.exp(-m*mu))):
+        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 3.1)', value=h)
     return d*m + h**d/mu - 1/mu
 
 
@@ -77,6 +95,15 @@ def rate_lower_bound(f, m, mu, h):
     mu = numpy.asarray(mu, dtype=float)
     h = numpy.asarray(h, dtype=float)
     _finite_arguments(f=f, m=m, mu=mu, h=h)
+    _bad = ~(f <= 1)
+    if numpy.any(_bad):
+        raise _InvalidInput('f', 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 3.3)', value=numpy.asarray(f)[_bad].flat[0].item())
+    _bad = ~(h < 1)
+    if numpy.any(_bad):
+        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 3.3)', value=numpy.asarray(h)[_bad].flat[0].item())
+    _bad = ~(h >= (numpy.exp(-m*mu)) - 8.881784197001252e-16 * abs(numpy.exp(-m*mu)))
+    if numpy.any(_bad):
+        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Thm 3.3)', value=numpy.asarray(h)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = f*numpy.expm1(numpy.log(h)/f)/(m*mu) + 1
     return _finite_result('rate_lower_bound', result)
@@ -88,6 +115,8 @@ def rate_lower_bound_scalar(f, m, mu, h):
     m = float(m)
     mu = float(mu)
     h = float(h)
+    if not (f <= 1 and h < 1 and h >= (math.exp(-m*mu)) - 8.881784197001252e-16 * abs(math.exp(-m*mu))):
+        return float(rate_lower_bound(f, m, mu, h))
     try:
         result = float(f*math.expm1(math.log(h)/f)/(m*mu) + 1)
     except (ArithmeticError, ValueError, TypeError):
@@ -102,6 +131,12 @@ def rate_lower_bound_mp(f, m, mu, h):
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
     h = mpmath.mpmathify(h)
+    if not (f <= 1):
+        raise _InvalidInput('f', 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 3.3)', value=f)
+    if not (h < 1):
+        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 3.3)', value=h)
+    if not (h >= (mpmath.exp(-m*mu)) - 8.881784197001252e-16 * abs(mpmath.exp(-m*mu))):
+        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Thm 3.3)', value=h)
     return f*h**(1/f)/(m*mu) - f/(m*mu) + 1
 
 
@@ -118,7 +153,7 @@ def rate_lower_bound_arb(f, m, mu, h):
 def randomized_rate(f, m, mu, h):
     """r_i of the randomized policy at frequency f (Coffman–Liu–Weber 1997, Lemma 4.1).
 
-    (f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1))
+    (-f*(-h*m*mu + (1 - h)) + m*mu*(1 - h))/(m*mu*(f*h - h + 1))
     """
     numpy = _numpy()
     f = numpy.asarray(f, dtype=float)
@@ -126,8 +161,17 @@ def randomized_rate(f, m, mu, h):
     mu = numpy.asarray(mu, dtype=float)
     h = numpy.asarray(h, dtype=float)
     _finite_arguments(f=f, m=m, mu=mu, h=h)
+    _bad = ~(f <= 1)
+    if numpy.any(_bad):
+        raise _InvalidInput('f', 'must be <= 1 (Coffman–Liu–Weber 1997, Lemma 4.1)', value=numpy.asarray(f)[_bad].flat[0].item())
+    _bad = ~(h < 1)
+    if numpy.any(_bad):
+        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 4.1)', value=numpy.asarray(h)[_bad].flat[0].item())
+    _bad = ~(h >= (numpy.exp(-m*mu)) - 8.881784197001252e-16 * abs(numpy.exp(-m*mu)))
+    if numpy.any(_bad):
+        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 4.1)', value=numpy.asarray(h)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        result = (f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1))
+        result = (-f*(-h*m*mu + (1 - h)) + m*mu*(1 - h))/(m*mu*(f*h - h + 1))
     return _finite_result('randomized_rate', result)
 
 
@@ -137,8 +181,10 @@ def randomized_rate_scalar(f, m, mu, h):
     m = float(m)
     mu = float(mu)
     h = float(h)
+    if not (f <= 1 and h < 1 and h >= (math.exp(-m*mu)) - 8.881784197001252e-16 * abs(math.exp(-m*mu))):
+        return float(randomized_rate(f, m, mu, h))
     try:
-        result = float((f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1)))
+        result = float((-f*(-h*m*mu + (1 - h)) + m*mu*(1 - h))/(m*mu*(f*h - h + 1)))
     except (ArithmeticError, ValueError, TypeError):
         result = math.nan
     return result if math.isfinite(result) else float(randomized_rate(f, m, mu, h))
@@ -151,6 +197,12 @@ def randomized_rate_mp(f, m, mu, h):
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
     h = mpmath.mpmathify(h)
+    if not (f <= 1):
+        raise _InvalidInput('f', 'must be <= 1 (Coffman–Liu–Weber 1997, Lemma 4.1)', value=f)
+    if not (h < 1):
+        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 4.1)', value=h)
+    if not (h >= (mpmath.exp(-m*mu)) - 8.881784197001252e-16 * abs(mpmath.exp(-m*mu))):
+        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 4.1)', value=h)
     return (f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1))
 
 
@@ -424,7 +476,7 @@ def cstar_arb(c0, mu, nu, P):
 def randomized_objective_term(x, h, c, mu, nu):
     """c_i r_i(x_i) of the randomized policy, one page's term of (12) (Coffman–Liu–Weber 1997, Thm 4.1, (12)).
 
-    c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1))
+    c*nu*(mu*(1 - h)/nu - x*(-h*mu/nu + (1 - h)))/(mu*(h*x - h + 1))
     """
     numpy = _numpy()
     x = numpy.asarray(x, dtype=float)
@@ -433,8 +485,17 @@ def randomized_objective_term(x, h, c, mu, nu):
     mu = numpy.asarray(mu, dtype=float)
     nu = numpy.asarray(nu, dtype=float)
     _finite_arguments(x=x, h=h, c=c, mu=mu, nu=nu)
+    _bad = ~(x <= 1)
+    if numpy.any(_bad):
+        raise _InvalidInput('x', 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=numpy.asarray(x)[_bad].flat[0].item())
+    _bad = ~(h < 1)
+    if numpy.any(_bad):
+        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=numpy.asarray(h)[_bad].flat[0].item())
+    _bad = ~(h >= (numpy.exp(-mu/nu)) - 8.881784197001252e-16 * abs(numpy.exp(-mu/nu)))
+    if numpy.any(_bad):
+        raise _InvalidInput('h', 'must be >= exp(-mu/nu) (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=numpy.asarray(h)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        result = c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1))
+        result = c*nu*(mu*(1 - h)/nu - x*(-h*mu/nu + (1 - h)))/(mu*(h*x - h + 1))
     return _finite_result('randomized_objective_term', result)
 
 
@@ -445,8 +506,10 @@ def randomized_objective_term_scalar(x, h, c, mu, nu):
     c = float(c)
     mu = float(mu)
     nu = float(nu)
+    if not (x <= 1 and h < 1 and h >= (math.exp(-mu/nu)) - 8.881784197001252e-16 * abs(math.exp(-mu/nu))):
+        return float(randomized_objective_term(x, h, c, mu, nu))
     try:
-        result = float(c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1)))
+        result = float(c*nu*(mu*(1 - h)/nu - x*(-h*mu/nu + (1 - h)))/(mu*(h*x - h + 1)))
     except (ArithmeticError, ValueError, TypeError):
         result = math.nan
     return result if math.isfinite(result) else float(randomized_objective_term(x, h, c, mu, nu))
@@ -460,6 +523,12 @@ def randomized_objective_term_mp(x, h, c, mu, nu):
     c = mpmath.mpmathify(c)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
+    if not (x <= 1):
+        raise _InvalidInput('x', 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=x)
+    if not (h < 1):
+        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=h)
+    if not (h >= (mpmath.exp(-mu/nu)) - 8.881784197001252e-16 * abs(mpmath.exp(-mu/nu))):
+        raise _InvalidInput('h', 'must be >= exp(-mu/nu) (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=h)
     return c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1))
 
 
