@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 
 import sympy as sp
+from sympy.codegen.cfunctions import expm1
 from sympy.codegen.rewriting import expm1_opt, optimize
 from sympy.simplify.simplify import factor_sum
 
@@ -533,6 +534,22 @@ def cstar_limit() -> sp.Expr:
     return cstar_lower_bound().subs(P, sp.limit(h_page**N, N, sp.oo))
 
 
+def cstar_limit_stable(psi2_stable) -> sp.Expr:
+    """(17) for floating point, with r = mu/nu: c0 nu r^2 psi_2(r) through psi_2's Taylor polynomial below r = 1/2
+    (``psi2_stable``: :func:`crawlmath.derive.golden.psi2_stable`, passed in because golden imports this module),
+    c0 nu (r + expm1(-r)) above.  The upper branch forms no mu^2 or nu^2, which under- or overflow where the value
+    does not (the earlier form c0 mu^2 (nu^2 (r + expm1(-r))/mu^2)/nu returned 0 at (1, 1e-4, 1e-300), true 1e-4);
+    the Taylor branch (r < 1/2) still prints the powers mu^k/nu^k (k <= 16).
+
+    >>> from crawlmath.derive.golden import psi2_stable
+    >>> cstar_limit_stable(psi2_stable).args[2].args[1]
+    (mu/nu + expm1(-mu/nu), True)
+    """
+    r = mu / nu
+    (series, below), _ = psi2_stable(r).args
+    return c0 * nu * sp.Piecewise((r**2 * series, below), (r + expm1(-r), True))
+
+
 def model_h(mean_access) -> tuple[sp.core.relational.Relational, ...]:
     """The values h = E[e^{-mu X}] can take for an access time X >= 0 of mean ``mean_access`` = E[X] > 0 (§2):
     h < 1 (X is not 0 almost surely) and, by Jensen's inequality (e^{-mu x} is convex), h >= e^{-mu E[X]}, with
@@ -615,6 +632,6 @@ def formulas() -> list[Formula]:
                 "(mu + nu G/(1+G))/C ~ 2 nu/mu for exponential X (2e3 at mu/nu = 1e-3), so the domain keeps away from mu -> nu G/(1+G)",
                 printed=c0 * (mu - nu * G / (1 + G)), domain={"c0": (1e-2, 10.0), "mu": (1.0, 10.0), "nu": (0.1, 0.5), "G": (1e-3, 1e4)}),
         Formula("cstar_limit", (c0, mu, nu), cstar_limit(), f"{SRC}, (17))", "N -> infinity limit of C*",
-                printed=c0 * (mu - nu + nu * sp.exp(-mu / nu)), stable=c0 * nu * (mu / nu) ** 2 * psi2_stable(mu / nu),
-                domain={"c0": (1e-2, 10.0), "mu": (1e-10, 50.0), "nu": (0.1, 10.0)}),
+                printed=c0 * (mu - nu + nu * sp.exp(-mu / nu)), stable=cstar_limit_stable(psi2_stable),
+                domain={"c0": (1e-2, 10.0), "mu": (1e-10, 50.0), "nu": (1e-300, 1e6)}),
     ]

@@ -351,3 +351,14 @@ def test_coffman_formulas_at_the_model_edge(name):
                     with pytest.raises(InvalidInput, match="^h: must be >= exp"):
                         getattr(gen, variant)(*below)
     assert not problems, f"{len(problems)} points off, e.g.:\n" + "\n".join(problems[:8])
+
+
+@pytest.mark.parametrize("point", [(1.0, 1e-4, 1e-300), (1.0, 1e-4, 1e-6), (2.5, 1e300, 1e-8), (1.0, 3.0, 7.0)])
+def test_cstar_limit_where_mu_over_nu_is_huge(point):
+    """The audit: cstar_limit(1, 1e-4, 1e-300) returned 0 (its form divided nu^2 (...) by mu^2: 1e-600 underflows);
+    the true value is c0 (mu - nu + nu e^(-mu/nu)) = 1e-4 - 1e-300.  Each float variant against the mpmath twin."""
+    from crawlmath.numeric.generated import scheduling as g
+
+    truth = _twin(g.cstar_limit_mp, point)
+    for fn in (g.cstar_limit, g.cstar_limit_scalar):
+        assert abs(mpmath.mpf(float(fn(*point))) - truth) <= GENERATED_REL * abs(truth), (fn.__name__, fn(*point), truth)

@@ -791,7 +791,7 @@ def randomized_cstar_arb(c0, mu, nu, G):
 def cstar_limit(c0, mu, nu):
     """N -> infinity limit of C* (Coffman–Liu–Weber 1997, (17)).
 
-    c0*mu**2*Piecewise((mu**14/(20922789888000*nu**14) - mu**13/(1307674368000*nu**13) + mu**12/(87178291200*nu**12) - mu**11/(6227020800*nu**11) + mu**10/(479001600*nu**10) - mu**9/(39916800*nu**9) + mu**8/(3628800*nu**8) - mu**7/(362880*nu**7) + mu**6/(40320*nu**6) - mu**5/(5040*nu**5) + mu**4/(720*nu**4) - mu**3/(120*nu**3) + mu**2/(24*nu**2) - mu/(6*nu) + 1/2, mu/nu < 1/2), (nu**2*(mu/nu + expm1(-mu/nu))/mu**2, True))/nu
+    c0*nu*Piecewise((mu**2*(mu**14/(20922789888000*nu**14) - mu**13/(1307674368000*nu**13) + mu**12/(87178291200*nu**12) - mu**11/(6227020800*nu**11) + mu**10/(479001600*nu**10) - mu**9/(39916800*nu**9) + mu**8/(3628800*nu**8) - mu**7/(362880*nu**7) + mu**6/(40320*nu**6) - mu**5/(5040*nu**5) + mu**4/(720*nu**4) - mu**3/(120*nu**3) + mu**2/(24*nu**2) - mu/(6*nu) + 1/2)/nu**2, mu/nu < 1/2), (mu/nu + expm1(-mu/nu), True))
     """
     numpy = _numpy()
     c0 = numpy.asarray(c0, dtype=float)
@@ -799,7 +799,7 @@ def cstar_limit(c0, mu, nu):
     nu = numpy.asarray(nu, dtype=float)
     _finite_arguments(c0=c0, mu=mu, nu=nu)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        result = c0*mu**2*numpy.select([numpy.less(mu/nu, 1/2),True], [(1/20922789888000)*mu**14/nu**14 - 1/1307674368000*mu**13/nu**13 + (1/87178291200)*mu**12/nu**12 - 1/6227020800*mu**11/nu**11 + (1/479001600)*mu**10/nu**10 - 1/39916800*mu**9/nu**9 + (1/3628800)*mu**8/nu**8 - 1/362880*mu**7/nu**7 + (1/40320)*mu**6/nu**6 - 1/5040*mu**5/nu**5 + (1/720)*mu**4/nu**4 - 1/120*mu**3/nu**3 + (1/24)*mu**2/nu**2 - 1/6*mu/nu + 1/2,nu**2*(mu/nu + numpy.expm1(-mu/nu))/mu**2], default=numpy.nan)/nu
+        result = c0*nu*numpy.select([numpy.less(mu/nu, 1/2),True], [mu**2*((1/20922789888000)*mu**14/nu**14 - 1/1307674368000*mu**13/nu**13 + (1/87178291200)*mu**12/nu**12 - 1/6227020800*mu**11/nu**11 + (1/479001600)*mu**10/nu**10 - 1/39916800*mu**9/nu**9 + (1/3628800)*mu**8/nu**8 - 1/362880*mu**7/nu**7 + (1/40320)*mu**6/nu**6 - 1/5040*mu**5/nu**5 + (1/720)*mu**4/nu**4 - 1/120*mu**3/nu**3 + (1/24)*mu**2/nu**2 - 1/6*mu/nu + 1/2)/nu**2,mu/nu + numpy.expm1(-mu/nu)], default=numpy.nan)
     return _finite_result('cstar_limit', result)
 
 
@@ -809,7 +809,7 @@ def cstar_limit_scalar(c0, mu, nu):
     mu = float(mu)
     nu = float(nu)
     try:
-        result = float(c0*mu**2*(((1/20922789888000)*mu**14/nu**14 - 1/1307674368000*mu**13/nu**13 + (1/87178291200)*mu**12/nu**12 - 1/6227020800*mu**11/nu**11 + (1/479001600)*mu**10/nu**10 - 1/39916800*mu**9/nu**9 + (1/3628800)*mu**8/nu**8 - 1/362880*mu**7/nu**7 + (1/40320)*mu**6/nu**6 - 1/5040*mu**5/nu**5 + (1/720)*mu**4/nu**4 - 1/120*mu**3/nu**3 + (1/24)*mu**2/nu**2 - 1/6*mu/nu + 1/2) if (mu/nu < 1/2) else (nu**2*(mu/nu + math.expm1(-mu/nu))/mu**2))/nu)
+        result = float(c0*nu*((mu**2*((1/20922789888000)*mu**14/nu**14 - 1/1307674368000*mu**13/nu**13 + (1/87178291200)*mu**12/nu**12 - 1/6227020800*mu**11/nu**11 + (1/479001600)*mu**10/nu**10 - 1/39916800*mu**9/nu**9 + (1/3628800)*mu**8/nu**8 - 1/362880*mu**7/nu**7 + (1/40320)*mu**6/nu**6 - 1/5040*mu**5/nu**5 + (1/720)*mu**4/nu**4 - 1/120*mu**3/nu**3 + (1/24)*mu**2/nu**2 - 1/6*mu/nu + 1/2)/nu**2) if (mu/nu < 1/2) else (mu/nu + math.expm1(-mu/nu))))
     except (ArithmeticError, ValueError, TypeError):
         result = math.nan
     return result if math.isfinite(result) else float(cstar_limit(c0, mu, nu))
