@@ -10,7 +10,7 @@ scalar twin ``f_scalar`` (Python floats, the solvers' fast path).
 
 Points: lines through several centres of the formula's domain
 (``Formula.domain``; else a default from the argument assumptions), one line
-per argument, log-spaced when the domain spans decades, plus points at and
+per argument, log-spaced when the domain spans decades (of either sign), plus points at and
 around the numbers where a ``Piecewise`` of the derived or the emitted form
 switches branch (removable singularities such as rho = 1, series
 thresholds), at relative distances 1e-1 ... 1e-14.
@@ -73,6 +73,8 @@ def _grid(f, arg: sp.Symbol) -> np.ndarray:
     lo, hi = (f.domain or {}).get(str(arg), _default_domain(arg))
     if lo > 0 and hi / lo > 100:
         pts = np.geomspace(lo, hi, POINTS_PER_LINE)
+    elif hi < 0 and lo / hi > 100:  # a negative argument spanning decades (S = sum ln h_i -> 0-)
+        pts = -np.geomspace(-hi, -lo, POINTS_PER_LINE)
     else:
         pts = np.linspace(lo, hi, POINTS_PER_LINE)
     extra = [c * (1 + s * d) for c in _breakpoints(f, arg) for d in NEAR for s in (-1, 1)] + _breakpoints(f, arg)
@@ -301,6 +303,7 @@ def test_static_formulas_refuse_inputs_outside_the_model():
 
 @pytest.mark.parametrize("module, name, point", [
     ("golden", "golden_D", {"q": "1e-15"}), ("golden", "golden_R", {"q": "1e-12"}),
+    ("scheduling", "lower_bound_multiplier", {"c0": "1", "nu": "1", "S": "-1e-15"}),
     ("static_mm1k", "stationarity", {"rho": "1.000000000001", "gamma": "0.7", "K": 9, "mu": "1"}),
     ("static_mm1k", "stationarity", {"rho": "0.99999999", "gamma": "0.7", "K": 9, "mu": "1"})])
 def test_settled_mp_twins_deliver_the_callers_digits_through_cancellation(module, name, point):

@@ -45,7 +45,7 @@ FORMULAS = (
     {'module': 'scheduling', 'name': 'lagrangian_stationarity', 'paper': 'coffman', 'source': '(Coffman–Liu–Weber 1997, Thm 3.4, (8))', 'printed': True, 'stable': True, 'series': False},
     {'module': 'scheduling', 'name': 'page_threshold_multiplier', 'paper': 'coffman', 'source': '(Coffman–Liu–Weber 1997, Thm 3.4, (8) and Thm 4.1, (13) at x = 0+)', 'printed': False, 'stable': False, 'series': False},
     {'module': 'scheduling', 'name': 'stationarity_level', 'paper': 'coffman', 'source': '(Coffman–Liu–Weber 1997, Thm 3.4, (8))', 'printed': False, 'stable': False, 'series': False},
-    {'module': 'scheduling', 'name': 'lower_bound_multiplier', 'paper': 'coffman', 'source': '(Coffman–Liu–Weber 1997, Thm 3.4, (8) at (10))', 'printed': False, 'stable': True, 'series': False},
+    {'module': 'scheduling', 'name': 'lower_bound_multiplier', 'paper': 'coffman', 'source': '(Coffman–Liu–Weber 1997, Thm 3.4, (8) at (10))', 'printed': False, 'stable': True, 'series': True},
     {'module': 'scheduling', 'name': 'cstar', 'paper': 'coffman', 'source': '(Coffman–Liu–Weber 1997, Thm 3.4, (6))', 'printed': True, 'stable': False, 'series': False},
     {'module': 'scheduling', 'name': 'randomized_objective_term', 'paper': 'coffman', 'source': '(Coffman–Liu–Weber 1997, Thm 4.1, (12))', 'printed': True, 'stable': True, 'series': False},
     {'module': 'scheduling', 'name': 'randomized_stationarity', 'paper': 'coffman', 'source': '(Coffman–Liu–Weber 1997, Thm 4.1, (13))', 'printed': True, 'stable': True, 'series': False},

@@ -14,6 +14,7 @@ from crawlmath.numeric.codegen_runtime import flint_module as _flint
 from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
 from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
 from crawlmath.numeric.errors import InvalidInput as _InvalidInput
+from crawlmath.numeric.errors import SolverError as _SolverError
 
 __all__ = ['cstar', 'cstar_arb', 'cstar_limit', 'cstar_limit_mp', 'cstar_limit_scalar', 'cstar_mp', 'cstar_scalar', 'expected_obsolescence', 'expected_obsolescence_arb', 'expected_obsolescence_mp', 'expected_obsolescence_scalar', 'lagrangian_stationarity', 'lagrangian_stationarity_mp', 'lagrangian_stationarity_scalar', 'lower_bound_multiplier', 'lower_bound_multiplier_mp', 'lower_bound_multiplier_scalar', 'optimal_frequency', 'optimal_frequency_mp', 'optimal_frequency_scalar', 'page_threshold_multiplier', 'page_threshold_multiplier_arb', 'page_threshold_multiplier_mp', 'page_threshold_multiplier_scalar', 'randomized_cstar', 'randomized_cstar_arb', 'randomized_cstar_mp', 'randomized_cstar_scalar', 'randomized_frequency', 'randomized_frequency_arb', 'randomized_frequency_mp', 'randomized_frequency_proportional', 'randomized_frequency_proportional_arb', 'randomized_frequency_proportional_mp', 'randomized_frequency_proportional_scalar', 'randomized_frequency_scalar', 'randomized_multiplier', 'randomized_multiplier_arb', 'randomized_multiplier_mp', 'randomized_multiplier_scalar', 'randomized_objective_term', 'randomized_objective_term_arb', 'randomized_objective_term_mp', 'randomized_objective_term_scalar', 'randomized_rate', 'randomized_rate_arb', 'randomized_rate_mp', 'randomized_rate_scalar', 'randomized_stationarity', 'randomized_stationarity_arb', 'randomized_stationarity_mp', 'randomized_stationarity_scalar', 'rate_lower_bound', 'rate_lower_bound_arb', 'rate_lower_bound_mp', 'rate_lower_bound_scalar', 'stationarity_level', 'stationarity_level_arb', 'stationarity_level_mp', 'stationarity_level_scalar']
 
@@ -391,7 +392,7 @@ def stationarity_level_arb(lambda_, c, mu, nu):
 def lower_bound_multiplier(c0, nu, S):
     """lambda of (8) at the optimum with c_i = c0 mu_i, S = sum ln h_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) at (10)).
 
-    c0*nu*(S*exp(S) - expm1(S))
+    c0*nu*Piecewise((S**17/22230464256000 + S**16/1394852659200 + S**15/93405312000 + S**14/6706022400 + S**13/518918400 + S**12/43545600 + S**11/3991680 + S**10/403200 + S**9/45360 + S**8/5760 + S**7/840 + S**6/144 + S**5/30 + S**4/8 + S**3/3 + S**2/2, S > -1/2), (S*exp(S) - expm1(S), True))
     """
     numpy = _numpy()
     c0 = numpy.asarray(c0, dtype=float)
@@ -399,7 +400,7 @@ def lower_bound_multiplier(c0, nu, S):
     S = numpy.asarray(S, dtype=float)
     _finite_arguments(c0=c0, nu=nu, S=S)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        result = c0*nu*(S*numpy.exp(S) - numpy.expm1(S))
+        result = c0*nu*numpy.select([numpy.greater(S, -1/2),True], [(1/22230464256000)*S**17 + (1/1394852659200)*S**16 + (1/93405312000)*S**15 + (1/6706022400)*S**14 + (1/518918400)*S**13 + (1/43545600)*S**12 + (1/3991680)*S**11 + (1/403200)*S**10 + (1/45360)*S**9 + (1/5760)*S**8 + (1/840)*S**7 + (1/144)*S**6 + (1/30)*S**5 + (1/8)*S**4 + (1/3)*S**3 + (1/2)*S**2,S*numpy.exp(S) - numpy.expm1(S)], default=numpy.nan)
     return _finite_result('lower_bound_multiplier', result)
 
 
@@ -409,19 +410,31 @@ def lower_bound_multiplier_scalar(c0, nu, S):
     nu = float(nu)
     S = float(S)
     try:
-        result = float(c0*nu*(S*math.exp(S) - math.expm1(S)))
+        result = float(c0*nu*(((1/22230464256000)*S**17 + (1/1394852659200)*S**16 + (1/93405312000)*S**15 + (1/6706022400)*S**14 + (1/518918400)*S**13 + (1/43545600)*S**12 + (1/3991680)*S**11 + (1/403200)*S**10 + (1/45360)*S**9 + (1/5760)*S**8 + (1/840)*S**7 + (1/144)*S**6 + (1/30)*S**5 + (1/8)*S**4 + (1/3)*S**3 + (1/2)*S**2) if (S > -1/2) else (S*math.exp(S) - math.expm1(S))))
     except (ArithmeticError, ValueError, TypeError):
         result = math.nan
     return result if math.isfinite(result) else float(lower_bound_multiplier(c0, nu, S))
 
 
 def lower_bound_multiplier_mp(c0, nu, S):
-    """lambda of (8) at the optimum with c_i = c0 mu_i, S = sum ln h_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) at (10)) (derived form, mpmath, working precision)."""
+    """lambda of (8) at the optimum with c_i = c0 mu_i, S = sum ln h_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) at (10)) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
+    _given = (c0, nu, S)
     c0 = mpmath.mpmathify(c0)
     nu = mpmath.mpmathify(nu)
     S = mpmath.mpmathify(S)
-    return c0*nu*(S*mpmath.exp(S) - mpmath.exp(S) + 1)
+    target = mpmath.mp.prec
+    previous, extra = None, 16
+    while extra <= 64 * target:
+        with mpmath.workprec(target + extra):
+            c0 = mpmath.mpmathify(_given[0])
+            nu = mpmath.mpmathify(_given[1])
+            S = mpmath.mpmathify(_given[2])
+            value = +(c0*nu*(S*mpmath.exp(S) - mpmath.exp(S) + 1))
+        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
+            return +value
+        previous, extra = value, 2 * extra
+    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
 
 
 def cstar(c0, mu, nu, P):
