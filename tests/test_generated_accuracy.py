@@ -304,11 +304,17 @@ def test_static_formulas_refuse_inputs_outside_the_model():
 @pytest.mark.parametrize("module, name, point", [
     ("golden", "golden_D", {"q": "1e-15"}), ("golden", "golden_R", {"q": "1e-12"}),
     ("scheduling", "lower_bound_multiplier", {"c0": "1", "nu": "1", "S": "-1e-15"}),
+    ("scheduling", "cstar_limit", {"c0": "1", "mu": "1e-10", "nu": "1"}),
+    ("scheduling", "expected_obsolescence", {"d": "1", "m": "0.1", "mu": "0.001", "h": "0.99990001"}),
+    ("scheduling", "rate_lower_bound", {"f": "1", "m": "0.1", "mu": "0.001", "h": "0.99990001"}),
+    ("scheduling", "randomized_rate", {"f": "0.5", "m": "0.1", "mu": "0.001", "h": "0.99990001"}),
+    ("scheduling", "randomized_objective_term", {"x": "0.5", "h": "0.99990001", "c": "1", "mu": "0.001", "nu": "10"}),
     ("static_mm1k", "stationarity", {"rho": "1.000000000001", "gamma": "0.7", "K": 9, "mu": "1"}),
     ("static_mm1k", "stationarity", {"rho": "0.99999999", "gamma": "0.7", "K": 9, "mu": "1"})])
 def test_settled_mp_twins_deliver_the_callers_digits_through_cancellation(module, name, point):
-    """The audit: golden_D_mp(1e-15) was 0 at 15 digits (true 7.45e-48); the twins of formulas that cancel
-    (Formula.settle_mp) raise their own precision.  Reference: SymPy's evalf of the derived form at 30 digits."""
+    """The audit: golden_D_mp(1e-15) was 0 at 15 digits (true 7.45e-48), cstar_limit_mp(1, 1e-10, 1) all wrong,
+    the Coffman rates off by ~5e-9 near h = e^(-mu m); the twins of formulas that cancel (Formula.settle_mp) raise
+    their own precision.  Reference: SymPy's evalf of the derived form at 30 digits."""
     f = next(f for f in codegen.formulas_of(module) if f.name == name)
     gen = importlib.import_module(f"crawlmath.numeric.generated.{module}")
     exact = {a: sp.Integer(point[str(a)]) if a.is_integer else sp.Rational(point[str(a)]) for a in f.args}

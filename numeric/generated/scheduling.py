@@ -60,8 +60,9 @@ def expected_obsolescence_scalar(d, m, mu, h):
 
 
 def expected_obsolescence_mp(d, m, mu, h):
-    """E[Z^i_j] for inter-access distance d (Coffman–Liu–Weber 1997, Lemma 3.1) (derived form, mpmath, working precision)."""
+    """E[Z^i_j] for inter-access distance d (Coffman–Liu–Weber 1997, Lemma 3.1) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
+    _given = (d, m, mu, h)
     d = mpmath.mpmathify(d)
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
@@ -72,7 +73,19 @@ def expected_obsolescence_mp(d, m, mu, h):
         raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 3.1)', value=h)
     if not (h >= (mpmath.exp(-m*mu)) - 8.881784197001252e-16 * abs(mpmath.exp(-m*mu))):
         raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 3.1)', value=h)
-    return d*m + h**d/mu - 1/mu
+    target = mpmath.mp.prec
+    previous, extra = None, 16
+    while extra <= 64 * target:
+        with mpmath.workprec(target + extra):
+            d = mpmath.mpmathify(_given[0])
+            m = mpmath.mpmathify(_given[1])
+            mu = mpmath.mpmathify(_given[2])
+            h = mpmath.mpmathify(_given[3])
+            value = +(d*m + h**d/mu - 1/mu)
+        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
+            return +value
+        previous, extra = value, 2 * extra
+    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
 
 
 def expected_obsolescence_arb(d, m, mu, h):
@@ -126,8 +139,9 @@ def rate_lower_bound_scalar(f, m, mu, h):
 
 
 def rate_lower_bound_mp(f, m, mu, h):
-    """lower bound on r_i at frequency f (Coffman–Liu–Weber 1997, Thm 3.3) (derived form, mpmath, working precision)."""
+    """lower bound on r_i at frequency f (Coffman–Liu–Weber 1997, Thm 3.3) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
+    _given = (f, m, mu, h)
     f = mpmath.mpmathify(f)
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
@@ -138,7 +152,19 @@ def rate_lower_bound_mp(f, m, mu, h):
         raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 3.3)', value=h)
     if not (h >= (mpmath.exp(-m*mu)) - 8.881784197001252e-16 * abs(mpmath.exp(-m*mu))):
         raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Thm 3.3)', value=h)
-    return f*h**(1/f)/(m*mu) - f/(m*mu) + 1
+    target = mpmath.mp.prec
+    previous, extra = None, 16
+    while extra <= 64 * target:
+        with mpmath.workprec(target + extra):
+            f = mpmath.mpmathify(_given[0])
+            m = mpmath.mpmathify(_given[1])
+            mu = mpmath.mpmathify(_given[2])
+            h = mpmath.mpmathify(_given[3])
+            value = +(f*h**(1/f)/(m*mu) - f/(m*mu) + 1)
+        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
+            return +value
+        previous, extra = value, 2 * extra
+    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
 
 
 def rate_lower_bound_arb(f, m, mu, h):
@@ -192,8 +218,9 @@ def randomized_rate_scalar(f, m, mu, h):
 
 
 def randomized_rate_mp(f, m, mu, h):
-    """r_i of the randomized policy at frequency f (Coffman–Liu–Weber 1997, Lemma 4.1) (derived form, mpmath, working precision)."""
+    """r_i of the randomized policy at frequency f (Coffman–Liu–Weber 1997, Lemma 4.1) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
+    _given = (f, m, mu, h)
     f = mpmath.mpmathify(f)
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
@@ -204,7 +231,19 @@ def randomized_rate_mp(f, m, mu, h):
         raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 4.1)', value=h)
     if not (h >= (mpmath.exp(-m*mu)) - 8.881784197001252e-16 * abs(mpmath.exp(-m*mu))):
         raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 4.1)', value=h)
-    return (f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1))
+    target = mpmath.mp.prec
+    previous, extra = None, 16
+    while extra <= 64 * target:
+        with mpmath.workprec(target + extra):
+            f = mpmath.mpmathify(_given[0])
+            m = mpmath.mpmathify(_given[1])
+            mu = mpmath.mpmathify(_given[2])
+            h = mpmath.mpmathify(_given[3])
+            value = +((f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1)))
+        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
+            return +value
+        previous, extra = value, 2 * extra
+    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
 
 
 def randomized_rate_arb(f, m, mu, h):
@@ -529,8 +568,9 @@ def randomized_objective_term_scalar(x, h, c, mu, nu):
 
 
 def randomized_objective_term_mp(x, h, c, mu, nu):
-    """c_i r_i(x_i) of the randomized policy, one page's term of (12) (Coffman–Liu–Weber 1997, Thm 4.1, (12)) (derived form, mpmath, working precision)."""
+    """c_i r_i(x_i) of the randomized policy, one page's term of (12) (Coffman–Liu–Weber 1997, Thm 4.1, (12)) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
+    _given = (x, h, c, mu, nu)
     x = mpmath.mpmathify(x)
     h = mpmath.mpmathify(h)
     c = mpmath.mpmathify(c)
@@ -542,7 +582,20 @@ def randomized_objective_term_mp(x, h, c, mu, nu):
         raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=h)
     if not (h >= (mpmath.exp(-mu/nu)) - 8.881784197001252e-16 * abs(mpmath.exp(-mu/nu))):
         raise _InvalidInput('h', 'must be >= exp(-mu/nu) (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=h)
-    return c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1))
+    target = mpmath.mp.prec
+    previous, extra = None, 16
+    while extra <= 64 * target:
+        with mpmath.workprec(target + extra):
+            x = mpmath.mpmathify(_given[0])
+            h = mpmath.mpmathify(_given[1])
+            c = mpmath.mpmathify(_given[2])
+            mu = mpmath.mpmathify(_given[3])
+            nu = mpmath.mpmathify(_given[4])
+            value = +(c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1)))
+        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
+            return +value
+        previous, extra = value, 2 * extra
+    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
 
 
 def randomized_objective_term_arb(x, h, c, mu, nu):
@@ -829,9 +882,21 @@ def cstar_limit_scalar(c0, mu, nu):
 
 
 def cstar_limit_mp(c0, mu, nu):
-    """N -> infinity limit of C* (Coffman–Liu–Weber 1997, (17)) (derived form, mpmath, working precision)."""
+    """N -> infinity limit of C* (Coffman–Liu–Weber 1997, (17)) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
+    _given = (c0, mu, nu)
     c0 = mpmath.mpmathify(c0)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
-    return c0*(mu - nu + nu*mpmath.exp(-mu/nu))
+    target = mpmath.mp.prec
+    previous, extra = None, 16
+    while extra <= 64 * target:
+        with mpmath.workprec(target + extra):
+            c0 = mpmath.mpmathify(_given[0])
+            mu = mpmath.mpmathify(_given[1])
+            nu = mpmath.mpmathify(_given[2])
+            value = +(c0*(mu - nu + nu*mpmath.exp(-mu/nu)))
+        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
+            return +value
+        previous, extra = value, 2 * extra
+    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
