@@ -184,7 +184,7 @@ class Formula:
     # the model's domain: relations "argument op bound", the bound a number (K >= 2) or an expression in the other
     # arguments (h >= exp(-mu*m)); the generated functions refuse any other input with InvalidInput naming the
     # argument, instead of computing a value the model does not have (a bound that is an expression is met within
-    # tolerance.DOMAIN_EDGE_REL of its value: the edge itself is computed with rounding)
+    # tolerance.DOMAIN_EDGE_REL of its value: an argument carries its own rounding)
     requires: tuple[sp.core.relational.Relational, ...] = field(default=(), hash=False, compare=False)
     # the derived form cancels (a double root, differences of exponentials at small arguments): its mpmath twin
     # raises its own working precision until two precisions agree to the caller's, instead of returning noise

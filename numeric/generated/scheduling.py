@@ -36,7 +36,7 @@ def expected_obsolescence(d, m, mu, h):
     _bad = ~(h < 1)
     if numpy.any(_bad):
         raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 3.1)', value=numpy.asarray(h)[_bad].flat[0].item())
-    _bad = ~(h >= (numpy.exp(-m*mu)) - 8.881784197001252e-16 * abs(numpy.exp(-m*mu)))
+    _bad = ~(h >= (numpy.exp(-m*mu)) - 1e-09 * abs(numpy.exp(-m*mu)))
     if numpy.any(_bad):
         raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 3.1)', value=numpy.asarray(h)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
@@ -50,7 +50,7 @@ def expected_obsolescence_scalar(d, m, mu, h):
     m = float(m)
     mu = float(mu)
     h = float(h)
-    if not (d >= 1 and h < 1 and h >= (math.exp(-m*mu)) - 8.881784197001252e-16 * abs(math.exp(-m*mu))):
+    if not (d >= 1 and h < 1 and h >= (math.exp(-m*mu)) - 1e-09 * abs(math.exp(-m*mu))):
         return float(expected_obsolescence(d, m, mu, h))
     try:
         result = float(d*m + math.expm1(d*math.log(h))/mu)
@@ -71,7 +71,7 @@ def expected_obsolescence_mp(d, m, mu, h):
         raise _InvalidInput('d', 'must be >= 1 (Coffman–Liu–Weber 1997, Lemma 3.1)', value=d)
     if not (h < 1):
         raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 3.1)', value=h)
-    if not (h >= (mpmath.exp(-m*mu)) - 8.881784197001252e-16 * abs(mpmath.exp(-m*mu))):
+    if not (h >= (mpmath.exp(-m*mu)) - 1e-09 * abs(mpmath.exp(-m*mu))):
         raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 3.1)', value=h)
     target = mpmath.mp.prec
     previous, extra = None, 16
@@ -115,7 +115,7 @@ def rate_lower_bound(f, m, mu, h):
     _bad = ~(h < 1)
     if numpy.any(_bad):
         raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 3.3)', value=numpy.asarray(h)[_bad].flat[0].item())
-    _bad = ~(h >= (numpy.exp(-m*mu)) - 8.881784197001252e-16 * abs(numpy.exp(-m*mu)))
+    _bad = ~(h >= (numpy.exp(-m*mu)) - 1e-09 * abs(numpy.exp(-m*mu)))
     if numpy.any(_bad):
         raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Thm 3.3)', value=numpy.asarray(h)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
@@ -129,7 +129,7 @@ def rate_lower_bound_scalar(f, m, mu, h):
     m = float(m)
     mu = float(mu)
     h = float(h)
-    if not (f <= 1 and h < 1 and h >= (math.exp(-m*mu)) - 8.881784197001252e-16 * abs(math.exp(-m*mu))):
+    if not (f <= 1 and h < 1 and h >= (math.exp(-m*mu)) - 1e-09 * abs(math.exp(-m*mu))):
         return float(rate_lower_bound(f, m, mu, h))
     try:
         result = float(f*math.expm1(math.log(h)/f)/(m*mu) + 1)
@@ -150,7 +150,7 @@ def rate_lower_bound_mp(f, m, mu, h):
         raise _InvalidInput('f', 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 3.3)', value=f)
     if not (h < 1):
         raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 3.3)', value=h)
-    if not (h >= (mpmath.exp(-m*mu)) - 8.881784197001252e-16 * abs(mpmath.exp(-m*mu))):
+    if not (h >= (mpmath.exp(-m*mu)) - 1e-09 * abs(mpmath.exp(-m*mu))):
         raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Thm 3.3)', value=h)
     target = mpmath.mp.prec
     previous, extra = None, 16
@@ -194,7 +194,7 @@ def randomized_rate(f, m, mu, h):
     _bad = ~(h < 1)
     if numpy.any(_bad):
         raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 4.1)', value=numpy.asarray(h)[_bad].flat[0].item())
-    _bad = ~(h >= (numpy.exp(-m*mu)) - 8.881784197001252e-16 * abs(numpy.exp(-m*mu)))
+    _bad = ~(h >= (numpy.exp(-m*mu)) - 1e-09 * abs(numpy.exp(-m*mu)))
     if numpy.any(_bad):
         raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 4.1)', value=numpy.asarray(h)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
@@ -208,7 +208,7 @@ def randomized_rate_scalar(f, m, mu, h):
     m = float(m)
     mu = float(mu)
     h = float(h)
-    if not (f <= 1 and h < 1 and h >= (math.exp(-m*mu)) - 8.881784197001252e-16 * abs(math.exp(-m*mu))):
+    if not (f <= 1 and h < 1 and h >= (math.exp(-m*mu)) - 1e-09 * abs(math.exp(-m*mu))):
         return float(randomized_rate(f, m, mu, h))
     try:
         result = float((-f*(-h*m*mu + (1 - h)) + m*mu*(1 - h))/(m*mu*(f*h - h + 1)))
@@ -229,7 +229,7 @@ def randomized_rate_mp(f, m, mu, h):
         raise _InvalidInput('f', 'must be <= 1 (Coffman–Liu–Weber 1997, Lemma 4.1)', value=f)
     if not (h < 1):
         raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 4.1)', value=h)
-    if not (h >= (mpmath.exp(-m*mu)) - 8.881784197001252e-16 * abs(mpmath.exp(-m*mu))):
+    if not (h >= (mpmath.exp(-m*mu)) - 1e-09 * abs(mpmath.exp(-m*mu))):
         raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 4.1)', value=h)
     target = mpmath.mp.prec
     previous, extra = None, 16
@@ -543,7 +543,7 @@ def randomized_objective_term(x, h, c, mu, nu):
     _bad = ~(h < 1)
     if numpy.any(_bad):
         raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=numpy.asarray(h)[_bad].flat[0].item())
-    _bad = ~(h >= (numpy.exp(-mu/nu)) - 8.881784197001252e-16 * abs(numpy.exp(-mu/nu)))
+    _bad = ~(h >= (numpy.exp(-mu/nu)) - 1e-09 * abs(numpy.exp(-mu/nu)))
     if numpy.any(_bad):
         raise _InvalidInput('h', 'must be >= exp(-mu/nu) (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=numpy.asarray(h)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
@@ -558,7 +558,7 @@ def randomized_objective_term_scalar(x, h, c, mu, nu):
     c = float(c)
     mu = float(mu)
     nu = float(nu)
-    if not (x <= 1 and h < 1 and h >= (math.exp(-mu/nu)) - 8.881784197001252e-16 * abs(math.exp(-mu/nu))):
+    if not (x <= 1 and h < 1 and h >= (math.exp(-mu/nu)) - 1e-09 * abs(math.exp(-mu/nu))):
         return float(randomized_objective_term(x, h, c, mu, nu))
     try:
         result = float(c*nu*(mu*(1 - h)/nu - x*(-h*mu/nu + (1 - h)))/(mu*(h*x - h + 1)))
@@ -580,7 +580,7 @@ def randomized_objective_term_mp(x, h, c, mu, nu):
         raise _InvalidInput('x', 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=x)
     if not (h < 1):
         raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=h)
-    if not (h >= (mpmath.exp(-mu/nu)) - 8.881784197001252e-16 * abs(mpmath.exp(-mu/nu))):
+    if not (h >= (mpmath.exp(-mu/nu)) - 1e-09 * abs(mpmath.exp(-mu/nu))):
         raise _InvalidInput('h', 'must be >= exp(-mu/nu) (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=h)
     target = mpmath.mp.prec
     previous, extra = None, 16
