@@ -58,6 +58,7 @@ from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import MpmathPrinter, PythonCodePrinter
 
 from . import __path__ as _derive_path
+from ..numeric.tolerance import DOMAIN_EDGE_REL
 from .formula import Formula
 
 GENERATED_DIR = Path(__file__).resolve().parent.parent / "numeric" / "generated"
@@ -237,16 +238,27 @@ def _converter(arg: sp.Symbol) -> str:
     return "operator.index" if arg.is_integer else "mpmath.mpmathify"
 
 
+def _condition(rel, printer) -> str:
+    """``rel`` ("argument op bound") as code; a bound in the other arguments is widened by DOMAIN_EDGE_REL of its
+    size (it is computed with rounding, and the edge belongs to the model)."""
+    if rel.rhs.is_number:
+        return f"{_name(rel.lhs)} {rel.rel_op} {PythonCodePrinter().doprint(rel.rhs)}"
+    bound = printer.doprint(rel.rhs)
+    sign = "-" if rel.rel_op in (">", ">=") else "+"
+    return f"{_name(rel.lhs)} {rel.rel_op} ({bound}) {sign} {DOMAIN_EDGE_REL!r} * abs({bound})"
+
+
 def _requirements(f: Formula, vectorised: bool, scalar: bool = False) -> str:
     """Statements refusing arguments outside the model's domain (``Formula.requires``) with InvalidInput (the
     scalar twin hands such a point to the vectorised function, so that a nan is refused as not finite)."""
     if scalar and f.requires:
-        conds = " and ".join(f"{_name(rel.lhs)} {rel.rel_op} {PythonCodePrinter().doprint(rel.rhs)}" for rel in f.requires)
+        conds = " and ".join(_condition(rel, _ScalarPrinter({"fully_qualified_modules": True})) for rel in f.requires)
         return f"    if not ({conds}):\n        return float({f.name}({', '.join(map(_name, f.args))}))\n"
+    printer = (_VectorPrinter if vectorised else _MpPrinter)({"fully_qualified_modules": True})
     out = ""
     for rel in f.requires:
         name = _name(rel.lhs)
-        cond = f"{name} {rel.rel_op} {PythonCodePrinter().doprint(rel.rhs)}"
+        cond = _condition(rel, printer)
         rule = f"must be {rel.rel_op} {rel.rhs} {f.source}"
         if vectorised:
             out += (f"    _bad = ~({cond})\n"

@@ -181,8 +181,10 @@ class Formula:
     # for a formula that crosses zero: the size its float error is measured against (GENERATED_REL * scale), the
     # same sums with every term taken positive; None: the error is relative to the value itself
     scale: sp.Expr | None = field(default=None, hash=False, compare=False)
-    # the model's domain: relations "argument op number" (e.g. K >= 2); the generated functions refuse any other
-    # input with InvalidInput naming the argument, instead of computing a value the model does not have
+    # the model's domain: relations "argument op bound", the bound a number (K >= 2) or an expression in the other
+    # arguments (h >= exp(-mu*m)); the generated functions refuse any other input with InvalidInput naming the
+    # argument, instead of computing a value the model does not have (a bound that is an expression is met within
+    # tolerance.DOMAIN_EDGE_REL of its value: an argument carries its own rounding)
     requires: tuple[sp.core.relational.Relational, ...] = field(default=(), hash=False, compare=False)
     # the derived form cancels (a double root, differences of exponentials at small arguments): its mpmath twin
     # raises its own working precision until two precisions agree to the caller's, instead of returning noise
@@ -199,8 +201,8 @@ class Formula:
                 raise ValueError(f"formula {self.name}: {label} has free symbols {sorted(map(str, free))} that are not arguments")
         for rel in self.requires:
             if not (isinstance(rel, (sp.StrictGreaterThan, sp.GreaterThan, sp.StrictLessThan, sp.LessThan))
-                    and rel.lhs in self.args and rel.rhs.is_number):
-                raise ValueError(f"formula {self.name}: requirement {rel} is not 'argument op number'")
+                    and rel.lhs in self.args and rel.rhs.free_symbols <= set(self.args) - {rel.lhs}):
+                raise ValueError(f"formula {self.name}: requirement {rel} is not 'argument op bound in the other arguments'")
         if self.domain is not None:
             self._check_domain()
         if self.paper is not None and self.paper not in _PAPER_NAMES:

@@ -522,7 +522,7 @@ def formulas() -> list[Formula]:
     the printed bound (18), H(q), the profile G(q, s), R, D and y of the proof of Cor. 5.1, the worst case φ⁵/10,
     and their floating-point-stable forms.
     """
-    qdom = {"q": (1e-12, 60.0)}
+    qdom = {"q": (1e-70, 60.0)}  # q -> 0: D ~ 7.5e-3 q^3 and R ~ q^4 stay in float range down here
     l1s, l2s = golden_lambdas(-expm1(-q) / q)
     ws, cs = profile_weights(), rates()
     worst = worst_case()[1]

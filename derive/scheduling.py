@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 
 import sympy as sp
+from sympy.codegen.cfunctions import expm1
 from sympy.codegen.rewriting import expm1_opt, optimize
 from sympy.simplify.simplify import factor_sum
 
@@ -253,18 +254,39 @@ def lower_bound_multiplier() -> sp.Expr:
     return sp.factor_terms(sp.expand(c0 * nu * common_level().subs(y, sp.exp(S))))
 
 
-@functools.cache
-def lower_bound_multiplier_stable() -> sp.Expr:
-    """:func:`lower_bound_multiplier` with 1 - e^S rewritten by ``expm1_opt``.
+def multiplier_series_terms(s0=sp.Rational(1, 2), rel=sp.Rational(1, 2**60)) -> int:
+    """Degree n of the Taylor polynomial of B(S) = S e^S - (e^S - 1) = sum_{k>=2} (k-1) S^k/k! kept for -s0 < S < 0:
+    there the series alternates with decreasing terms (the ratio of consecutive ones is |S| k/((k-1)(k+1)) < 1), so
+    the error after degree n is at most the next term n |S|^{n+1}/(n+1)!, and B(S) >= S^2/3 (B = S^2/2 + S^3/3 + ...,
+    |S| <= 1/2); n is the first with n s0^{n-1}/(n+1)! <= rel/3.  (The registry's .stable claim certifies the bound
+    independently: derive/stable.py series_bound.)
 
-    >>> lower_bound_multiplier_stable()
-    c0*nu*(S*exp(S) - expm1(S))
+    >>> multiplier_series_terms()
+    17
+    """
+    n = 2
+    while not n * s0 ** (n - 1) / sp.factorial(n + 1) <= rel / 3:
+        n += 1
+    return n
+
+
+@functools.cache
+def lower_bound_multiplier_stable(s0=sp.Rational(1, 2)) -> sp.Expr:
+    """:func:`lower_bound_multiplier` for floating point: c0 nu B(S), B(S) = S e^S - (e^S - 1) through its Taylor
+    polynomial (:func:`multiplier_series_terms`) for -s0 < S < 0, where the two terms of size |S| cancel to
+    ~S^2/2 (0.21 relative error at S = -1e-15 in S e^S - expm1(S)); for S <= -s0 the expm1 form (``expm1_opt``),
+    whose cancellation costs at most a factor |S e^S|/B(S) <= 4 there.
+
+    >>> lower_bound_multiplier_stable().args[2].args[1]
+    (S*exp(S) - expm1(S), True)
     """
     lam_star = lower_bound_multiplier()
     inner = optimize(sp.expand(lam_star / (c0 * nu)), [expm1_opt])
     if not inner.has(sp.codegen.cfunctions.expm1):
         raise DerivationError(f"no expm1 rewriting found for {lam_star}")
-    return c0 * nu * inner
+    n = multiplier_series_terms(s0)
+    series = sp.series(lam_star / (c0 * nu), S, 0, n + 1).removeO()  # SymPy's Taylor polynomial of the derived form
+    return c0 * nu * sp.Piecewise((series, S > -s0), (inner, True))
 
 
 @functools.cache
@@ -287,6 +309,23 @@ def randomized_rate() -> sp.Expr:
     ez = ez.subs({sp.Symbol("D"): mean_d, sp.Symbol("HD"): mean_hd})
     ex = mean_d * m
     return sp.simplify(ez / ex)
+
+
+@functools.cache
+def randomized_rate_stable() -> sp.Expr:
+    """Lemma 4.1 for floating point: r_i = (w m mu - f (w - m mu h)) / (m mu (w + f h)) with w = 1 - h kept as one
+    quantity (exact in floating point for h >= 1/2).  The derived form sums terms of size f/(m mu) to r_i, which
+    is ~ m mu / f at the model's edge h = e^{-mu m} (1.1e-8 relative error at f = 2/3, m mu = 1e-4); here the two
+    products of the numerator have one sign in the model (h >= e^{-mu m} gives w - m mu h <= w/2 for small m mu)
+    and only the rounding of m mu against w remains (``Formula.scale``).  Checked equal to :func:`randomized_rate`.
+
+    >>> randomized_rate_stable()
+    (-f*(-h*m*mu + (1 - h)) + m*mu*(1 - h))/(m*mu*(f*h - h + 1))
+    """
+    w = sp.UnevaluatedExpr(1 - h)
+    stable = (m * mu * w - f * (w - m * mu * h)) / (m * mu * (1 - h + f * h))
+    require_zero(stable.doit() - randomized_rate(), "Lemma 4.1 rewritten with w = 1 - h")
+    return stable
 
 
 @functools.cache
@@ -334,6 +373,19 @@ def randomized_objective_term() -> sp.Expr:
     0
     """
     return sp.simplify(c * randomized_rate().subs({f: x, m: 1 / nu}))
+
+
+@functools.cache
+def randomized_objective_term_stable() -> sp.Expr:
+    """(12) for floating point: c times :func:`randomized_rate_stable` at frequency x with E[X] = 1/nu; checked
+    equal to :func:`randomized_objective_term`.
+
+    >>> randomized_objective_term_stable()
+    c*nu*(mu*(1 - h)/nu - x*(-h*mu/nu + (1 - h)))/(mu*(h*x - h + 1))
+    """
+    stable = c * randomized_rate_stable().subs({f: x, m: 1 / nu})
+    require_zero(stable.doit() - randomized_objective_term(), "(12) rewritten with w = 1 - h")
+    return stable
 
 
 @functools.cache
@@ -503,6 +555,34 @@ def cstar_limit() -> sp.Expr:
     return cstar_lower_bound().subs(P, sp.limit(h_page**N, N, sp.oo))
 
 
+def cstar_limit_stable(psi2_stable) -> sp.Expr:
+    """(17) for floating point, with r = mu/nu: c0 nu r^2 psi_2(r) through psi_2's Taylor polynomial below r = 1/2
+    (``psi2_stable``: :func:`crawlmath.derive.golden.psi2_stable`, passed in because golden imports this module),
+    c0 nu (r + expm1(-r)) above.  The upper branch forms no mu^2 or nu^2, which under- or overflow where the value
+    does not (the earlier form c0 mu^2 (nu^2 (r + expm1(-r))/mu^2)/nu returned 0 at (1, 1e-4, 1e-300), true 1e-4);
+    the Taylor branch (r < 1/2) still prints the powers mu^k/nu^k (k <= 16).
+
+    >>> from crawlmath.derive.golden import psi2_stable
+    >>> cstar_limit_stable(psi2_stable).args[2].args[1]
+    (mu/nu + expm1(-mu/nu), True)
+    """
+    r = mu / nu
+    (series, below), _ = psi2_stable(r).args
+    return c0 * nu * sp.Piecewise((r**2 * series, below), (r + expm1(-r), True))
+
+
+def model_h(mean_access) -> tuple[sp.core.relational.Relational, ...]:
+    """The values h = E[e^{-mu X}] can take for an access time X >= 0 of mean ``mean_access`` = E[X] > 0 (§2):
+    h < 1 (X is not 0 almost surely) and, by Jensen's inequality (e^{-mu x} is convex), h >= e^{-mu E[X]}, with
+    equality for a deterministic X.  Below that edge Lemma 3.1's E[Z] is negative (e.g. -6.2e-16 at d = 52.7,
+    m = 0.155, mu = 0.122, h = 0.521): the formulas have no model there.
+
+    >>> model_h(m)
+    (h < 1, h >= exp(-m*mu))
+    """
+    return (sp.Lt(h, 1), sp.Ge(h, sp.exp(-mu * mean_access)))
+
+
 def formulas() -> list[Formula]:
     """The closed forms emitted to ``numeric/generated/scheduling.py``.
 
@@ -514,15 +594,20 @@ def formulas() -> list[Formula]:
     h_dom = {"h": (1e-3, 0.999)}
     weights = {"c": (1e-2, 10.0), "mu": (1e-3, 10.0), "nu": (0.1, 10.0)}
     page = {**weights, **h_dom}
-    rate = {"f": (1e-3, 1.0), "m": (0.1, 10.0), "mu": (1e-3, 10.0), "h": (1e-2, 0.99)}
+    model_h_dom = {"h": (1e-2, 1 - 1e-9)}  # up to h -> 1 (mu E[X] -> 0): the requirements cut the box to the model
+    rate = {"f": (1e-3, 1.0), "m": (0.1, 10.0), "mu": (1e-3, 10.0), **model_h_dom}
+    frequency_in_model = (sp.Le(f, 1), *model_h(m))  # f = 1/d with d >= 1 accesses between two of the page's
     return [
         Formula("expected_obsolescence", (d, m, mu, h), expected_obsolescence(), f"{SRC}, Lemma 3.1)", "E[Z^i_j] for inter-access distance d",
-                printed=d * m - (1 - h**d) / mu, stable=expected_obsolescence_stable(),
-                domain={"d": (1.0, 100.0), "m": (0.1, 10.0), "mu": (1e-3, 10.0), "h": (1e-2, 0.99)}),
+                printed=d * m - (1 - h**d) / mu, stable=expected_obsolescence_stable(), requires=(sp.Ge(d, 1), *model_h(m)), settle_mp=True,
+                scale=term_magnitudes(expected_obsolescence_stable()),
+                domain={"d": (1.0, 100.0), "m": (0.1, 10.0), "mu": (1e-3, 10.0), **model_h_dom}),
         Formula("rate_lower_bound", (f, m, mu, h), rate_lower_bound(), f"{SRC}, Thm 3.3)", "lower bound on r_i at frequency f",
-                printed=(m - f / mu + f / mu * h ** (1 / f)) / m, stable=expm1_form(rate_lower_bound(), 1), domain=rate),
+                printed=(m - f / mu + f / mu * h ** (1 / f)) / m, stable=expm1_form(rate_lower_bound(), 1), domain=rate, requires=frequency_in_model, settle_mp=True,
+                scale=term_magnitudes(expm1_form(rate_lower_bound(), 1))),
         Formula("randomized_rate", (f, m, mu, h), randomized_rate(), f"{SRC}, Lemma 4.1)", "r_i of the randomized policy at frequency f",
-                printed=(m - f / mu + f / mu * f * h / (1 - h + f * h)) / m, domain=rate),
+                printed=(m - f / mu + f / mu * f * h / (1 - h + f * h)) / m, domain=rate, requires=frequency_in_model, settle_mp=True,
+                stable=randomized_rate_stable(), scale=term_magnitudes(randomized_rate_stable())),
         Formula("optimal_frequency", (h, ln_y), frequency_at_level(), f"{SRC}, Thm 3.4, (10))",
                 "x_i = ln h_i / ln y*: the frequency with h_i^(1/x_i) = y*; ln y* = sum_j ln h_j at the optimum",
                 printed=sp.log(h) / ln_y, domain={**h_dom, "ln_y": (-50.0, -1e-3)}),
@@ -537,15 +622,17 @@ def formulas() -> list[Formula]:
                 "(8) as P(2, u) = t with y = h^(1/x) = e^-u: the level t = lambda mu/(c nu)",
                 domain={**weights, "lambda": (1e-3, 10.0)}),
         Formula("lower_bound_multiplier", (c0, nu, S), lower_bound_multiplier(), f"{SRC}, Thm 3.4, (8) at (10))",
-                "lambda of (8) at the optimum with c_i = c0 mu_i, S = sum ln h_i", stable=lower_bound_multiplier_stable(),
-                domain={"c0": (1e-2, 10.0), "nu": (0.1, 10.0), "S": (-50.0, -1e-3)}),
+                "lambda of (8) at the optimum with c_i = c0 mu_i, S = sum ln h_i", stable=lower_bound_multiplier_stable(), settle_mp=True,
+                domain={"c0": (1e-2, 10.0), "nu": (0.1, 10.0), "S": (-50.0, -1e-140)}),
         Formula("cstar", (c0, mu, nu, P), cstar_lower_bound(), f"{SRC}, Thm 3.4, (6))",
                 "lower bound C* with P = prod h_i; ill-conditioned in its inputs, not in the formula: kappa = (mu + nu + nu P)/C* "
                 "~ 4N/(N+1) (nu/mu)^2 for N equal pages, exponential X (3.6e6 at mu/nu = 1e-3), so the domain keeps away from mu -> nu (1 - P)",
                 printed=c0 * (mu - nu + nu * P), domain={"c0": (1e-2, 10.0), "mu": (1.0, 10.0), "nu": (0.1, 0.5), "P": (1e-3, 0.5)}),
         Formula("randomized_objective_term", (x, h, c, mu, nu), randomized_objective_term(), f"{SRC}, Thm 4.1, (12))",
                 "c_i r_i(x_i) of the randomized policy, one page's term of (12)",
-                printed=c - nu * c * x / mu + nu * c / mu * x**2 * h / (1 - h + x * h), domain={**page, "x": (1e-4, 1.0)}),
+                printed=c - nu * c * x / mu + nu * c / mu * x**2 * h / (1 - h + x * h), domain={**page, **model_h_dom, "x": (1e-4, 1.0)},
+                requires=(sp.Le(x, 1), *model_h(1 / nu)), settle_mp=True,
+                stable=randomized_objective_term_stable(), scale=term_magnitudes(randomized_objective_term_stable())),
         Formula("randomized_stationarity", (x, h, c, mu, nu, lam), randomized_stationarity(), f"{SRC}, Thm 4.1, (13))",
                 "d/dx_i of (12) plus lambda x_i",
                 printed=-c * nu / mu + c * nu / mu * (2 * h * (1 - h) * x + h**2 * x**2) / (1 - h + h * x) ** 2 + lam,
@@ -566,6 +653,6 @@ def formulas() -> list[Formula]:
                 "(mu + nu G/(1+G))/C ~ 2 nu/mu for exponential X (2e3 at mu/nu = 1e-3), so the domain keeps away from mu -> nu G/(1+G)",
                 printed=c0 * (mu - nu * G / (1 + G)), domain={"c0": (1e-2, 10.0), "mu": (1.0, 10.0), "nu": (0.1, 0.5), "G": (1e-3, 1e4)}),
         Formula("cstar_limit", (c0, mu, nu), cstar_limit(), f"{SRC}, (17))", "N -> infinity limit of C*",
-                printed=c0 * (mu - nu + nu * sp.exp(-mu / nu)), stable=c0 * nu * (mu / nu) ** 2 * psi2_stable(mu / nu),
-                domain={"c0": (1e-2, 10.0), "mu": (1e-10, 50.0), "nu": (0.1, 10.0)}),
+                printed=c0 * (mu - nu + nu * sp.exp(-mu / nu)), stable=cstar_limit_stable(psi2_stable), settle_mp=True,
+                domain={"c0": (1e-2, 10.0), "mu": (1e-10, 50.0), "nu": (1e-300, 1e6)}),
     ]

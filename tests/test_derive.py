@@ -131,3 +131,21 @@ def test_lemma_recipe_equals_the_numeric_kronecker_blocks(seed):
 
 def test_lemma_derived_from_rules_on_a_small_instance():
     assert av.lemma_residuals(W_=1, M_=2, R_=2, kmax=2, K_=2, chi=(1, 2, 1)) == {}
+
+
+def test_model_h_is_jensens_edge_and_a_bound_must_use_other_arguments():
+    """h = E[e^(-mu X)] >= e^(-mu E[X]) (Jensen, equality for deterministic X): for X ~ Exp(nu) (h = nu/(nu + mu),
+    m = 1/nu) the requirement holds at sample points and a point-mass access time sits exactly on the edge; a
+    requirement whose bound uses a non-argument, or the argument itself, is refused when the Formula is built."""
+    from crawlmath.derive.formula import Formula
+
+    lower, upper = sc.model_h(sc.m)[1], sc.model_h(sc.m)[0]
+    for nu_, mu_ in ((0.3, 2.0), (5.0, 1e-3), (1.0, 40.0)):
+        exponential = {sc.h: sp.Rational(nu_) / (sp.Rational(nu_) + sp.Rational(mu_)), sc.m: 1 / sp.Rational(nu_), sc.mu: sp.Rational(mu_)}
+        assert lower.subs(exponential) == sp.true and upper.subs(exponential) == sp.true
+    assert lower.subs({sc.h: sp.exp(-sc.mu * sc.m)}) == sp.true
+    x, y, z = sp.symbols("x y z", positive=True)
+    Formula("ok", (x, y), x * y, "(Coffman, test)", "", requires=(sp.Ge(x, sp.exp(-y)),))
+    for bad in (sp.Ge(x, sp.exp(-z)), sp.Ge(x, sp.exp(-x * y))):
+        with pytest.raises(ValueError, match="not 'argument op bound"):
+            Formula("bad", (x, y), x * y, "(Coffman, test)", "", requires=(bad,))

@@ -10,7 +10,7 @@ scalar twin ``f_scalar`` (Python floats, the solvers' fast path).
 
 Points: lines through several centres of the formula's domain
 (``Formula.domain``; else a default from the argument assumptions), one line
-per argument, log-spaced when the domain spans decades, plus points at and
+per argument, log-spaced when the domain spans decades (of either sign), plus points at and
 around the numbers where a ``Piecewise`` of the derived or the emitted form
 switches branch (removable singularities such as rho = 1, series
 thresholds), at relative distances 1e-1 ... 1e-14.
@@ -73,6 +73,8 @@ def _grid(f, arg: sp.Symbol) -> np.ndarray:
     lo, hi = (f.domain or {}).get(str(arg), _default_domain(arg))
     if lo > 0 and hi / lo > 100:
         pts = np.geomspace(lo, hi, POINTS_PER_LINE)
+    elif hi < 0 and lo / hi > 100:  # a negative argument spanning decades (S = sum ln h_i -> 0-)
+        pts = -np.geomspace(-hi, -lo, POINTS_PER_LINE)
     else:
         pts = np.linspace(lo, hi, POINTS_PER_LINE)
     extra = [c * (1 + s * d) for c in _breakpoints(f, arg) for d in NEAR for s in (-1, 1)] + _breakpoints(f, arg)
@@ -158,10 +160,66 @@ def _near_zeros(fn_mp, f, points, truth) -> list[tuple]:
     return out
 
 
+def _margins(f):
+    """For each requirement of the model (``Formula.requires``) a function of a point: how far inside (>= 0) or
+    outside (< 0) the point is, lhs - bound for >, >= (bound - lhs for <, <=), at 40 digits."""
+    out = []
+    for rel in f.requires:
+        gap = rel.lhs - rel.rhs if rel.rel_op in (">", ">=") else rel.rhs - rel.lhs
+        fn = sp.lambdify(f.args, gap, "mpmath")
+        strict = rel.rel_op in (">", "<")
+
+        def margin(point, fn=fn, strict=strict):
+            with mpmath.workdps(40):
+                value = fn(*[v if a.is_integer else mpmath.mpf(v) for a, v in zip(f.args, point)])
+            met = value > 0 or (value == 0 and not strict)
+            return value if met else -1
+        out.append(margin)
+    return out
+
+
+def _in_model(margins, point) -> bool:
+    return all(g(point) >= 0 for g in margins)
+
+
+def _model_edges(f, margins, points) -> list[tuple]:
+    """Points at the edge of the model's domain along a line on a real argument: where a requirement whose bound
+    depends on other arguments (h >= e^(-mu m)) changes from met to unmet between neighbours, the edge by bisection
+    (40 digits), then the floats on its inside at relative distances NEAR and the first float inside it -- so the
+    formulas are measured where the model ends, and nowhere beyond it."""
+    if len(points) < 2:
+        return []
+    axis = [k for k in range(len(points[0])) if points[0][k] != points[1][k]]
+    if len(axis) != 1 or f.args[axis[0]].is_integer:
+        return []
+    k = axis[0]
+    out = []
+    for rel, g in zip(f.requires, margins):
+        if rel.rhs.is_number:
+            continue
+        for a, b in zip(points, points[1:]):
+            if (g(a) >= 0) == (g(b) >= 0):
+                continue
+            inside, outside = (a[k], b[k]) if g(a) >= 0 else (b[k], a[k])
+            with mpmath.workdps(40):
+                lo, hi = mpmath.mpf(inside), mpmath.mpf(outside)
+                for _ in range(110):
+                    mid = (lo + hi) / 2
+                    lo, hi = (mid, hi) if g(a[:k] + (mid,) + a[k + 1:]) >= 0 else (lo, mid)
+            edge = float(lo)
+            step = math.copysign(1.0, inside - outside)  # towards the inside
+            candidates = [edge, math.nextafter(edge, edge + step)] + [edge * (1 + step * math.copysign(dd, edge)) for dd in NEAR]
+            out += [p for p in (a[:k] + (x,) + a[k + 1:] for x in candidates) if _in_model(margins, p)]
+    return out
+
+
 def _check_line(functions, fn_mp, f, line) -> list[str]:
     """Each float function of ``functions`` ({name: fn}: the vectorised one and
-    its ``_scalar`` twin) against the mpmath twin along one line."""
-    points = [_typed(f, p) for p in line]
+    its ``_scalar`` twin) against the mpmath twin along one line, at the points of the line inside the model's
+    domain (``Formula.requires``) and at its edges."""
+    margins = _margins(f)
+    line = [_typed(f, p) for p in line]
+    points = [p for p in line if _in_model(margins, p)] + _model_edges(f, margins, line)
     truth = [_twin(fn_mp, p) for p in points]
     near_zeros = _near_zeros(fn_mp, f, points, truth)
     points, truth = points + [p for p, _ in near_zeros], truth + [t for _, t in near_zeros]
@@ -185,19 +243,7 @@ def _check_line(functions, fn_mp, f, line) -> list[str]:
     return problems
 
 
-# Issue 31 (audit): these Coffman et al. formulas' declared domains include corners the model excludes
-# (h < e^(-mu m)), where the true value of a rate or cost term crosses zero and takes the wrong sign (e.g.
-# expected_obsolescence = -6.2e-16 at d = 52.7, m = 0.155, mu = 0.122, h = 0.521).  The domain must exclude them by construction; until it does they fail here.
-MODEL_CORNERS = {"expected_obsolescence", "rate_lower_bound", "randomized_rate", "randomized_objective_term"}
-
-
-def _case(module, f):
-    if f.name in MODEL_CORNERS:
-        return pytest.param(module, f, marks=pytest.mark.xfail(strict=True, reason="issue 31: domain includes corners the model excludes"))
-    return pytest.param(module, f)
-
-
-@pytest.mark.parametrize("module, f", [_case(m, f) for m, f in _cases()], ids=lambda v: v if isinstance(v, str) else v.name)
+@pytest.mark.parametrize("module, f", _cases(), ids=lambda v: v if isinstance(v, str) else v.name)
 def test_generated_float_matches_mpmath_twin(module, f):
     gen = importlib.import_module(f"crawlmath.numeric.generated.{module}")
     functions = {name: getattr(gen, name) for name in (f.name, f.name + "_scalar")}
@@ -257,11 +303,18 @@ def test_static_formulas_refuse_inputs_outside_the_model():
 
 @pytest.mark.parametrize("module, name, point", [
     ("golden", "golden_D", {"q": "1e-15"}), ("golden", "golden_R", {"q": "1e-12"}),
+    ("scheduling", "lower_bound_multiplier", {"c0": "1", "nu": "1", "S": "-1e-15"}),
+    ("scheduling", "cstar_limit", {"c0": "1", "mu": "1e-10", "nu": "1"}),
+    ("scheduling", "expected_obsolescence", {"d": "1", "m": "0.1", "mu": "0.001", "h": "0.99990001"}),
+    ("scheduling", "rate_lower_bound", {"f": "1", "m": "0.1", "mu": "0.001", "h": "0.99990001"}),
+    ("scheduling", "randomized_rate", {"f": "0.5", "m": "0.1", "mu": "0.001", "h": "0.99990001"}),
+    ("scheduling", "randomized_objective_term", {"x": "0.5", "h": "0.99990001", "c": "1", "mu": "0.001", "nu": "10"}),
     ("static_mm1k", "stationarity", {"rho": "1.000000000001", "gamma": "0.7", "K": 9, "mu": "1"}),
     ("static_mm1k", "stationarity", {"rho": "0.99999999", "gamma": "0.7", "K": 9, "mu": "1"})])
 def test_settled_mp_twins_deliver_the_callers_digits_through_cancellation(module, name, point):
-    """The audit: golden_D_mp(1e-15) was 0 at 15 digits (true 7.45e-48); the twins of formulas that cancel
-    (Formula.settle_mp) raise their own precision.  Reference: SymPy's evalf of the derived form at 30 digits."""
+    """The audit: golden_D_mp(1e-15) was 0 at 15 digits (true 7.45e-48), cstar_limit_mp(1, 1e-10, 1) all wrong,
+    the Coffman rates off by ~5e-9 near h = e^(-mu m); the twins of formulas that cancel (Formula.settle_mp) raise
+    their own precision.  Reference: SymPy's evalf of the derived form at 30 digits."""
     f = next(f for f in codegen.formulas_of(module) if f.name == name)
     gen = importlib.import_module(f"crawlmath.numeric.generated.{module}")
     exact = {a: sp.Integer(point[str(a)]) if a.is_integer else sp.Rational(point[str(a)]) for a in f.args}
@@ -269,3 +322,53 @@ def test_settled_mp_twins_deliver_the_callers_digits_through_cancellation(module
     with mpmath.workdps(15):
         got = getattr(gen, name + "_mp")(*[point[str(a)] for a in f.args])
     assert reference != 0 and abs(got - reference) <= 1e-14 * abs(reference)
+
+
+def _edge_point(name, a, m, mu, h):
+    """The arguments of the Coffman et al. formula ``name`` at distance a = 1/f, mean access m, rate mu and h."""
+    return {"expected_obsolescence": (a, m, mu, h), "rate_lower_bound": (1 / a, m, mu, h),
+            "randomized_rate": (1 / a, m, mu, h), "randomized_objective_term": (1 / a, h, 1.0, mu, 1 / m)}[name]
+
+
+@pytest.mark.parametrize("name", ["expected_obsolescence", "rate_lower_bound", "randomized_rate", "randomized_objective_term"])
+def test_coffman_formulas_at_the_model_edge(name):
+    """The audit's corner, from the inside: h from e^(-mu m) (deterministic access time, Jensen's edge) up to 1e-6
+    relative above it, with mu m down to 1e-4, where each value is a small difference of terms of size ~ d m.
+    Every variant meets GENERATED_REL times the documented scale (``Formula.scale``), and 1e-6 below the edge
+    (beyond tolerance.DOMAIN_EDGE_REL, which admits an h carrying its own rounding) every variant refuses
+    (InvalidInput naming h) instead of returning the wrong sign."""
+    from crawlmath.numeric.errors import InvalidInput
+
+    f = next(f for f in codegen.formulas_of("scheduling") if f.name == name)
+    gen = importlib.import_module("crawlmath.numeric.generated.scheduling")
+    scale_of, margins = _scale_function(f), _margins(f)
+    problems = []
+    for a in (1.0, 1.5, 2.0, 7.0, 40.0):
+        for mu in (1e-3, 1e-2, 1.0):
+            for m in (0.1, 1.0):
+                edge = math.exp(-mu * m)
+                for h in [math.nextafter(edge, 1.0)] + [edge * (1 + k * k * 1e-9) for k in range(1, 30)]:
+                    p = _edge_point(name, a, m, mu, h)
+                    if not _in_model(margins, p):
+                        continue
+                    t = _twin(getattr(gen, name + "_mp"), p)
+                    for variant in (name, name + "_scalar"):
+                        got = float(getattr(gen, variant)(*p))
+                        if not abs(mpmath.mpf(got) - t) <= GENERATED_REL * max(abs(t), scale_of(p)):
+                            problems.append(f"{variant}{p}: {got!r} vs {mpmath.nstr(t, 17)}")
+                below = _edge_point(name, a, m, mu, edge * (1 - 1e-6))
+                for variant in (name, name + "_scalar", name + "_mp"):
+                    with pytest.raises(InvalidInput, match="^h: must be >= exp"):
+                        getattr(gen, variant)(*below)
+    assert not problems, f"{len(problems)} points off, e.g.:\n" + "\n".join(problems[:8])
+
+
+@pytest.mark.parametrize("point", [(1.0, 1e-4, 1e-300), (1.0, 1e-4, 1e-6), (2.5, 1e300, 1e-8), (1.0, 3.0, 7.0)])
+def test_cstar_limit_where_mu_over_nu_is_huge(point):
+    """The audit: cstar_limit(1, 1e-4, 1e-300) returned 0 (its form divided nu^2 (...) by mu^2: 1e-600 underflows);
+    the true value is c0 (mu - nu + nu e^(-mu/nu)) = 1e-4 - 1e-300.  Each float variant against the mpmath twin."""
+    from crawlmath.numeric.generated import scheduling as g
+
+    truth = _twin(g.cstar_limit_mp, point)
+    for fn in (g.cstar_limit, g.cstar_limit_scalar):
+        assert abs(mpmath.mpf(float(fn(*point))) - truth) <= GENERATED_REL * abs(truth), (fn.__name__, fn(*point), truth)

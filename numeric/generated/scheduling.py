@@ -13,6 +13,8 @@ from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
 from crawlmath.numeric.codegen_runtime import flint_module as _flint
 from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
 from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
+from crawlmath.numeric.errors import InvalidInput as _InvalidInput
+from crawlmath.numeric.errors import SolverError as _SolverError
 
 __all__ = ['cstar', 'cstar_arb', 'cstar_limit', 'cstar_limit_mp', 'cstar_limit_scalar', 'cstar_mp', 'cstar_scalar', 'expected_obsolescence', 'expected_obsolescence_arb', 'expected_obsolescence_mp', 'expected_obsolescence_scalar', 'lagrangian_stationarity', 'lagrangian_stationarity_mp', 'lagrangian_stationarity_scalar', 'lower_bound_multiplier', 'lower_bound_multiplier_mp', 'lower_bound_multiplier_scalar', 'optimal_frequency', 'optimal_frequency_mp', 'optimal_frequency_scalar', 'page_threshold_multiplier', 'page_threshold_multiplier_arb', 'page_threshold_multiplier_mp', 'page_threshold_multiplier_scalar', 'randomized_cstar', 'randomized_cstar_arb', 'randomized_cstar_mp', 'randomized_cstar_scalar', 'randomized_frequency', 'randomized_frequency_arb', 'randomized_frequency_mp', 'randomized_frequency_proportional', 'randomized_frequency_proportional_arb', 'randomized_frequency_proportional_mp', 'randomized_frequency_proportional_scalar', 'randomized_frequency_scalar', 'randomized_multiplier', 'randomized_multiplier_arb', 'randomized_multiplier_mp', 'randomized_multiplier_scalar', 'randomized_objective_term', 'randomized_objective_term_arb', 'randomized_objective_term_mp', 'randomized_objective_term_scalar', 'randomized_rate', 'randomized_rate_arb', 'randomized_rate_mp', 'randomized_rate_scalar', 'randomized_stationarity', 'randomized_stationarity_arb', 'randomized_stationarity_mp', 'randomized_stationarity_scalar', 'rate_lower_bound', 'rate_lower_bound_arb', 'rate_lower_bound_mp', 'rate_lower_bound_scalar', 'stationarity_level', 'stationarity_level_arb', 'stationarity_level_mp', 'stationarity_level_scalar']
 
@@ -28,6 +30,15 @@ def expected_obsolescence(d, m, mu, h):
     mu = numpy.asarray(mu, dtype=float)
     h = numpy.asarray(h, dtype=float)
     _finite_arguments(d=d, m=m, mu=mu, h=h)
+    _bad = ~(d >= 1)
+    if numpy.any(_bad):
+        raise _InvalidInput('d', 'must be >= 1 (Coffman–Liu–Weber 1997, Lemma 3.1)', value=numpy.asarray(d)[_bad].flat[0].item())
+    _bad = ~(h < 1)
+    if numpy.any(_bad):
+        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 3.1)', value=numpy.asarray(h)[_bad].flat[0].item())
+    _bad = ~(h >= (numpy.exp(-m*mu)) - 1e-09 * abs(numpy.exp(-m*mu)))
+    if numpy.any(_bad):
+        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 3.1)', value=numpy.asarray(h)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = d*m + numpy.expm1(d*numpy.log(h))/mu
     return _finite_result('expected_obsolescence', result)
@@ -39,6 +50,8 @@ def expected_obsolescence_scalar(d, m, mu, h):
     m = float(m)
     mu = float(mu)
     h = float(h)
+    if not (d >= 1 and h < 1 and h >= (math.exp(-m*mu)) - 1e-09 * abs(math.exp(-m*mu))):
+        return float(expected_obsolescence(d, m, mu, h))
     try:
         result = float(d*m + math.expm1(d*math.log(h))/mu)
     except (ArithmeticError, ValueError, TypeError):
@@ -47,13 +60,32 @@ def expected_obsolescence_scalar(d, m, mu, h):
 
 
 def expected_obsolescence_mp(d, m, mu, h):
-    """E[Z^i_j] for inter-access distance d (Coffman–Liu–Weber 1997, Lemma 3.1) (derived form, mpmath, working precision)."""
+    """E[Z^i_j] for inter-access distance d (Coffman–Liu–Weber 1997, Lemma 3.1) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
+    _given = (d, m, mu, h)
     d = mpmath.mpmathify(d)
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
     h = mpmath.mpmathify(h)
-    return d*m + h**d/mu - 1/mu
+    if not (d >= 1):
+        raise _InvalidInput('d', 'must be >= 1 (Coffman–Liu–Weber 1997, Lemma 3.1)', value=d)
+    if not (h < 1):
+        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 3.1)', value=h)
+    if not (h >= (mpmath.exp(-m*mu)) - 1e-09 * abs(mpmath.exp(-m*mu))):
+        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 3.1)', value=h)
+    target = mpmath.mp.prec
+    previous, extra = None, 16
+    while extra <= 64 * target:
+        with mpmath.workprec(target + extra):
+            d = mpmath.mpmathify(_given[0])
+            m = mpmath.mpmathify(_given[1])
+            mu = mpmath.mpmathify(_given[2])
+            h = mpmath.mpmathify(_given[3])
+            value = +(d*m + h**d/mu - 1/mu)
+        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
+            return +value
+        previous, extra = value, 2 * extra
+    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
 
 
 def expected_obsolescence_arb(d, m, mu, h):
@@ -77,6 +109,15 @@ def rate_lower_bound(f, m, mu, h):
     mu = numpy.asarray(mu, dtype=float)
     h = numpy.asarray(h, dtype=float)
     _finite_arguments(f=f, m=m, mu=mu, h=h)
+    _bad = ~(f <= 1)
+    if numpy.any(_bad):
+        raise _InvalidInput('f', 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 3.3)', value=numpy.asarray(f)[_bad].flat[0].item())
+    _bad = ~(h < 1)
+    if numpy.any(_bad):
+        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 3.3)', value=numpy.asarray(h)[_bad].flat[0].item())
+    _bad = ~(h >= (numpy.exp(-m*mu)) - 1e-09 * abs(numpy.exp(-m*mu)))
+    if numpy.any(_bad):
+        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Thm 3.3)', value=numpy.asarray(h)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = f*numpy.expm1(numpy.log(h)/f)/(m*mu) + 1
     return _finite_result('rate_lower_bound', result)
@@ -88,6 +129,8 @@ def rate_lower_bound_scalar(f, m, mu, h):
     m = float(m)
     mu = float(mu)
     h = float(h)
+    if not (f <= 1 and h < 1 and h >= (math.exp(-m*mu)) - 1e-09 * abs(math.exp(-m*mu))):
+        return float(rate_lower_bound(f, m, mu, h))
     try:
         result = float(f*math.expm1(math.log(h)/f)/(m*mu) + 1)
     except (ArithmeticError, ValueError, TypeError):
@@ -96,13 +139,32 @@ def rate_lower_bound_scalar(f, m, mu, h):
 
 
 def rate_lower_bound_mp(f, m, mu, h):
-    """lower bound on r_i at frequency f (Coffman–Liu–Weber 1997, Thm 3.3) (derived form, mpmath, working precision)."""
+    """lower bound on r_i at frequency f (Coffman–Liu–Weber 1997, Thm 3.3) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
+    _given = (f, m, mu, h)
     f = mpmath.mpmathify(f)
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
     h = mpmath.mpmathify(h)
-    return f*h**(1/f)/(m*mu) - f/(m*mu) + 1
+    if not (f <= 1):
+        raise _InvalidInput('f', 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 3.3)', value=f)
+    if not (h < 1):
+        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 3.3)', value=h)
+    if not (h >= (mpmath.exp(-m*mu)) - 1e-09 * abs(mpmath.exp(-m*mu))):
+        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Thm 3.3)', value=h)
+    target = mpmath.mp.prec
+    previous, extra = None, 16
+    while extra <= 64 * target:
+        with mpmath.workprec(target + extra):
+            f = mpmath.mpmathify(_given[0])
+            m = mpmath.mpmathify(_given[1])
+            mu = mpmath.mpmathify(_given[2])
+            h = mpmath.mpmathify(_given[3])
+            value = +(f*h**(1/f)/(m*mu) - f/(m*mu) + 1)
+        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
+            return +value
+        previous, extra = value, 2 * extra
+    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
 
 
 def rate_lower_bound_arb(f, m, mu, h):
@@ -118,7 +180,7 @@ def rate_lower_bound_arb(f, m, mu, h):
 def randomized_rate(f, m, mu, h):
     """r_i of the randomized policy at frequency f (Coffman–Liu–Weber 1997, Lemma 4.1).
 
-    (f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1))
+    (-f*(-h*m*mu + (1 - h)) + m*mu*(1 - h))/(m*mu*(f*h - h + 1))
     """
     numpy = _numpy()
     f = numpy.asarray(f, dtype=float)
@@ -126,8 +188,17 @@ def randomized_rate(f, m, mu, h):
     mu = numpy.asarray(mu, dtype=float)
     h = numpy.asarray(h, dtype=float)
     _finite_arguments(f=f, m=m, mu=mu, h=h)
+    _bad = ~(f <= 1)
+    if numpy.any(_bad):
+        raise _InvalidInput('f', 'must be <= 1 (Coffman–Liu–Weber 1997, Lemma 4.1)', value=numpy.asarray(f)[_bad].flat[0].item())
+    _bad = ~(h < 1)
+    if numpy.any(_bad):
+        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 4.1)', value=numpy.asarray(h)[_bad].flat[0].item())
+    _bad = ~(h >= (numpy.exp(-m*mu)) - 1e-09 * abs(numpy.exp(-m*mu)))
+    if numpy.any(_bad):
+        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 4.1)', value=numpy.asarray(h)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        result = (f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1))
+        result = (-f*(-h*m*mu + (1 - h)) + m*mu*(1 - h))/(m*mu*(f*h - h + 1))
     return _finite_result('randomized_rate', result)
 
 
@@ -137,21 +208,42 @@ def randomized_rate_scalar(f, m, mu, h):
     m = float(m)
     mu = float(mu)
     h = float(h)
+    if not (f <= 1 and h < 1 and h >= (math.exp(-m*mu)) - 1e-09 * abs(math.exp(-m*mu))):
+        return float(randomized_rate(f, m, mu, h))
     try:
-        result = float((f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1)))
+        result = float((-f*(-h*m*mu + (1 - h)) + m*mu*(1 - h))/(m*mu*(f*h - h + 1)))
     except (ArithmeticError, ValueError, TypeError):
         result = math.nan
     return result if math.isfinite(result) else float(randomized_rate(f, m, mu, h))
 
 
 def randomized_rate_mp(f, m, mu, h):
-    """r_i of the randomized policy at frequency f (Coffman–Liu–Weber 1997, Lemma 4.1) (derived form, mpmath, working precision)."""
+    """r_i of the randomized policy at frequency f (Coffman–Liu–Weber 1997, Lemma 4.1) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
+    _given = (f, m, mu, h)
     f = mpmath.mpmathify(f)
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
     h = mpmath.mpmathify(h)
-    return (f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1))
+    if not (f <= 1):
+        raise _InvalidInput('f', 'must be <= 1 (Coffman–Liu–Weber 1997, Lemma 4.1)', value=f)
+    if not (h < 1):
+        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 4.1)', value=h)
+    if not (h >= (mpmath.exp(-m*mu)) - 1e-09 * abs(mpmath.exp(-m*mu))):
+        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 4.1)', value=h)
+    target = mpmath.mp.prec
+    previous, extra = None, 16
+    while extra <= 64 * target:
+        with mpmath.workprec(target + extra):
+            f = mpmath.mpmathify(_given[0])
+            m = mpmath.mpmathify(_given[1])
+            mu = mpmath.mpmathify(_given[2])
+            h = mpmath.mpmathify(_given[3])
+            value = +((f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1)))
+        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
+            return +value
+        previous, extra = value, 2 * extra
+    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
 
 
 def randomized_rate_arb(f, m, mu, h):
@@ -339,7 +431,7 @@ def stationarity_level_arb(lambda_, c, mu, nu):
 def lower_bound_multiplier(c0, nu, S):
     """lambda of (8) at the optimum with c_i = c0 mu_i, S = sum ln h_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) at (10)).
 
-    c0*nu*(S*exp(S) - expm1(S))
+    c0*nu*Piecewise((S**17/22230464256000 + S**16/1394852659200 + S**15/93405312000 + S**14/6706022400 + S**13/518918400 + S**12/43545600 + S**11/3991680 + S**10/403200 + S**9/45360 + S**8/5760 + S**7/840 + S**6/144 + S**5/30 + S**4/8 + S**3/3 + S**2/2, S > -1/2), (S*exp(S) - expm1(S), True))
     """
     numpy = _numpy()
     c0 = numpy.asarray(c0, dtype=float)
@@ -347,7 +439,7 @@ def lower_bound_multiplier(c0, nu, S):
     S = numpy.asarray(S, dtype=float)
     _finite_arguments(c0=c0, nu=nu, S=S)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        result = c0*nu*(S*numpy.exp(S) - numpy.expm1(S))
+        result = c0*nu*numpy.select([numpy.greater(S, -1/2),True], [(1/22230464256000)*S**17 + (1/1394852659200)*S**16 + (1/93405312000)*S**15 + (1/6706022400)*S**14 + (1/518918400)*S**13 + (1/43545600)*S**12 + (1/3991680)*S**11 + (1/403200)*S**10 + (1/45360)*S**9 + (1/5760)*S**8 + (1/840)*S**7 + (1/144)*S**6 + (1/30)*S**5 + (1/8)*S**4 + (1/3)*S**3 + (1/2)*S**2,S*numpy.exp(S) - numpy.expm1(S)], default=numpy.nan)
     return _finite_result('lower_bound_multiplier', result)
 
 
@@ -357,19 +449,31 @@ def lower_bound_multiplier_scalar(c0, nu, S):
     nu = float(nu)
     S = float(S)
     try:
-        result = float(c0*nu*(S*math.exp(S) - math.expm1(S)))
+        result = float(c0*nu*(((1/22230464256000)*S**17 + (1/1394852659200)*S**16 + (1/93405312000)*S**15 + (1/6706022400)*S**14 + (1/518918400)*S**13 + (1/43545600)*S**12 + (1/3991680)*S**11 + (1/403200)*S**10 + (1/45360)*S**9 + (1/5760)*S**8 + (1/840)*S**7 + (1/144)*S**6 + (1/30)*S**5 + (1/8)*S**4 + (1/3)*S**3 + (1/2)*S**2) if (S > -1/2) else (S*math.exp(S) - math.expm1(S))))
     except (ArithmeticError, ValueError, TypeError):
         result = math.nan
     return result if math.isfinite(result) else float(lower_bound_multiplier(c0, nu, S))
 
 
 def lower_bound_multiplier_mp(c0, nu, S):
-    """lambda of (8) at the optimum with c_i = c0 mu_i, S = sum ln h_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) at (10)) (derived form, mpmath, working precision)."""
+    """lambda of (8) at the optimum with c_i = c0 mu_i, S = sum ln h_i (Coffman–Liu–Weber 1997, Thm 3.4, (8) at (10)) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
+    _given = (c0, nu, S)
     c0 = mpmath.mpmathify(c0)
     nu = mpmath.mpmathify(nu)
     S = mpmath.mpmathify(S)
-    return c0*nu*(S*mpmath.exp(S) - mpmath.exp(S) + 1)
+    target = mpmath.mp.prec
+    previous, extra = None, 16
+    while extra <= 64 * target:
+        with mpmath.workprec(target + extra):
+            c0 = mpmath.mpmathify(_given[0])
+            nu = mpmath.mpmathify(_given[1])
+            S = mpmath.mpmathify(_given[2])
+            value = +(c0*nu*(S*mpmath.exp(S) - mpmath.exp(S) + 1))
+        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
+            return +value
+        previous, extra = value, 2 * extra
+    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
 
 
 def cstar(c0, mu, nu, P):
@@ -424,7 +528,7 @@ def cstar_arb(c0, mu, nu, P):
 def randomized_objective_term(x, h, c, mu, nu):
     """c_i r_i(x_i) of the randomized policy, one page's term of (12) (Coffman–Liu–Weber 1997, Thm 4.1, (12)).
 
-    c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1))
+    c*nu*(mu*(1 - h)/nu - x*(-h*mu/nu + (1 - h)))/(mu*(h*x - h + 1))
     """
     numpy = _numpy()
     x = numpy.asarray(x, dtype=float)
@@ -433,8 +537,17 @@ def randomized_objective_term(x, h, c, mu, nu):
     mu = numpy.asarray(mu, dtype=float)
     nu = numpy.asarray(nu, dtype=float)
     _finite_arguments(x=x, h=h, c=c, mu=mu, nu=nu)
+    _bad = ~(x <= 1)
+    if numpy.any(_bad):
+        raise _InvalidInput('x', 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=numpy.asarray(x)[_bad].flat[0].item())
+    _bad = ~(h < 1)
+    if numpy.any(_bad):
+        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=numpy.asarray(h)[_bad].flat[0].item())
+    _bad = ~(h >= (numpy.exp(-mu/nu)) - 1e-09 * abs(numpy.exp(-mu/nu)))
+    if numpy.any(_bad):
+        raise _InvalidInput('h', 'must be >= exp(-mu/nu) (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=numpy.asarray(h)[_bad].flat[0].item())
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        result = c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1))
+        result = c*nu*(mu*(1 - h)/nu - x*(-h*mu/nu + (1 - h)))/(mu*(h*x - h + 1))
     return _finite_result('randomized_objective_term', result)
 
 
@@ -445,22 +558,44 @@ def randomized_objective_term_scalar(x, h, c, mu, nu):
     c = float(c)
     mu = float(mu)
     nu = float(nu)
+    if not (x <= 1 and h < 1 and h >= (math.exp(-mu/nu)) - 1e-09 * abs(math.exp(-mu/nu))):
+        return float(randomized_objective_term(x, h, c, mu, nu))
     try:
-        result = float(c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1)))
+        result = float(c*nu*(mu*(1 - h)/nu - x*(-h*mu/nu + (1 - h)))/(mu*(h*x - h + 1)))
     except (ArithmeticError, ValueError, TypeError):
         result = math.nan
     return result if math.isfinite(result) else float(randomized_objective_term(x, h, c, mu, nu))
 
 
 def randomized_objective_term_mp(x, h, c, mu, nu):
-    """c_i r_i(x_i) of the randomized policy, one page's term of (12) (Coffman–Liu–Weber 1997, Thm 4.1, (12)) (derived form, mpmath, working precision)."""
+    """c_i r_i(x_i) of the randomized policy, one page's term of (12) (Coffman–Liu–Weber 1997, Thm 4.1, (12)) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
+    _given = (x, h, c, mu, nu)
     x = mpmath.mpmathify(x)
     h = mpmath.mpmathify(h)
     c = mpmath.mpmathify(c)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
-    return c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1))
+    if not (x <= 1):
+        raise _InvalidInput('x', 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=x)
+    if not (h < 1):
+        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=h)
+    if not (h >= (mpmath.exp(-mu/nu)) - 1e-09 * abs(mpmath.exp(-mu/nu))):
+        raise _InvalidInput('h', 'must be >= exp(-mu/nu) (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=h)
+    target = mpmath.mp.prec
+    previous, extra = None, 16
+    while extra <= 64 * target:
+        with mpmath.workprec(target + extra):
+            x = mpmath.mpmathify(_given[0])
+            h = mpmath.mpmathify(_given[1])
+            c = mpmath.mpmathify(_given[2])
+            mu = mpmath.mpmathify(_given[3])
+            nu = mpmath.mpmathify(_given[4])
+            value = +(c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1)))
+        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
+            return +value
+        previous, extra = value, 2 * extra
+    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
 
 
 def randomized_objective_term_arb(x, h, c, mu, nu):
@@ -722,7 +857,7 @@ def randomized_cstar_arb(c0, mu, nu, G):
 def cstar_limit(c0, mu, nu):
     """N -> infinity limit of C* (Coffman–Liu–Weber 1997, (17)).
 
-    c0*mu**2*Piecewise((mu**14/(20922789888000*nu**14) - mu**13/(1307674368000*nu**13) + mu**12/(87178291200*nu**12) - mu**11/(6227020800*nu**11) + mu**10/(479001600*nu**10) - mu**9/(39916800*nu**9) + mu**8/(3628800*nu**8) - mu**7/(362880*nu**7) + mu**6/(40320*nu**6) - mu**5/(5040*nu**5) + mu**4/(720*nu**4) - mu**3/(120*nu**3) + mu**2/(24*nu**2) - mu/(6*nu) + 1/2, mu/nu < 1/2), (nu**2*(mu/nu + expm1(-mu/nu))/mu**2, True))/nu
+    c0*nu*Piecewise((mu**2*(mu**14/(20922789888000*nu**14) - mu**13/(1307674368000*nu**13) + mu**12/(87178291200*nu**12) - mu**11/(6227020800*nu**11) + mu**10/(479001600*nu**10) - mu**9/(39916800*nu**9) + mu**8/(3628800*nu**8) - mu**7/(362880*nu**7) + mu**6/(40320*nu**6) - mu**5/(5040*nu**5) + mu**4/(720*nu**4) - mu**3/(120*nu**3) + mu**2/(24*nu**2) - mu/(6*nu) + 1/2)/nu**2, mu/nu < 1/2), (mu/nu + expm1(-mu/nu), True))
     """
     numpy = _numpy()
     c0 = numpy.asarray(c0, dtype=float)
@@ -730,7 +865,7 @@ def cstar_limit(c0, mu, nu):
     nu = numpy.asarray(nu, dtype=float)
     _finite_arguments(c0=c0, mu=mu, nu=nu)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        result = c0*mu**2*numpy.select([numpy.less(mu/nu, 1/2),True], [(1/20922789888000)*mu**14/nu**14 - 1/1307674368000*mu**13/nu**13 + (1/87178291200)*mu**12/nu**12 - 1/6227020800*mu**11/nu**11 + (1/479001600)*mu**10/nu**10 - 1/39916800*mu**9/nu**9 + (1/3628800)*mu**8/nu**8 - 1/362880*mu**7/nu**7 + (1/40320)*mu**6/nu**6 - 1/5040*mu**5/nu**5 + (1/720)*mu**4/nu**4 - 1/120*mu**3/nu**3 + (1/24)*mu**2/nu**2 - 1/6*mu/nu + 1/2,nu**2*(mu/nu + numpy.expm1(-mu/nu))/mu**2], default=numpy.nan)/nu
+        result = c0*nu*numpy.select([numpy.less(mu/nu, 1/2),True], [mu**2*((1/20922789888000)*mu**14/nu**14 - 1/1307674368000*mu**13/nu**13 + (1/87178291200)*mu**12/nu**12 - 1/6227020800*mu**11/nu**11 + (1/479001600)*mu**10/nu**10 - 1/39916800*mu**9/nu**9 + (1/3628800)*mu**8/nu**8 - 1/362880*mu**7/nu**7 + (1/40320)*mu**6/nu**6 - 1/5040*mu**5/nu**5 + (1/720)*mu**4/nu**4 - 1/120*mu**3/nu**3 + (1/24)*mu**2/nu**2 - 1/6*mu/nu + 1/2)/nu**2,mu/nu + numpy.expm1(-mu/nu)], default=numpy.nan)
     return _finite_result('cstar_limit', result)
 
 
@@ -740,16 +875,28 @@ def cstar_limit_scalar(c0, mu, nu):
     mu = float(mu)
     nu = float(nu)
     try:
-        result = float(c0*mu**2*(((1/20922789888000)*mu**14/nu**14 - 1/1307674368000*mu**13/nu**13 + (1/87178291200)*mu**12/nu**12 - 1/6227020800*mu**11/nu**11 + (1/479001600)*mu**10/nu**10 - 1/39916800*mu**9/nu**9 + (1/3628800)*mu**8/nu**8 - 1/362880*mu**7/nu**7 + (1/40320)*mu**6/nu**6 - 1/5040*mu**5/nu**5 + (1/720)*mu**4/nu**4 - 1/120*mu**3/nu**3 + (1/24)*mu**2/nu**2 - 1/6*mu/nu + 1/2) if (mu/nu < 1/2) else (nu**2*(mu/nu + math.expm1(-mu/nu))/mu**2))/nu)
+        result = float(c0*nu*((mu**2*((1/20922789888000)*mu**14/nu**14 - 1/1307674368000*mu**13/nu**13 + (1/87178291200)*mu**12/nu**12 - 1/6227020800*mu**11/nu**11 + (1/479001600)*mu**10/nu**10 - 1/39916800*mu**9/nu**9 + (1/3628800)*mu**8/nu**8 - 1/362880*mu**7/nu**7 + (1/40320)*mu**6/nu**6 - 1/5040*mu**5/nu**5 + (1/720)*mu**4/nu**4 - 1/120*mu**3/nu**3 + (1/24)*mu**2/nu**2 - 1/6*mu/nu + 1/2)/nu**2) if (mu/nu < 1/2) else (mu/nu + math.expm1(-mu/nu))))
     except (ArithmeticError, ValueError, TypeError):
         result = math.nan
     return result if math.isfinite(result) else float(cstar_limit(c0, mu, nu))
 
 
 def cstar_limit_mp(c0, mu, nu):
-    """N -> infinity limit of C* (Coffman–Liu–Weber 1997, (17)) (derived form, mpmath, working precision)."""
+    """N -> infinity limit of C* (Coffman–Liu–Weber 1997, (17)) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
+    _given = (c0, mu, nu)
     c0 = mpmath.mpmathify(c0)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
-    return c0*(mu - nu + nu*mpmath.exp(-mu/nu))
+    target = mpmath.mp.prec
+    previous, extra = None, 16
+    while extra <= 64 * target:
+        with mpmath.workprec(target + extra):
+            c0 = mpmath.mpmathify(_given[0])
+            mu = mpmath.mpmathify(_given[1])
+            nu = mpmath.mpmathify(_given[2])
+            value = +(c0*(mu - nu + nu*mpmath.exp(-mu/nu)))
+        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
+            return +value
+        previous, extra = value, 2 * extra
+    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')

@@ -137,7 +137,10 @@ def _limit(expr: sp.Expr, x: sp.Symbol, c) -> sp.Expr | None:
 
 def _univariate(piece: sp.Expr, general: sp.Expr, cond) -> tuple[sp.Expr, sp.Expr, sp.Symbol, sp.Expr]:
     """(piece, general, t, x0) in one variable t >= 0 with the region t < x0, from a
-    condition ``w < c`` (w > 0, c > 0); raises DerivationError otherwise."""
+    condition ``w < c`` (w > 0, c > 0), or ``w > c`` with w < 0, c < 0 (SymPy's form of -w < -c); raises
+    DerivationError otherwise."""
+    if isinstance(cond, sp.StrictGreaterThan) and cond.lhs.is_negative and cond.rhs.is_number and cond.rhs.is_negative:
+        cond = sp.StrictLessThan(-cond.lhs, -cond.rhs, evaluate=False)
     if not isinstance(cond, sp.StrictLessThan) or not cond.rhs.is_number or not cond.rhs.is_positive or not cond.lhs.is_positive:
         raise DerivationError(f"branch condition {cond} is not 'positive expression < positive number'")
     t = _T
