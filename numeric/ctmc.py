@@ -576,14 +576,11 @@ def refine_stationary(src, dst, weight, pi, digits: int, *, max_steps: int = 40)
     equation replaced by y_{j0} fixed, j0 the largest entry).  SolverError when
     the corrections stop shrinking.
     """
-    import scipy.sparse.linalg as spla
-
     src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
     w = np.asarray(weight, dtype=object)
     move = src != dst
     src, dst, w = src[move], dst[move], w[move]
     pi = np.asarray(pi, dtype=float)
-    n = pi.size
     if not np.all(pi > 0) or not np.all(np.isfinite(pi)):
         raise InvalidInput("pi", "must be a positive finite approximation of the stationary vector",
                            entry=int(np.flatnonzero(~(pi > 0) | ~np.isfinite(pi))[0]))
@@ -591,18 +588,30 @@ def refine_stationary(src, dst, weight, pi, digits: int, *, max_steps: int = 40)
     ratios = [float(p).as_integer_ratio() for p in pi]
     E = max(d.bit_length() - 1 for _, d in ratios)
     P = np.array([num << (E - d.bit_length() + 1) for num, d in ratios], dtype=object)
+    j0 = int(np.argmax(pi))
+    mass, steps, reached = refine_balance(src, dst, w, P, pi[src] / pi[dst], j0, digits, max_steps,
+                                          "refine_stationary: ")
+    return RefinedStationary(mass, steps, reached)
+
+
+def refine_balance(src, dst, w, P, ratio, j0: int, digits: int, max_steps: int, who: str = ""):
+    """The refinement loop shared by :func:`refine_stationary` and the scaled start of
+    :mod:`crawlmath.numeric.sparse_refine`: π_i = P_i y_i / 2^E with ``P`` exact integers, ``ratio`` the float
+    π̂_src/π̂_dst per transition, ``j0`` the state whose y stays fixed.  Returns (P ∘ Y, steps, digits reached),
+    π = P ∘ Y / Σ exactly; SolverError (prefixed by ``who``) when the corrections stop shrinking."""
+    import scipy.sparse.linalg as spla
+
+    n = P.size
     out = np.zeros(n, dtype=object)
     np.add.at(out, src, w)
     if any(o == 0 for o in out):
-        raise SolverError("refine_stationary: a state has no transition out (the chain is not irreducible)")
-    wf = w.astype(float)
-    outf = out.astype(float)
-    j0 = int(np.argmax(pi))
-    coef = pi[src] * wf / (pi[dst] * outf[dst])
+        raise SolverError(f"{who}a state has no transition out (the chain is not irreducible)")
+    coef = ratio * w.astype(float) / out.astype(float)[dst]
     keep = dst != j0
+    others = np.delete(np.arange(n), j0)
     A = sps.csc_matrix((np.concatenate([coef[keep], -np.ones(n - 1), [1.0]]),
-                        (np.concatenate([dst[keep], np.delete(np.arange(n), j0), [j0]]),
-                         np.concatenate([src[keep], np.delete(np.arange(n), j0), [j0]]))), shape=(n, n))
+                        (np.concatenate([dst[keep], others, [j0]]), np.concatenate([src[keep], others, [j0]]))),
+                       shape=(n, n))
     lu = spla.splu(A)
     F = math.ceil((digits + 8) * math.log2(10))
     Y = np.full(n, 1 << F, dtype=object)
@@ -610,24 +619,22 @@ def refine_stationary(src, dst, weight, pi, digits: int, *, max_steps: int = 40)
     starts = np.searchsorted(dst[order], np.arange(n))
     last = math.inf
     for step in range(1, max_steps + 1):
-        flow = (P[src] * Y[src] * w)[order]
-        inflow = np.add.reduceat(flow, starts)
+        inflow = np.add.reduceat((P[src] * Y[src] * w)[order], starts)
         # e_j = (inflow_j − P_j Y_j out_j) / (P_j out_j 2^F), divided exactly, each in its own scale
-        e = np.array([Fraction(int(f), int(d) << F) for f, d in zip(inflow - P * out * Y, P * out)], dtype=object)
+        e = [Fraction(int(f), int(d) << F) for f, d in zip(inflow - P * out * Y, P * out)]
         e[j0] = Fraction(0)
         big = max(abs(v) for v in e)
         if big == 0:
-            return RefinedStationary(P * Y, step, float(digits + 8))
+            return P * Y, step, float(digits + 8)
         k = 60 - (big.numerator.bit_length() - big.denominator.bit_length())
-        scaled = np.array([float(v * (Fraction(2) ** k)) for v in e])
-        delta = lu.solve(-scaled)
+        delta = lu.solve(-np.array([float(v * Fraction(2) ** k) for v in e]))
         size = float(np.abs(delta).max())
         Y = Y + fixed_point(delta, F - k)
         log_size = math.log10(size) - k * math.log10(2) if size > 0 else -math.inf
         if log_size < -(digits + 2):
-            return RefinedStationary(P * Y, step, -log_size)
+            return P * Y, step, -log_size
         if not log_size < last - 0.3:
             break
         last = log_size
-    raise SolverError(f"refine_stationary: corrections stopped shrinking at 10^{log_size:.1f} (step {step}); "
+    raise SolverError(f"{who}corrections stopped shrinking at 10^{log_size:.1f} (step {step}); "
                       f"{digits} digits not reached")

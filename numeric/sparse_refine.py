@@ -47,7 +47,7 @@ import numpy as np
 import scipy.sparse as sps
 from scipy.sparse import csgraph
 
-from .ctmc import fixed_point, gth_back_substitute, gth_eliminate_levels, integer_ratio
+from .ctmc import fixed_point, gth_back_substitute, gth_eliminate_levels, integer_ratio, refine_balance
 from .errors import InvalidInput, SolverError, TooLarge
 from .validate import require_memory, require_seconds
 
@@ -345,11 +345,6 @@ def refine_scaled(src, dst, weight, mant, expo, digits: int, *, max_steps: int =
     every entry; residuals exact (integers), corrections from one float64
     sparse LU (as :func:`crawlmath.numeric.ctmc.refine_stationary`, with an
     exponent per state).  Returns (mass, steps): π = mass / Σ mass exactly."""
-    import scipy.sparse.linalg as spla
-
-    from fractions import Fraction
-
-    n = mant.size
     if not np.all(mant > 0):
         raise SolverError("the start of the refinement has a zero entry")
     ratios = [float(m).as_integer_ratio() for m in mant]
@@ -358,44 +353,10 @@ def refine_scaled(src, dst, weight, mant, expo, digits: int, *, max_steps: int =
     B = -min(shift)
     P = np.array([num << (sh + B) for (num, _), sh in zip(ratios, shift)], dtype=object)
     w = np.asarray(weight, dtype=object)
-    out = np.zeros(n, dtype=object)
-    np.add.at(out, src, w)
-    if any(o == 0 for o in out):
-        raise SolverError("a state has no transition out (the chain is not irreducible)")
-    wf, outf = w.astype(float), out.astype(float)
     j0 = int(np.argmax(expo + np.log2(mant)))
-    coef = np.ldexp(mant[src] / mant[dst], (expo[src] - expo[dst]).astype(np.int64)) * wf / outf[dst]
-    keep = dst != j0
-    others = np.delete(np.arange(n), j0)
-    A = sps.csc_matrix((np.concatenate([coef[keep], -np.ones(n - 1), [1.0]]),
-                        (np.concatenate([dst[keep], others, [j0]]), np.concatenate([src[keep], others, [j0]]))),
-                       shape=(n, n))
-    lu = spla.splu(A)
-    F = math.ceil((digits + 8) * math.log2(10))
-    Y = np.full(n, 1 << F, dtype=object)
-    order = np.argsort(dst, kind="stable")
-    starts = np.searchsorted(dst[order], np.arange(n))
-    last = math.inf
-    for step in range(1, max_steps + 1):
-        inflow = np.add.reduceat((P[src] * Y[src] * w)[order], starts)
-        num, den = inflow - P * out * Y, P * out
-        e = [Fraction(int(a), int(b) << F) for a, b in zip(num, den)]
-        e[j0] = Fraction(0)
-        big = max(abs(v) for v in e)
-        if big == 0:
-            return P * Y, step
-        k = 60 - (big.numerator.bit_length() - big.denominator.bit_length())
-        delta = lu.solve(-np.array([float(v * Fraction(2) ** k) for v in e]))
-        Y = Y + fixed_point(delta, F - k)
-        size = float(np.abs(delta).max())
-        log_size = math.log10(size) - k * math.log10(2) if size > 0 else -math.inf
-        if log_size < -(digits + 2):
-            return P * Y, step
-        if not log_size < last - 0.3:
-            break
-        last = log_size
-    raise SolverError(f"refinement of π: corrections stopped shrinking at 10^{log_size:.1f} (step {step}); "
-                      f"{digits} digits not reached")
+    ratio = np.ldexp(mant[src] / mant[dst], (expo[src] - expo[dst]).astype(np.int64))
+    mass, steps, _ = refine_balance(src, dst, w, P, ratio, j0, digits, max_steps, "refinement of π: ")
+    return mass, steps
 
 
 ENCLOSURE_MAX_WORK = 3e7  # arb operations of the level-by-level GTH enclosure (~3 us each in Python)
