@@ -129,29 +129,39 @@ def _scale_function(f):
     return at
 
 
+def _line_axis(f, points) -> int | None:
+    """The one real argument along which ``points`` vary, or None (fewer than two points, several axes, or an
+    integer argument)."""
+    if len(points) < 2:
+        return None
+    axis = [k for k in range(len(points[0])) if points[0][k] != points[1][k]]
+    return axis[0] if len(axis) == 1 and not f.args[axis[0]].is_integer else None
+
+
+def _bisect(keep, lo, hi) -> float:
+    """The boundary between ``lo`` (where ``keep`` holds) and ``hi`` (where it does not), by 110 halvings at 40
+    digits, as the float of the side where ``keep`` holds."""
+    with mpmath.workdps(40):
+        lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
+        for _ in range(110):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if keep(mid) else (lo, mid)
+        return float(lo)
+
+
 def _near_zeros(fn_mp, f, points, truth) -> list[tuple]:
     """Points next to each zero of the function on a line along a real argument: where the twin changes sign
     between neighbours, the zero by bisection (40 digits), then the floats at relative distances NEAR from it
     and the float nearest it, each with its twin value -- so a formula that crosses zero is measured there."""
-    if len(points) < 2:
+    k = _line_axis(f, points)
+    if k is None:
         return []
-    axis = [k for k in range(len(points[0])) if points[0][k] != points[1][k]]
-    if len(axis) != 1 or f.args[axis[0]].is_integer:
-        return []
-    k = axis[0]
     out = []
     for (a, ta), (b, tb) in zip(zip(points, truth), zip(points[1:], truth[1:])):
         if ta is None or tb is None or ta == 0 or tb == 0 or mpmath.sign(ta) == mpmath.sign(tb):
             continue
-        with mpmath.workdps(40):
-            lo, hi, s_lo = mpmath.mpf(a[k]), mpmath.mpf(b[k]), mpmath.sign(ta)
-            for _ in range(110):
-                mid = (lo + hi) / 2
-                if mpmath.sign(fn_mp(*(a[:k] + (mid,) + a[k + 1:]))) == s_lo:
-                    lo = mid
-                else:
-                    hi = mid
-            root = float(lo)
+        root = _bisect(lambda x, a=a, s=mpmath.sign(ta): mpmath.sign(fn_mp(*(a[:k] + (x,) + a[k + 1:]))) == s,
+                       a[k], b[k])
         for x in [root] + [root * (1 + sgn * d) for d in NEAR for sgn in (-1, 1)]:
             p = a[:k] + (x,) + a[k + 1:]
             t = _twin(fn_mp, p)
@@ -187,12 +197,9 @@ def _model_edges(f, margins, points) -> list[tuple]:
     depends on other arguments (h >= e^(-mu m)) changes from met to unmet between neighbours, the edge by bisection
     (40 digits), then the floats on its inside at relative distances NEAR and the first float inside it -- so the
     formulas are measured where the model ends, and nowhere beyond it."""
-    if len(points) < 2:
+    k = _line_axis(f, points)
+    if k is None:
         return []
-    axis = [k for k in range(len(points[0])) if points[0][k] != points[1][k]]
-    if len(axis) != 1 or f.args[axis[0]].is_integer:
-        return []
-    k = axis[0]
     out = []
     for rel, g in zip(f.requires, margins):
         if rel.rhs.is_number:
@@ -201,12 +208,7 @@ def _model_edges(f, margins, points) -> list[tuple]:
             if (g(a) >= 0) == (g(b) >= 0):
                 continue
             inside, outside = (a[k], b[k]) if g(a) >= 0 else (b[k], a[k])
-            with mpmath.workdps(40):
-                lo, hi = mpmath.mpf(inside), mpmath.mpf(outside)
-                for _ in range(110):
-                    mid = (lo + hi) / 2
-                    lo, hi = (mid, hi) if g(a[:k] + (mid,) + a[k + 1:]) >= 0 else (lo, mid)
-            edge = float(lo)
+            edge = _bisect(lambda x, a=a, g=g: g(a[:k] + (x,) + a[k + 1:]) >= 0, inside, outside)
             step = math.copysign(1.0, inside - outside)  # towards the inside
             candidates = [edge, math.nextafter(edge, edge + step)] + [edge * (1 + step * math.copysign(dd, edge)) for dd in NEAR]
             out += [p for p in (a[:k] + (x,) + a[k + 1:] for x in candidates) if _in_model(margins, p)]
