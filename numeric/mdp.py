@@ -66,6 +66,25 @@ RVI_STOP = 1e-5  # the stopping threshold of Prop. 6 as used in §1.2.2-1.2.3
 # ---------------------------------------------------------------- the model
 
 
+def require_uniformisable(lam: float, mu: float, N: int, names: tuple[str, str] = ("lam", "mu")) -> None:
+    """ν = λN + μ must be finite and λ/ν, μ/ν normal doubles (Liu–Nain §1.2.2 uniformises at ν), else the
+    float64 chain degenerates to nan or 0 before any solver runs; ``names`` are the arguments the error names
+    (the CLI's options).
+
+    >>> require_uniformisable(1e308, 1.0, 16)
+    Traceback (most recent call last):
+    ...
+    crawlmath.numeric.errors.InvalidInput: lam: the uniformisation rate lam N + mu overflows float64 at N = 16 (got 1e+308)
+    """
+    nu = lam * N + mu
+    if not math.isfinite(nu):
+        raise InvalidInput(names[0], f"the uniformisation rate lam N + mu overflows float64 at N = {N}", value=lam)
+    for name, short, rate in ((names[1], "mu", mu), (names[0], "lam", lam)):
+        if not rate / nu >= sys.float_info.min:
+            raise InvalidInput(name, f"{short}/(lam N + mu) = {rate / nu:.3g} at N = {N} is below the smallest "
+                                     "normal double: the rates are too far apart for the float64 MDP", value=rate)
+
+
 @dataclass(frozen=True)
 class CrawlerMDP:
     """One instance (λ, μ, K, N, γ) of the MDP, with its state space X,
@@ -101,19 +120,7 @@ class CrawlerMDP:
         object.__setattr__(self, "N", require_int(self.N, "N", minimum=1))
         if 3 * (self.K + 1) * (self.N + 1) > MAX_STATES:
             raise TooLarge("N", f"3(K+1)(N+1) states must be <= {MAX_STATES}", value=self.N)
-        self._require_uniformisable()
-
-    def _require_uniformisable(self) -> None:
-        """ν = λN + μ must be finite and λ/ν, μ/ν normal doubles (Liu–Nain §1.2.2 uniformises at ν), else the
-        float64 chain degenerates to nan or 0 before any solver runs."""
-        nu = self.lam * self.N + self.mu
-        if not math.isfinite(nu):
-            raise InvalidInput("lam", f"the uniformisation rate lam N + mu overflows float64 at N = {self.N}",
-                               value=self.lam)
-        for name, rate in (("mu", self.mu), ("lam", self.lam)):
-            if not rate / nu >= sys.float_info.min:
-                raise InvalidInput(name, f"{name}/(lam N + mu) = {rate / nu:.3g} at N = {self.N} is below the smallest "
-                                         "normal double: the rates are too far apart for the float64 MDP", value=rate)
+        require_uniformisable(self.lam, self.mu, self.N)
 
     # -- exact parameters
     def exact(self, name: str) -> Fraction:

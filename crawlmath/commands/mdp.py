@@ -1,8 +1,6 @@
 """``crawlmath mdp``: the optimal dynamic crawler-activation policy (Liu–Nain §1.2.2)."""
 from __future__ import annotations
 
-import math
-
 from ._common import Progress, add_progress_option, inputs, integer, number, print_json, progress_wanted, require_finite_output
 
 NAME = "mdp"
@@ -91,7 +89,7 @@ def run(args) -> int:
         raise InvalidInput("--digits", f"must lie in 1..{MAX_DIGITS} (what {REFINE_MAX_STEPS} steps of the exact "
                                        "bias refinement deliver)", value=args.digits)
     check_cost(M, args.K, args.N, args.digits)
-    check_uniformisation(args.lam, args.mu, 10 if args.N == "auto" else args.N)
+    M.require_uniformisable(args.lam, args.mu, 10 if args.N == "auto" else args.N, ("--lam", "--mu"))
     try:
         rep = M.analyse(args.lam, args.mu, args.K, args.gamma, args.N, method=args.method, tau=args.tau,
                         reference=args.reference, h0=args.h0)
@@ -161,26 +159,6 @@ MAX_DIGITS = 500
 def _refinement_steps(digits: int) -> int:
     # 50 bits of the bias per step, for D digits of a gain that may be 10^-60 small
     return (digits + 60) * 10 // 3 // 50 + 3
-
-
-def check_uniformisation(lam: float, mu: float, N: int) -> None:
-    """The float64 MDP divides every rate by the uniformisation rate
-    nu = lam N + mu (Liu–Nain §1.2.2): nu must be finite and the transition
-    probabilities mu/nu and lam/nu normal doubles, else the chain degenerates
-    to nan/0 before any solver runs.  (N = 'auto' is checked at its start,
-    N >= 10.)"""
-    import sys
-
-    from ..numeric.errors import InvalidInput
-
-    nu = lam * N + mu
-    tiny = sys.float_info.min
-    if not math.isfinite(nu):
-        raise InvalidInput("--lam", f"the uniformisation rate lam N + mu overflows float64 at N = {N}", value=lam)
-    for name, rate in (("--mu", mu), ("--lam", lam)):
-        if not rate / nu >= tiny:
-            raise InvalidInput(name, f"{name[2:]}/(lam N + mu) = {rate / nu:.3g} at N = {N} is below the smallest "
-                                     "normal double: the rates are too far apart for the float64 MDP", value=rate)
 
 
 def check_cost(M, K: int, N, digits) -> None:
