@@ -5,6 +5,7 @@ distinct exit rates (0.2 and 0.1), so R = 2 and the chain has ``W̄ (1 + M (2^K 
     nice python benchmarks/bmap.py                     # K = 4 .. 10 (vs sparse LU), then 14, 16, 18 (vs scipy GMRES)
     nice python benchmarks/bmap.py --K 20 --no-baseline
     nice python benchmarks/bmap.py --K 16 --repeat 3   # the median of 3 runs of each solver
+    nice python benchmarks/bmap.py --K 12 14 16 --docs docs/performance   # also the docs' table and plot
 
 Every run is a fresh subprocess (``OPENBLAS_NUM_THREADS=1`` unless set), so its peak RSS is its own.  All times
 are CPU seconds of that process (``time.process_time``: user + system, page faults included); every kernel
@@ -72,6 +73,10 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_output import Page, add_option  # noqa: E402 - the sibling helper
 
 SETUP = r"""
 import json, resource, sys, time
@@ -297,12 +302,36 @@ def median_run(code: str, K: int, repeat: int) -> dict:
     return ok[len(ok) // 2] if ok else runs[0]
 
 
+PAGE = dict(
+    name="bmap", title="BMAP chain that does not lump (Avrachenkov et al. model, R = 2)",
+    what="`solve_structured` (matrix-free GMRES with block Gauss–Seidel) against scipy's GMRES on the assembled CSR "
+         "generator with the Jacobi preconditioner, same system, tolerance (relative 1e-15), restart and start; each a "
+         "fresh process, CPU seconds (assembly of the CSR matrix not counted). mv/floor: one application of Q over "
+         "the time to move 16 bytes per state at the bandwidth measured in the same run (see the design note on the "
+         "BMAP matvec).",
+    columns=["K", "states", "crawlmath (s)", "GiB", "scipy GMRES + Jacobi (s)", "GiB", "ratio", "matvec / bytes floor"],
+    x_label="states", y_label="CPU seconds")
+
+
+def document(page: Page, s: dict, b: dict | None) -> None:
+    """The row and the plot points of one K."""
+    base_ok = b is not None and "error" not in b
+    page.rows.append([str(s["K"]), str(s["states"]), f"{s['seconds']:.2f}", f"{s['peak_GiB']:.2f}",
+                      f"{b['seconds']:.2f}" if base_ok else "–", f"{b['peak_GiB']:.2f}" if base_ok else "–",
+                      f"{s['seconds'] / b['seconds']:.3f}" if base_ok else "–", f"{s['matvec_seconds'] / s['floor']:.1f}"])
+    page.curve("crawlmath solve_structured").points.append((s["states"], s["seconds"]))
+    if base_ok:
+        page.curve("scipy GMRES + Jacobi").points.append((b["states"], b["seconds"]))
+
+
 def main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--K", type=int, nargs="+", default=[4, 6, 8, 10, 14, 16, 18])
     ap.add_argument("--no-baseline", action="store_true", help="skip scipy's GMRES (minutes at K >= 18)")
     ap.add_argument("--repeat", type=int, default=1, help="runs per solver and K; the median is printed")
+    add_option(ap)
     args = ap.parse_args(argv)
+    page = Page(**PAGE)
     print(f"{'K':>3} {'states':>9} | {'ours s':>7} {'GiB':>5} {'it':>3} {'residual':>8} {'meas s':>6} {'vs LU':>7} | "
           f"{'base s':>7} {'+asm s':>6} {'GiB':>5} {'it':>4} {'residual':>8} | {'ratio':>5} | {'GB/s':>5} {'floor ms':>8} "
           f"{'mv/floor':>8} {'it/floor':>8} | {'GF/s':>5} {'fl/st':>5} {'flop ms':>7} {'roof ms':>7} {'mv/roof':>7} "
@@ -358,6 +387,10 @@ def main(argv: list[str]) -> None:
               f"{floor_two * 1e3:.2f} ms, two threads / floor {s['pull_two_threads'] / floor_two:.1f}", flush=True)
         if b is not None and "error" in b:
             print(f"    baseline failed: {b['error']}")
+        document(page, s, b)
+    if args.docs:
+        page.write(args.docs, "bmap.py --K " + " ".join(map(str, args.K)) + (" --no-baseline" if args.no_baseline else "")
+                   + (f" --repeat {args.repeat}" if args.repeat > 1 else ""))
 
 
 if __name__ == "__main__":

@@ -16,12 +16,15 @@ alone, for K = 1000, C = 10^5, 200 000 steps: the sizes of the Ch. 8 tables,
 at γ = 0.9 (about one source draw a step) and at γ = 1.3, 1.7 (tens of draws
 a step: there the prefetch distance ``AHEAD`` matters).
 
-Run: python benchmarks/colours_kernel.py
+Run: python benchmarks/colours_kernel.py [--docs docs/performance]
 """
 from __future__ import annotations
 
+import argparse
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -32,6 +35,9 @@ from crawlmath.numeric import colours_sim as cs
 from crawlmath.numeric.colours_kernels import (BATCH, BCOUNT, CAP, DRAWS, ELMASS, HEAD, LASTQ, M32, MASS,
                                                MAX_DRAWS_PER_STEP, MOVES, NAVAIL, NB, NELEPH, OFFMASS, REC, SIZE,
                                                STOPPED, S, T)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_output import Page, add_option  # noqa: E402 - the sibling helper
 
 K, C, TOTAL, EVERY, REPEATS = 1000, 100_000, 200_000, 10_000, 5
 CASES = (("mice-delta", 2, 0.9), ("mice-delta", 5, 0.9), ("recommended", 5, 0.9), ("recommended", 9, 0.9),
@@ -379,7 +385,17 @@ def cpu_ns_per_step(run) -> float:
     return (time.process_time() - t0) / TOTAL * 1e9
 
 
-def main() -> None:
+PAGE = dict(
+    name="colours_kernel", title="Colour game, δ-rule kernels (Buijsrogge Alg. 11/12), K = 1000, C = 10⁵",
+    what=f"CPU ns per step of the package kernel against the kernel as first written (a verbatim copy in the "
+         f"benchmark), {TOTAL} steps, median of {REPEATS} interleaved runs; both consume the same random stream and "
+         f"must give identical records. The cost grows with the source draws per step (γ of the power law).",
+    columns=["strategy", "δ", "γ", "source draws / step", "first kernel (ns/step)", "package (ns/step)",
+             "ratio package / first"],
+    x_label="source draws per step", y_label="CPU ns per step")
+
+
+def main(page: Page) -> None:
     print(f"K = {K}, C = {C}, {TOTAL} steps; CPU ns/step of the kernel call, median of {REPEATS}")
     for strategy, delta, gamma in CASES:
         p = nc.colour_distribution("powerlaw", C, gamma)
@@ -395,7 +411,19 @@ def main() -> None:
         a, b = statistics.median(old_ns), statistics.median(new_ns)
         print(f"{strategy:12s} delta={delta} gamma={gamma}: reference {a:6.1f}  package {b:6.1f}  ({a / b:.2f}x, "
               f"{ref[1] / TOTAL:.2f} source draws/step)")
+        draws = ref[1] / TOTAL
+        page.rows.append([strategy, str(delta), str(gamma), f"{draws:.2f}", f"{a:.1f}", f"{b:.1f}", f"{b / a:.2f}"])
+        page.curve("first kernel").points.append((draws, a))
+        page.curve("package kernel").points.append((draws, b))
+    for s in page.series:
+        s.points.sort()
 
 
 if __name__ == "__main__":
-    main()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_option(ap)
+    args = ap.parse_args()
+    page = Page(**PAGE)
+    main(page)
+    if args.docs:
+        page.write(args.docs, "colours_kernel.py")
