@@ -31,7 +31,7 @@ a numeric module for it (float, scalar and mpmath functions of each).
 
 A derivation that meets a step it cannot carry out (a side condition that
 does not vanish, an equation with no or several admissible roots) raises
-:class:`DerivationError`; it never ``assert``s and never falls back on the
+:class:`DerivationError`; it never uses ``assert`` and never falls back on the
 printed form.
 
 >>> import sympy as sp

@@ -77,7 +77,7 @@ class AverageCostSolution:
     ``"shortest-decimal"``, see :mod:`crawlmath.numeric.exact`); with
     ``digits``: ``gain_text`` (the gain to that many digits), ``digits``
     (digits on which the two routes agree), ``error_bound`` (rigorous
-    absolute bound on |gain_mp − optimal gain|), ``gain_exact`` (the optimal
+    absolute bound on ``abs(gain_mp - optimal gain)``), ``gain_exact`` (the optimal
     gain as a Fraction when the exact route ran) and ``gain_mp`` (an mpmath
     number at ``digits`` + 15 significant digits).  When the exact check
     improved the float policy, ``policy``, ``g``, ``bias`` and ``stationary``
