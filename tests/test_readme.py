@@ -49,6 +49,23 @@ def test_readme_crawlmath_commands_parse():
             pytest.fail(f"README command does not parse: {command!r} ({exc})")
 
 
+QUICK = {"static", "mdp", "schedule", "bmap", "colours", "ctmc", "avg-cost"}  # seconds each; verify, report,
+# sweep and codegen take minutes or write files: their commands are parsed above, and run by their own tests
+
+
+def test_readme_model_commands_run(monkeypatch, capsys):
+    """The README's model commands run from the repository root, as a reader of a fresh clone would, and exit 0."""
+    from crawlmath.cli import main
+
+    monkeypatch.chdir(ROOT)
+    commands = [shlex.split(c.strip())[1:] for line in _shell_lines() for c in line.split("&&")
+                if c.strip().startswith("crawlmath ") and shlex.split(c.strip())[1:2] and shlex.split(c.strip())[1] in QUICK]
+    assert {argv[0] for argv in commands} == QUICK
+    for argv in commands:
+        code = main(argv)
+        assert code == 0, f"crawlmath {' '.join(argv)} exited {code}: {capsys.readouterr().err.strip()}"
+
+
 def test_readme_relative_links_resolve():
     links = re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", _text())
     assert links
