@@ -1558,7 +1558,7 @@ def evaluate_levels(model: BmapModel, levels: Sequence[int], solver: str = "auto
 # with O(i) recipe terms (counted in ~K^2 steps, `_term_counts`); (b) the solve: GTH on the dense generator (n^3) up to
 # `DENSE_STATES`, SuperLU up to `SPARSE_STATES`, then the matrix-free structured solver, whose level operators cost
 # ~K^2 (the Kronecker sums of Γ built per level) plus a per-state matvec cost.  Constants measured on the 2-core
-# development machine under load (benchmarks/bmap_estimate.py; README) and rounded up.
+# development machine under load (benchmarks/bmap_estimate.py; docs/performance) and rounded up.
 
 DENSE_STATES, SPARSE_STATES = 600, 1500  # the 'auto' solver's choice (`evaluate_levels`)
 SECONDS_PER_TERM = 2e-5  # counting the recipe terms, per K^2
