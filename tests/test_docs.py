@@ -54,5 +54,5 @@ def test_performance_page_includes_every_benchmark_section():
     assert sorted(included) == sorted(sections) and len(included) == len(set(included))
     for name in sections:
         text = (folder / name).read_text(encoding="utf-8")
-        assert f"python benchmarks/" in text and "--docs docs/performance" in text, name
+        assert "python benchmarks/" in text and "--docs docs/performance" in text, name
         assert (folder / name.replace(".md", ".png")).is_file(), name
