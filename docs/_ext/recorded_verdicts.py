@@ -36,19 +36,21 @@ class RecordedVerdicts(Directive):
         text = f"Recorded verdicts (proofs/verdicts.json): {len(claims)} claims, {summary}."
         out = [nodes.paragraph(text=text)]
         if paper is not None:
-            items = nodes.bullet_list()
-            for cid in sorted(c for c, s in claims.items() if s != "PASS"):
-                item = nodes.list_item()
+            for status in STATUSES[1:]:  # the claims not PASS, one compact paragraph per status
+                ids = sorted(c for c, s in claims.items() if s == status)
+                if not ids:
+                    continue
                 para = nodes.paragraph()
-                para += nodes.literal(text=cid)
-                para += nodes.Text(f": {claims[cid]}")
-                item += para
-                items += item
-            if len(items):
-                box = nodes.container(classes=["recorded-not-pass"])
-                box += nodes.paragraph(text="Claims not PASS (details: crawlmath verify --only ID --failures):")
-                box += items
-                out.append(box)
+                para += nodes.strong(text=f"{status} ({len(ids)}): ")
+                for k, cid in enumerate(ids):
+                    para += nodes.literal(text=cid)
+                    para += nodes.Text(", " if k < len(ids) - 1 else ".")
+                out.append(para)
+            hint = nodes.paragraph()
+            hint += nodes.Text("Evidence of any of them: ")
+            hint += nodes.literal(text="crawlmath verify --only ID --failures")
+            hint += nodes.Text(".")
+            out.append(hint)
         return out
 
 
