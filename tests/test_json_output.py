@@ -239,6 +239,23 @@ def test_sweep_file_lines_and_summary(capsys, tmp_path):
     assert (summary["points"], summary["present"], summary["written"], summary["complete"]) == (2, 2, 0, True)
 
 
+def test_rendered_reference_page_is_current():
+    """docs/reference/json-output.md is rendered from the schemas, never typed: rerun
+    ``python docs/reference/json_output.py`` after changing a schema."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "reference" / "json_output.py"
+    spec = importlib.util.spec_from_file_location("json_output_page", path)
+    page = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(page)
+    text = page.render()
+    assert page.PAGE.read_text(encoding="utf-8") == text, "stale: run python docs/reference/json_output.py"
+    for name in page.ORDER:  # every schema has its section, every top-level key its row
+        assert f"`crawlmath/schemas/{name}.schema.json`" in text
+        assert all(f"| `{key}` |" in text for key in schema(name).get("properties", {}))
+    assert "| `gain_hp.bounds` | [decimal string, decimal string] | see meaning |" in text
+
+
 def test_progress_callback_leaves_the_simulation_unchanged():
     from crawlmath.numeric.colours import colour_distribution
     from crawlmath.numeric.colours_sim import simulate
