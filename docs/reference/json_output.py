@@ -10,6 +10,7 @@ row per key with its type, whether it is always present, and its meaning.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from importlib import resources
 from pathlib import Path
@@ -26,16 +27,28 @@ high-precision values are decimal strings with that many significant digits. Eve
 echoes its arguments as parsed under `inputs` (option names without dashes, `null` for an option not given,
 `units` for the arguments with a unit). Rates are per unit of the model's own time.
 
-The definitions are the JSON Schemas (draft 2020-12) installed with crawlmath in `crawlmath/schemas/`
-(`importlib.resources.files("crawlmath") / "schemas"`); the tests validate real output against them, and this
-page is rendered from them by `docs/reference/json_output.py` (a test fails when it is stale). Validate your
-own files with any JSON Schema tool, e.g.
-`python -m jsonschema -i out.json "$(python -c 'import crawlmath, pathlib; print(pathlib.Path(crawlmath.__file__).parent / "schemas" / "mdp.schema.json")')"`.
+The definitions are the JSON Schemas (draft 2020-12) installed with crawlmath in `crawlmath/schemas/`; the
+tests validate real output against them, and this page is rendered from them by
+`docs/reference/json_output.py` (a test fails when it is stale). To check your own output:
+
+```python
+import json
+from importlib.resources import files
+from jsonschema import validate   # a dependency of crawlmath
+
+schema = json.loads((files("crawlmath") / "schemas" / "mdp.schema.json").read_text(encoding="utf-8"))
+validate(json.load(open("out.json", encoding="utf-8")), schema)   # raises ValidationError with the key path
+```
 """
 
 
 def load(name: str) -> dict:
     return json.loads((resources.files("crawlmath") / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8"))
+
+
+def prose(text: str) -> str:
+    """Schema text as Markdown: option names as code, so that no typesetting turns ``--digits`` into a dash."""
+    return re.sub(r"(?<![\w`-])(--[a-z][\w-]*)", r"`\1`", text)
 
 
 def resolve(node: dict, root: dict) -> dict:
@@ -57,9 +70,9 @@ def type_text(node: dict, root: dict) -> str:
         return "decimal string" if name == "decimal" else name.removesuffix("_properties")
     node = resolve(node, root)
     if "const" in node:
-        return json.dumps(node["const"])
+        return f"`{json.dumps(node['const'])}`"
     if "enum" in node:
-        return " \\| ".join(json.dumps(v) for v in node["enum"])
+        return " \\| ".join(f"`{json.dumps(v)}`" for v in node["enum"])
     for key in ("anyOf", "oneOf"):
         if key in node:
             return " or ".join(dict.fromkeys(type_text(s, root) for s in node[key]))
@@ -126,20 +139,20 @@ def table(node: dict, root: dict) -> list[str]:
         if path in seen:
             continue
         seen.add(path)
-        meaning = meaning.replace("|", "\\|")  # a bar would end the Markdown cell
+        meaning = prose(meaning).replace("|", "\\|")  # a bar would end the Markdown cell
         out.append(f"| `{path}` | {kind} | {'always' if always else 'see meaning'} | {meaning} |")
     return out
 
 
 def section(name: str) -> list[str]:
     root = load(name)
-    out = [f"## {root['title']}", "", root["description"], "", f"Schema: `crawlmath/schemas/{name}.schema.json`.", ""]
+    out = [f"## {root['title']}", "", prose(root["description"]), "", f"Schema: `crawlmath/schemas/{name}.schema.json`.", ""]
     node = root["items"] if root.get("type") == "array" else root
     if "oneOf" in node:
         for part in node["oneOf"]:
             sub = part["$ref"].rsplit("/", 1)[1]
             target = resolve(part, root)
-            out += [f"### {sub}", "", target.get("description", "")] if target.get("description") else [f"### {sub}"]
+            out += [f"### {sub}", "", prose(target["description"])] if target.get("description") else [f"### {sub}"]
             out += [""] + table(part, root) + [""]
         return out
     return out + table(node, root) + [""]
