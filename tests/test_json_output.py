@@ -203,9 +203,12 @@ def test_verify_json_rows_and_list(capsys):
 
 def test_verdict_record_validates():
     from crawlmath.proofs import record
+    from crawlmath.proofs.registry import PAPERS
 
     document = json.loads(record.PATH.read_text(encoding="utf-8"))
     validate("verdicts", document)
+    pattern = schema("verdicts")["properties"]["claims"]["propertyNames"]["pattern"]
+    assert pattern.startswith("^(" + "|".join(PAPERS) + ")"), "claim ids start with a paper key of the registry"
     with pytest.raises(jsonschema.ValidationError):
         validate("verdicts", {**document, "claims": {**document["claims"], "liu-nain.static.eq-1.8": "OK"}})
 
