@@ -7,6 +7,7 @@ progress bar is quiet under --json and leaves results unchanged."""
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 from importlib import resources
 from pathlib import Path
@@ -160,6 +161,9 @@ def test_echoed_values_are_the_parsed_arguments(capsys, outputs):
 
 
 def test_codegen_json_in_all_four_shapes(capsys, tmp_path, monkeypatch):
+    from crawlmath.derive import codegen
+
+    monkeypatch.setattr(codegen, "formulas_of", functools.cache(codegen.formulas_of))  # derive once for the four runs
     out = run_json(capsys, ["codegen", "--check", "--json"], codes=(0, 1))  # 1: stale code is reported, not an error
     validate("codegen", out)
     assert out["inputs"] == {"lang": "python", "out": None, "check": True, "force": False, "stable_form": False}
@@ -172,8 +176,6 @@ def test_codegen_json_in_all_four_shapes(capsys, tmp_path, monkeypatch):
     with pytest.raises(jsonschema.ValidationError):  # a check's key in an export's output
         validate("codegen", {**written, "clean": True})
     # the python generator (no --check) would rewrite the committed modules: its writer is stubbed, its output real
-    from crawlmath.derive import codegen
-
     monkeypatch.setattr(codegen, "generate", lambda: [])
     validate("codegen", run_json(capsys, ["codegen", "--json"]))
 
