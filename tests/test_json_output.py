@@ -258,7 +258,7 @@ def test_rendered_reference_page_is_current():
     for name in page.ORDER:  # every schema has its section, every top-level key its row
         assert f"`crawlmath/schemas/{name}.schema.json`" in text
         assert all(f"| `{key}` |" in text for key in schema(name).get("properties", {}))
-    assert "| `gain_hp.bounds` | [decimal string, decimal string] | see meaning |" in text
+    assert "| `gain_hp.bounds` | [decimal string, decimal string] | conditional |" in text
 
 
 def test_progress_callback_leaves_the_simulation_unchanged():

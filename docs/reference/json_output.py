@@ -5,7 +5,7 @@
 
 The schema files are the definition (the tests validate real outputs against
 them); this page is their plain-Markdown rendering: one table per output, a
-row per key with its type, whether it is always present, and its meaning.
+row per key with its type, whether it is always present or conditional (the meaning says when), and its meaning.
 """
 from __future__ import annotations
 
@@ -140,7 +140,7 @@ def table(node: dict, root: dict) -> list[str]:
             continue
         seen.add(path)
         meaning = prose(meaning).replace("|", "\\|")  # a bar would end the Markdown cell
-        out.append(f"| `{path}` | {kind} | {'always' if always else 'see meaning'} | {meaning} |")
+        out.append(f"| `{path}` | {kind} | {'always' if always else 'conditional'} | {meaning} |")
     return out
 
 
