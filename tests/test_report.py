@@ -233,3 +233,38 @@ def test_markdown_pipe_tables_are_rectangular(report):
         cells = len(re.findall(r"(?<!\\)\|", line)) - 1
         width = cells if width is None else width
         assert cells == width, line
+
+
+def _docs_hrefs(page: str) -> list[str]:
+    p = _Checker()
+    p.feed(page)
+    return [h for h in p.hrefs if h.endswith(".html") and "/papers/" in h]
+
+
+def test_papers_link_to_their_docs_pages_relative_to_the_report(report, tmp_path):
+    """Default: the report sits in the docs site as report/, so each paper (its line
+    of counts, its card, its claims) links to ../papers/NAME.html; with --docs the
+    link is the site's path relative to the report folder.  Links only: never fetched."""
+    out, data = report
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert sorted(_docs_hrefs(page)) == sorted(f"../papers/{p}.html" for p in ("liu-nain", "coffman") for _ in range(3))
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "[docs page](../papers/liu-nain.html)" in md and "[docs page](../papers/coffman.html)" in md
+    elsewhere = build(tmp_path / "my report", _claims()[:1], figures=False, docs=tmp_path / "site" / "html")
+    assert elsewhere.docs == "../site/html"
+    assert set(_docs_hrefs((tmp_path / "my report" / "index.html").read_text(encoding="utf-8"))) == {"../site/html/papers/liu-nain.html"}
+
+
+def test_docs_pages_and_report_link_both_ways(report):
+    """Each paper's docs page (docs/papers/NAME.md, built to papers/NAME.html) exists
+    and links back to its card in a report written into the site as report/."""
+    docs = Path(__file__).resolve().parents[1] / "docs" / "papers"
+    if not docs.is_dir():
+        pytest.skip("docs/papers/ is not in this checkout (the docs site lands with issue 35's docs branch)")
+    out, data = report
+    ids = _Checker()
+    ids.feed((out / "index.html").read_text(encoding="utf-8"))
+    for paper in registry.PAPERS:
+        text = (docs / f"{paper}.md").read_text(encoding="utf-8")
+        assert f"../report/index.html#card-{paper}" in text, f"docs/papers/{paper}.md does not link to its report card"
+    assert {f"card-{p}" for p in ("liu-nain", "coffman")} <= ids.ids

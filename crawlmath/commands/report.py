@@ -12,6 +12,8 @@ EXAMPLE = """
 crawlmath report --out report                       # every claim and every figure
 crawlmath report --out /tmp/r --only liu-nain.static --quick --no-figures
 crawlmath report --out report --json                # summary as JSON (figures, counts, folder)
+crawlmath report --out docs/_build/html/report      # into the built docs site: paper pages and report link both ways
+crawlmath report --out report --docs docs/_build/html   # elsewhere: where the docs site is
 """
 
 
@@ -23,6 +25,9 @@ def add_arguments(p):
     p.add_argument("--figures", dest="figures", action="store_true", default=True, help="draw the papers' figures (default)")
     p.add_argument("--no-figures", dest="figures", action="store_false", help="skip the figures (listed as not generated)")
     add_progress_option(p)
+    p.add_argument("--docs", metavar="DIR",
+                   help="the built docs site each paper links to (relative links; default: the folder holding --out, "
+                        "i.e. a report written into the site as report/)")
     p.add_argument("--force", action="store_true",
                    help="overwrite files in --out that no previous report wrote (never through a symbolic link)")
     p.add_argument("--json", action="store_true", help="print a JSON summary instead of text (the inputs echoed under \"inputs\")")
@@ -50,6 +55,7 @@ def run(args) -> int:
         Path(args.out), claims, figures=args.figures, figure_specs=specs, selection=selection,
         progress=Progress("report: claims", enabled=show, unit="claim", total=len(claims)),
         figure_progress=Progress("report: figures", enabled=show, unit="figure"), force=args.force,
+        docs=None if args.docs is None else Path(args.docs),
     )
     out = Path(args.out)
     counts = data.counts

@@ -23,6 +23,7 @@ import os
 import re
 import shutil
 import tempfile
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,9 @@ from ..proofs.registry import PAPERS, Claim, Result, Status, run as run_claims
 from . import figures as figs
 
 REPORT_FILES = ("index.html", "report.md", "results.json")
+# Each paper's page in the built docs site (Sphinx renders docs/papers/NAME.md there); the report links to it
+# relative to its own folder, and by default sits in the site as <site>/report/ (the docs link back to it).
+DOCS_PAGE = "papers/{paper}.html"
 FIGURE_DIR = "figures"
 
 
@@ -130,6 +134,7 @@ class ReportData:
     figures: list[figs.FigureResult] = field(default_factory=list)
     figures_enabled: bool = True
     selection: str = "all claims"
+    docs: str = ".."  # the docs site as a relative URL from the report's folder (never fetched: links only)
     created: str = field(default_factory=lambda: datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 
     @property
@@ -190,6 +195,14 @@ class ReportData:
     def failures(self) -> list[Result]:
         """The results whose verdict is FAIL."""
         return [r for r in self.results if r.outcome.status is Status.FAIL]
+
+    def docs_page(self, paper: str) -> str:
+        """The relative link from the report to ``paper``'s page of the docs site.
+
+        >>> ReportData([], docs="../docs/_build/html").docs_page("liu-nain")
+        '../docs/_build/html/papers/liu-nain.html'
+        """
+        return f"{self.docs}/{DOCS_PAGE.format(paper=paper)}"
 
     def as_json(self) -> dict:
         """The report as a JSON-ready dict: counts, paper summaries, figures, certification summary and every result."""
@@ -314,10 +327,22 @@ def _manifest_text(files: list[str]) -> str:
     return json.dumps({"generator": "crawlmath report", "files": sorted(set(files))}, indent=1) + "\n"
 
 
+def docs_link(docs: Path, out: Path) -> str:
+    """The docs site folder ``docs`` as a relative URL from the report folder ``out`` (both absolute).
+
+    >>> docs_link(Path("/site"), Path("/site/report")), docs_link(Path("/repo/docs/_build/html"), Path("/repo/my report"))
+    ('..', '../docs/_build/html')
+    """
+    return urllib.parse.quote(Path(os.path.relpath(docs, out)).as_posix())
+
+
 def build(out: Path, claims: list[Claim], *, figures: bool = True, figure_specs: list[figs.FigureSpec] | None = None,
-          selection: str = "all claims", progress=None, figure_progress=None, force: bool = False) -> ReportData:
+          selection: str = "all claims", progress=None, figure_progress=None, force: bool = False,
+          docs: Path | None = None) -> ReportData:
     """Run, render and atomically (re)place the report in folder ``out``;
-    ``force`` overwrites files there that no previous report wrote."""
+    ``force`` overwrites files there that no previous report wrote.  Each paper
+    links to its page of the docs site in folder ``docs`` (default: the folder
+    holding ``out``, i.e. the report written into the site as ``report/``)."""
     from . import html, markdown
 
     out = Path(out).absolute()
@@ -328,6 +353,7 @@ def build(out: Path, claims: list[Claim], *, figures: bool = True, figure_specs:
     try:
         data = collect(claims, figure_dir=tmp / FIGURE_DIR if figures else None, figure_specs=figure_specs,
                        selection=selection, progress=progress, figure_progress=figure_progress)
+        data.docs = docs_link(out.parent if docs is None else Path(docs).absolute(), out)
         _write(tmp / "index.html", html.render(data))
         _write(tmp / "report.md", markdown.render(data))
         _write(tmp / "results.json", json.dumps(data.as_json(), indent=1, default=str))

@@ -85,7 +85,8 @@ def _paper_card(data: ReportData, s) -> list[str]:
     paper = PAPERS[s.paper]
     status = {r.claim.id: r.outcome.status for r in data.results}
     out = [f"<div class='card' id='card-{s.paper}'><h3><a href='#paper-{s.paper}'>{escape(paper.title)}</a></h3>",
-           f"<div class='authors'>{escape(paper.authors)} &middot; {escape(paper.reference.rsplit('(', 1)[-1].rstrip(')'))}</div>",
+           f"<div class='authors'>{escape(paper.authors)} &middot; {escape(paper.reference.rsplit('(', 1)[-1].rstrip(')'))}"
+           f" &middot; <a class='docs' href='{escape(data.docs_page(s.paper))}'>docs page</a></div>",
            f"<p class='counts'><span class='PASS'>{s.passed} PASS</span><span class='ERRATUM'>{s.errata} ERRATUM</span>"
            f"<span class='FAIL'>{s.failed} FAIL</span> of {s.total} claims</p>"]
     items = []
@@ -114,6 +115,21 @@ def _paper_card(data: ReportData, s) -> list[str]:
     return out
 
 
+def _glance(data: ReportData) -> list[str]:
+    """One line per paper with its counts, so the first screen shows what holds for every paper
+    however long the cards below grow; each links to its card, its claims and its docs page."""
+    out = ["<table class='glance'><tr><th>paper</th><th>claims</th><th>PASS</th><th>ERRATUM</th><th>FAIL</th><th></th></tr>"]
+    for s in data.summaries():
+        if not s.total:
+            continue
+        out.append(f"<tr id='glance-{s.paper}'><td><a href='#card-{s.paper}'>{escape(PAPERS[s.paper].citation)}</a></td>"
+                   f"<td class='num'>{s.total}</td><td class='num PASS'>{s.passed}</td>"
+                   f"<td class='num{' ERRATUM' if s.errata else ''}'>{s.errata}</td><td class='num{' FAIL' if s.failed else ''}'>{s.failed}</td>"
+                   f"<td><a href='#paper-{s.paper}'>every claim</a> &middot; "
+                   f"<a class='docs' href='{escape(data.docs_page(s.paper))}'>docs page</a></td></tr>")
+    return out + ["</table>"]
+
+
 def _summary(data: ReportData) -> list[str]:
     c = data.counts
     out = [
@@ -122,6 +138,7 @@ def _summary(data: ReportData) -> list[str]:
         f"<b>{c['PASS']} PASS</b>, <b>{c['ERRATUM']} ERRATUM</b> (printed form wrong, corrected form shown to hold), "
         f"<b>{c['FAIL']} FAIL</b> (printed value not reproduced after the readings listed in its detail), "
         f"in {data.seconds:.1f} s of checks.</p>",
+        *_glance(data),
         "<div class='cards'>",
     ]
     for s in data.summaries():
@@ -257,7 +274,8 @@ def _claims(data: ReportData) -> list[str]:
         if sec.paper != paper:
             paper = sec.paper
             out.append(f"<h3 id='paper-{paper}'>{escape(PAPERS[paper][1])} <small>(checked against the text "
-                       f"<code>{escape(PAPERS[paper][0])}</code>)</small></h3>")
+                       f"<code>{escape(PAPERS[paper][0])}</code>; what is checked and why: "
+                       f"<a class='docs' href='{escape(data.docs_page(paper))}'>docs page</a>)</small></h3>")
         out.append(f"<h4>{escape(sec.section)}</h4>")
         out.append("<table><tr><th>status</th><th>id</th><th>source</th><th>statement</th><th>method</th><th>digits</th><th>detail</th><th>s</th></tr>")
         out += [_row(r) for r in sec.results]

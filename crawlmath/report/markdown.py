@@ -105,7 +105,8 @@ def _claims(data: ReportData) -> list[str]:
     for sec in data.sections():
         if sec.paper != paper:
             paper = sec.paper
-            out += [f"### {PAPERS[paper][1]} (`{PAPERS[paper][0]}`)", ""]
+            out += [f"### {PAPERS[paper][1]} (`{PAPERS[paper][0]}`)", "",
+                    f"What is checked and why: [docs page]({data.docs_page(paper)}).", ""]
         out += [f"#### {sec.section}", "", "| status | id | source | statement | method | digits | detail |", "| --- | --- | --- | --- | --- | ---: | --- |"]
         out += [_row(r) for r in sec.results] + [""]
     return out
