@@ -8,12 +8,38 @@ colour ``i``; ``N(i, t)`` is the number of colours with ``i`` balls online,
 mean-field value of ``N(i)`` and ``P_new`` the probability that the next
 drawn ball has a colour absent from the online structure.
 
+Chapter 4 derives from a model object: a :class:`WorkbenchModel` states the
+game (K, C, the draw law p, the removal rule), :data:`PAPER` being the
+thesis's.  One function, :func:`step`, composes a time step from the rules;
+from it are built
+
+1. the exact chain (:func:`transitions`, :func:`chain`, solved in rationals
+   by :func:`chain_stationary`) and its drift (:func:`state_drift`);
+2. the mean-field drift of the occupancy counts (:func:`occupancy_drift`,
+   :func:`drift_lines`), equal to the chain's drift on every state, whose
+   stationary point gives ν(i), S = KC/(K+C-1) and P_new (Theorem 4.2.1,
+   :func:`mean_field_nu_of_S`, :func:`normalisation_S`); the printed (4.1)
+   is only compared (:func:`printed_lines_residuals`);
+3. the exact stationary law by detailed balance of the rules, for all K, C
+   and symbolic p (:func:`colour_factor`, :func:`product_form_law`), and
+   Kolmogorov's criterion on instances (:func:`reversible_law`).
+
+A modified model gets its own answer or a :class:`DerivationError` naming
+the step that fails, never the thesis's answer:
+
 >>> import sympy as sp
 >>> K, C = sp.symbols("K C", positive=True)
 >>> mean_field_colours(K, C)
 C*K/(C + K - 1)
 >>> sp.simplify(mean_field_p_new(K, C) - (C - 1)/(K + C - 1))
 0
+>>> colour_factor(WorkbenchModel(removal="ball"))   # a uniformly random ball leaves: multinomial law
+1/(C**n*factorial(n))
+>>> try:
+...     mean_field_colours(model=WorkbenchModel(removal="ball"))
+... except DerivationError as exc:
+...     print(str(exc)[:61])
+mean field, interior lines (4.4): rsolve found no closed form
 """
 from __future__ import annotations
 
@@ -145,7 +171,8 @@ class WorkbenchModel:
     r"""The BUbiNG workbench game without offline structure (Buijsrogge 2014,
     Ch. 2 rules and §4.1): ``slots`` K balls on the workbench, ``colours`` C
     colours, the source draws colour c with probability ``draw[c]`` (None:
-    uniform, :math:`p_c = 1/C`, §4.2), and ``removal`` says which present
+    uniform, :math:`p_c = 1/C`, §4.2; ``"any"``: a generic law, symbols
+    :math:`p_1..p_C`), and ``removal`` says which present
     colour loses a ball, as a propensity :math:`g_c(n)` of a colour with n
     balls (the removed colour is c with probability :math:`g_c(q_c)/\sum_d g_d(q_d)`):
 
@@ -155,6 +182,10 @@ class WorkbenchModel:
     - ``"ball"``: a uniformly random ball, :math:`g_c(n) = n` (a modified model);
     - ``"longest"``: a longest queue, ties uniformly (a modified model whose
       propensity depends on the other colours).
+
+    ``redraw`` (a modified model): when the drawn colour is present after the
+    removal the source draws once more and keeps the second ball, so colour c
+    joins with probability :math:`p_c(P + 1(c\ absent))`, P the present mass.
 
     >>> WorkbenchModel().propensity(3)
     1
@@ -170,6 +201,7 @@ class WorkbenchModel:
     draw: tuple | None = None
     removal: str = "colour"
     weights: tuple | None = None
+    redraw: bool = False
 
     def __post_init__(self):
         for name in ("slots", "colours"):
@@ -183,7 +215,7 @@ class WorkbenchModel:
             raise ValueError("WorkbenchModel: weights belong to the 'colour' removal rule")
         for name, total in (("draw", 1), ("weights", None)):
             values = getattr(self, name)
-            if values is None:
+            if values is None or (name == "draw" and values == "any"):
                 continue
             values = tuple(sp.nsimplify(v) for v in values)
             if not (self.colours.is_Integer and len(values) == self.colours and all(v.is_positive for v in values)
@@ -195,7 +227,7 @@ class WorkbenchModel:
     @property
     def exchangeable(self) -> bool:
         """True when every colour has the same draw probability and the same propensity."""
-        return (self.draw is None or len(set(self.draw)) == 1) and (self.weights is None or len(set(self.weights)) == 1)
+        return (self.draw is None or (self.draw != "any" and len(set(self.draw)) == 1)) and (self.weights is None or len(set(self.weights)) == 1)
 
     @property
     def local(self) -> bool:
@@ -207,7 +239,9 @@ class WorkbenchModel:
         symbol) that symbol (1/C when the draw is uniform)."""
         if self.draw is None:
             return 1 / self.colours
-        return self.draw[colour] if isinstance(colour, int) else colour
+        if isinstance(colour, int):
+            return sp.Symbol(f"p{colour + 1}", positive=True) if self.draw == "any" else self.draw[colour]
+        return colour
 
     def propensity(self, length, colour=None, longest=None) -> sp.Expr:
         r""":math:`g_c(n)` at ``length`` n for ``colour`` c (an index, or a
@@ -238,25 +272,29 @@ class WorkbenchModel:
 PAPER = WorkbenchModel()  # the thesis's game: colours drawn uniformly, a present colour removed uniformly
 
 
-def step(classes, total):
+def step(classes, total, join=None):
     r"""One time step of §4.1 on a state given as classes of identical colours,
     each ``(count, draw, propensity)``: ``count`` colours, each drawn with
     probability ``draw``, the class losing a ball with total propensity
     ``propensity`` (out of ``total``).  First a ball leaves class r (probability
     propensity_r / total), then a drawn ball joins either another colour of class
     t (:math:`(count_t - 1(t = r))\,draw_t`) or the colour that just lost one
-    (its own draw probability, target None).  Yields (r, t, probability).
+    (its own draw probability, target None).  ``join(r, t)``, when given,
+    replaces the draw probability of one colour of class t (None: the removed
+    colour) after a removal from class r (a draw that depends on the state).
+    Yields (r, t, probability).
 
     >>> [(r, t, pr) for r, t, pr in step([(1, sp.Rational(1, 2), 1), (1, sp.Rational(1, 2), 1)], 2)]
     [(0, 0, 0), (0, 1, 1/4), (0, None, 1/4), (1, 0, 1/4), (1, 1, 0), (1, None, 1/4)]
     """
-    for r, (_, draw_r, prop_r) in enumerate(classes):
+    join = join or (lambda r, t: classes[r if t is None else t][1])
+    for r, (_, _, prop_r) in enumerate(classes):
         if prop_r == 0:
             continue
         leave = sp.sympify(prop_r) / total
-        for t, (count_t, draw_t, _) in enumerate(classes):
-            yield r, t, leave * (count_t - (1 if t == r else 0)) * draw_t
-        yield r, None, leave * draw_r
+        for t, (count_t, _, _) in enumerate(classes):
+            yield r, t, leave * (count_t - (1 if t == r else 0)) * join(r, t)
+        yield r, None, leave * join(r, None)
 
 
 def transitions(model: WorkbenchModel, q: tuple) -> dict:
@@ -269,8 +307,15 @@ def transitions(model: WorkbenchModel, q: tuple) -> dict:
     """
     longest = max(q)
     classes = [(1, model.p(c), model.propensity(n, c, longest)) for c, n in enumerate(q)]
+
+    def redraw(r, t):  # the draw after removing a ball of colour r: present colours are drawn only at the second try
+        after = [n - (c == r) for c, n in enumerate(q)]
+        present = sum(model.p(c) for c, n in enumerate(after) if n)
+        target = r if t is None else t
+        return model.p(target) * (present + (0 if after[target] else 1))
+
     out: dict = {}
-    for r, t, pr in step(classes, sum(prop for _, _, prop in classes)):
+    for r, t, pr in step(classes, sum(prop for _, _, prop in classes), redraw if model.redraw else None):
         nxt = list(q)
         nxt[r] -= 1
         nxt[r if t is None else t] += 1
@@ -405,6 +450,9 @@ def occupancy_drift(model: WorkbenchModel = PAPER) -> sp.Expr:
     (-C*n1 + C*n2 + S*n0 - S*n1 - n0 + 2*n1 - n2)/(C*S)
     """
     _require_exchangeable(model, "the occupancy drift")
+    if model.redraw:
+        raise DerivationError("the occupancy drift: the redraw rule's draw depends on the present mass after the "
+                              "removal, which the classes k-1, k, k+1 and the rest do not carry (not derived)")
     total = model.total_propensity()
     draw = 1 / model.colours
     local = [(count, draw, count * model.propensity(k_ + offset)) for offset, count in zip((-1, 0, 1), (n_lo, n_k, n_hi))]
@@ -467,7 +515,7 @@ def printed_lines_residuals(model: WorkbenchModel = PAPER) -> tuple:
     printed K-line is the one the geometric solution satisfies.
 
     >>> printed_lines_residuals()
-    (0, 0, 0, n1*(1 - S)/(C*S))
+    (0, 0, 0, -n1*(S - 1)/(C*S))
     """
     return tuple(sp.factor(sp.simplify(d - p)) for d, p in zip(drift_lines(model), printed_mean_field_equations()[0]))
 
@@ -603,9 +651,11 @@ def _generic_pair(model: WorkbenchModel):
     r"""(p, g) for a generic colour pair i, j: their draw probabilities and
     propensity functions of a queue length, symbolic in p and w when the model
     has a draw law or weights (any values), 1/C and 1 when uniform."""
-    if not model.local:
-        raise DerivationError("product form, detailed balance: the 'longest' rule's propensity depends on the other "
-                              "colours' lengths, so the ratio of a move's rates is not a product over colours")
+    if not model.local or model.redraw:
+        rule = "the 'longest' rule's propensity depends on the other colours' lengths" if not model.local else \
+            "the redraw rule's draw depends on the present mass"
+        raise DerivationError(f"product form, detailed balance: {rule}, so the ratio of a move's rates is not a "
+                              "product over colours (instances: reversible_law, chain_stationary)")
     draw = (model.p(p_i), model.p(p_j))
     weight = (w_i, w_j) if model.weights is not None else (None, None)
     return draw, tuple(functools.partial(model.propensity, colour=w) for w in weight)
@@ -671,20 +721,44 @@ def product_form_law(model: WorkbenchModel) -> dict:
     return {q: sp.nsimplify(w / Z) for q, w in weights.items()}
 
 
+def _closed_class(P: dict, start) -> set:
+    """The closed communicating class reached from ``start``: walk to a state
+    every reachable state can return to, then its reachable set."""
+    def reach(x):
+        seen, todo = {x}, [x]
+        while todo:
+            for y in P[todo.pop()]:
+                if y not in seen:
+                    seen.add(y)
+                    todo.append(y)
+        return seen
+
+    x = start
+    while True:
+        here = reach(x)
+        leak = next((y for y in here if x not in reach(y)), None)
+        if leak is None:
+            return here
+        x = leak
+
+
 def reversible_law(model: WorkbenchModel) -> dict:
-    r"""Kolmogorov's criterion on an integer instance: walk the transition
-    graph from the first state, set :math:`\pi(r) = \pi(q) P(q\to r)/P(r\to q)`
-    along a spanning tree, then every other edge must satisfy detailed
-    balance; returns the normalised law, or raises :class:`DerivationError`
-    naming an edge (hence a cycle) where it fails: the chain is then not
-    reversible and has no law of detailed-balance (product) form.
+    r"""Kolmogorov's criterion on an integer instance: on the closed class of
+    the transition graph (transient states get probability 0), walk a
+    spanning tree from one state setting :math:`\pi(r) = \pi(q) P(q\to r)/P(r\to q)`;
+    then every other edge must satisfy detailed balance.  Returns the
+    normalised law, or raises :class:`DerivationError` naming an edge (hence
+    a cycle) where it fails: the chain is then not reversible and has no law
+    of detailed-balance (product) form.
 
     >>> reversible_law(WorkbenchModel(slots=2, colours=2))[(1, 1)]
     1/2
     """
     states, P = chain(model)
-    law = {states[0]: sp.Integer(1)}
-    queue = [states[0]]
+    recurrent = _closed_class(P, states[0])
+    root = next(q for q in states if q in recurrent)
+    law = {root: sp.Integer(1)}
+    queue = [root]
     while queue:
         q = queue.pop()
         for r, pr in P[q].items():
@@ -702,7 +776,7 @@ def reversible_law(model: WorkbenchModel) -> dict:
                                       f"{law[q] * pr} but pi(r) P(r->q) = {law[r] * back} along the spanning tree; "
                                       "the chain is not reversible, no product form")
     Z = sum(law.values())
-    return {q: law[q] / Z for q in states}
+    return {q: law.get(q, 0) / Z for q in states}
 
 
 def expected_colours(law: dict):
@@ -797,7 +871,7 @@ def occupancy_count(s_, K_, C_):
 @functools.cache
 def product_form_moments():
     r"""For uniform p the product form :math:`\pi(q) \propto NNZ(q)\prod_i
-    p_i^{q_i}` (:func:`product_form_balance`) is :math:`\propto S(q)`, so
+    p_i^{q_i}` (:func:`colour_factor`) is :math:`\propto S(q)`, so
     :math:`E_\pi[S] = \sum_s s^2 a_s / \sum_s s\, a_s` with
     :math:`a_s` = :func:`occupancy_count`; both sums by ``summation``
     (hypergeometric, Vandermonde).  Returns (sum s a_s, sum s^2 a_s) for
@@ -1010,7 +1084,7 @@ def newton_identity_residual(n: int, c: int) -> sp.Expr:
 def product_form_sums():
     r"""The three sums over occupancy vectors q (K balls, C colours) that give
     the product form's moments, :math:`\pi(q) \propto NNZ(q)\,p^q`
-    (:func:`product_form_balance`), in :math:`h_n`, :math:`P_k`, :math:`e_1`.
+    (:func:`colour_factor`), in :math:`h_n`, :math:`P_k`, :math:`e_1`.
 
     The one step: for a set A of colours, :math:`\sum_{|q|=K,\ q_a\ge1\,(a\in A)} p^q
     = (\prod_{a\in A} p_a)\, h_{K-|A|}(p)` (shift :math:`q_a \to q_a - 1`).
@@ -1104,11 +1178,12 @@ def bose_einstein_moments():
 
 
 def product_form_balance(K_: int, C_: int):
-    r"""Check symbolically (generic :math:`p_1..p_C`) that
-    :math:`\pi(q) = NNZ(q)\prod_i p_i^{q_i}` solves the balance equations of
-    Section 4.1, :math:`\pi(q) = \sum_{i,j: q_j\ge1} \pi(q+e_i-e_j)\,
-    p_j / NNZ(q+e_i-e_j)`, at every state of the (K, C) chain; returns the
-    list of nonzero residuals (empty when the product form holds).
+    r"""Check symbolically (generic :math:`p_1..p_C`) that the law derived by
+    :func:`colour_factor`, :math:`\pi(q) = NNZ(q)\prod_i p_i^{q_i}`, solves
+    the balance equations as the thesis prints them (§4.1, typed here and only
+    used for this comparison), :math:`\pi(q) = \sum_{i,j: q_j\ge1}
+    \pi(q+e_i-e_j)\, p_j / NNZ(q+e_i-e_j)`, at every state of the (K, C)
+    chain; returns the list of nonzero residuals (empty when they agree).
 
     >>> product_form_balance(2, 2)
     []
@@ -1143,37 +1218,70 @@ def product_form_balance(K_: int, C_: int):
     return bad
 
 
+_RULES = assumed("the game of §4.1 (WorkbenchModel, PAPER)",
+                 "each step a present colour, chosen uniformly, loses a ball, then a ball of a colour drawn from p joins; "
+                 "Ch. 2 rules, p_i = 1/C in §4.2")
+_DRIFT = derived("the drift F(nu) of N(0..K)", "step() on the occupancy classes (occupancy_drift); equal to the exact "
+                 "chain's drift on every state of 6 instances K <= 5 (tests), lines 0, 1, i equal to the printed (4.1)")
+_CLOSURE = assumed("the mean-field closure and the unbounded recurrence (§4.2)",
+                   "N(i) replaced by nu(i) in the drift; the recurrence solved for all i >= 1 and normalised by the "
+                   "infinite sum, as the thesis does (the K-line is not imposed)")
+_MEAN_FIELD = (_RULES, _DRIFT, _CLOSURE,
+               derived("nu(i) given S", "lines 0, 1 solved for nu(1), nu(2), interior recurrence by rsolve (mean_field_nu_of_S)"),
+               derived("S", "the root of sum_{i>=1} i nu(i) = K, the series by summation (normalisation_S)"))
+_PRODUCT = (_RULES, derived("pi(q) ∝ NNZ(q) prod p_i^q_i", "detailed balance of step() for a generic move, all K, C, "
+                            "symbolic p (colour_factor); equal to the exact chain's law solved in rationals on instances (tests)"))
+_UNIFORM_SUMS = derived("the moments", "sums over occupancy vectors by summation and combsimp (product_form_moments)")
+_HETERO_SUMS = derived("Z, sum NNZ^2 p^q, sum NNZ (present mass) p^q in h_n, P_k",
+                       "the shift q_a -> q_a - 1 (product_form_sums); expanded against enumeration with generic p for "
+                       "(K, C) = (3, 3) (product_form_sums_residual)")
+_DRAWS = assumed("K independent draws from p (§3.2)", "Lemma 3.2.1's setting: the workbench filled from the source")
+
+
 def formulas() -> list[Formula]:
-    """The closed forms emitted to ``numeric/generated/buijsrogge.py``.
+    """The closed forms emitted to ``numeric/generated/buijsrogge.py``, each
+    with its provenance (``inputs``).
 
     >>> [f.name for f in formulas()][:2]
     ['mean_field_colours', 'mean_field_p_new']
+    >>> all(f.inputs for f in formulas())
+    True
     """
     kc = {"K": (2.0, 1e6), "C": (2.0, 1e7)}
+    product_src = "(Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath)"
     return [
         Formula("mean_field_colours", (K, C), mean_field_colours(), CITE.format("Thm 4.2.1"),
-                "Mean-field number of colours in the workbench KC/(K+C-1)", printed=K * C / (K + C - 1), domain=kc),
+                "Mean-field number of colours in the workbench KC/(K+C-1)", printed=K * C / (K + C - 1), domain=kc,
+                inputs=_MEAN_FIELD),
         Formula("mean_field_p_new", (K, C), mean_field_p_new(), CITE.format("Thm 4.2.1"),
-                "Mean-field probability that a drawn colour is new, (C-1)/(K+C-1)", printed=(C - 1) / (K + C - 1), domain=kc),
+                "Mean-field probability that a drawn colour is new, (C-1)/(K+C-1)", printed=(C - 1) / (K + C - 1), domain=kc,
+                inputs=_MEAN_FIELD + (derived("P_new", "nu(0) p = (C - S)/C at the mean-field S"),)),
         Formula("mean_field_nu", (i, K, C), mean_field_nu(), CITE.format("Cor 4.2.1"),
                 "Mean-field number of colours with i balls online",
                 printed=K * C**2 * (K - 1) ** (i - 1) / (K + C - 1) ** (i + 1), stable=mean_field_nu_stable(),
-                domain={**kc, "i": (1.0, 30.0)}),
-        Formula("exact_colours_uniform", (K, C), exact_colours_uniform(), "(Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath)",
-                "Exact stationary number of colours for uniform colours (KC-1)/(K+C-2)", domain=kc),
-        Formula("exact_p_new_uniform", (K, C), exact_p_new_uniform(), "(Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath)",
-                "Exact stationary P_new for uniform colours (C-1)^2/(C(K+C-2))", domain=kc),
-        Formula("product_form_colours", (P2, ratio), product_form_colours(), "(Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath)",
+                domain={**kc, "i": (1.0, 30.0)},
+                inputs=_MEAN_FIELD + (derived("the float form", "powers of i as one exp of a sum of logs (powsimp)"),)),
+        Formula("exact_colours_uniform", (K, C), exact_colours_uniform(), product_src,
+                "Exact stationary number of colours for uniform colours (KC-1)/(K+C-2)", domain=kc,
+                inputs=_PRODUCT + (_UNIFORM_SUMS,)),
+        Formula("exact_p_new_uniform", (K, C), exact_p_new_uniform(), product_src,
+                "Exact stationary P_new for uniform colours (C-1)^2/(C(K+C-2))", domain=kc,
+                inputs=_PRODUCT + (_UNIFORM_SUMS, derived("P_new", "1 - E[S]/C"))),
+        Formula("product_form_colours", (P2, ratio), product_form_colours(), product_src,
                 "Exact stationary number of colours for any p: 1 + (1-P2) h_{K-2}/h_{K-1}",
-                domain={"P2": (1e-7, 1.0), "ratio": (1e-3, 1e6)}),
-        Formula("product_form_p_new", (P2, P3, ratio), product_form_p_new(), "(Buijsrogge 2014, Sec. 4.1 chain; product form, crawlmath)",
+                domain={"P2": (1e-7, 1.0), "ratio": (1e-3, 1e6)}, inputs=_PRODUCT + (_HETERO_SUMS,)),
+        Formula("product_form_p_new", (P2, P3, ratio), product_form_p_new(), product_src,
                 "Exact stationary P_new for any p: (1-P2) - (P2-P3) h_{K-2}/h_{K-1}; ill-conditioned in its inputs, not in "
                 "the formula: kappa = (1 + P2 + ratio (P2 + P3))/P_new (6e6 at uniform K = 1e6, C = 2), so the domain keeps P_new away from 0",
-                domain={"P2": (0.5, 0.9), "P3": (1e-9, 1e-3), "ratio": (1e-3, 0.1)}),
+                domain={"P2": (0.5, 0.9), "P3": (1e-9, 1e-3), "ratio": (1e-3, 0.1)}, inputs=_PRODUCT + (_HETERO_SUMS,)),
         Formula("colour_drawn_probability", (pcol, K), colour_drawn_probability(), CITE.format("Lemma 3.2.1, eq. 3.1"),
                 "Probability that a colour of probability p is drawn in K draws, 1-(1-p)^K (one term of (3.1))",
-                stable=colour_drawn_probability_stable(), domain={"p": (1e-12, 0.999), "K": (1.0, 1e6)}),
+                stable=colour_drawn_probability_stable(), domain={"p": (1e-12, 0.999), "K": (1.0, 1e6)},
+                inputs=(_DRAWS, derived("1 - (1-p)^K", "the product of K miss probabilities by product"),
+                        derived("the float form", "expm1(K log1p(-p)) by SymPy's expm1_opt"))),
         Formula("expected_colours_uniform", (K, C), expected_colours_uniform(), CITE.format("Cor 3.2.1"),
                 "Expected colours after K uniform draws C(1-(1-1/C)^K)", printed=C * (1 - (1 - 1 / C) ** K),
-                stable=expected_colours_uniform_stable(), domain=kc),
+                stable=expected_colours_uniform_stable(), domain=kc,
+                inputs=(_DRAWS, derived("C(1 - (1-1/C)^K)", "colour_drawn_probability at p = 1/C summed over C colours"),
+                        derived("the float form", "expm1(K log1p(-1/C)) by SymPy's expm1_opt"))),
     ]
