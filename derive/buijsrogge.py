@@ -536,7 +536,11 @@ def mean_field_nu_of_S(model: WorkbenchModel = PAPER):
     >>> sp.factor(mean_field_nu_of_S())
     S*((S - 1)/(C - 1))**(i - 1)*(C - S)/(C - 1)
     """
-    eq0, eq1, eqi, _ = drift_lines(model)
+    return _nu_from_lines(drift_lines(model))
+
+
+def _nu_from_lines(lines) -> sp.Expr:
+    eq0, eq1, eqi, _ = lines
     nu1 = only_root(sp.solve(eq0, n_k), "mean field, line 0 (4.2): the drift of N(0) for nu(1)")
     nu2 = only_root(sp.solve(eq1.subs(n_k, nu1), n_hi), "mean field, line 1 (4.3): the drift of N(1) for nu(2)")
     v = sp.Function("v")
@@ -563,7 +567,10 @@ def normalisation_S(model: WorkbenchModel = PAPER):
     >>> normalisation_S()
     [C*K/(C + K - 1)]
     """
-    nu_i = mean_field_nu_of_S(model)
+    return _normalisation_roots(mean_field_nu_of_S(model), S, model.slots)
+
+
+def _normalisation_roots(nu_i, colours_present, balls) -> list:
     first, ratio_ = nu_i.subs(i, 1), sp.simplify(nu_i.subs(i, i + 1) / nu_i)
     if ratio_.has(i):
         raise DerivationError(f"mean field, normalisation: nu(i) is not geometric in i (ratio {ratio_}), the series "
@@ -575,7 +582,41 @@ def normalisation_S(model: WorkbenchModel = PAPER):
     if series.has(sp.Sum):
         raise DerivationError(f"the normalisation sum was not evaluated: {series}")
     total = first * series.subs(xr, ratio_)
-    return [sp.factor(root) for root in sp.solve(sp.Eq(total, model.slots), S)]
+    return [sp.factor(root) for root in sp.solve(sp.Eq(total, balls), colours_present)]
+
+
+a_, s_, kappa, gamma_ = sp.symbols("a s kappa gamma", positive=True)  # scale, and S, K, C per unit of scale
+
+
+@functools.cache
+def fluid_drift_lines(model: WorkbenchModel = PAPER) -> tuple:
+    r"""Kurtz's density-dependent limit of the drift: with
+    :math:`\nu = a x`, S = a s, K = a\kappa, C = a\gamma, the per-step drift
+    of :func:`drift_lines` (O(1) while N is O(a); time scaled by a) tends to
+    the fluid drift f(x) as :math:`a\to\infty`, by ``limit``: lines 0, 1 and
+    interior, in ``n0, n1, n2`` (now x) and s, kappa, gamma.  The thesis's
+    closure keeps the finite-C drift; the two agree to leading order
+    (:func:`fluid_colours`).
+
+    >>> fluid_drift_lines()[2]
+    (-gamma*n1 + gamma*n2 + n0*s - n1*s)/(gamma*s)
+    """
+    scale = {n_lo: a_ * n_lo, n_k: a_ * n_k, n_hi: a_ * n_hi, S: a_ * s_, K: a_ * kappa, C: a_ * gamma_}
+    return tuple(sp.factor(sp.limit(line.subs(scale, simultaneous=True), a_, sp.oo))
+                 for line in drift_lines(model)[:3]) + (None,)
+
+
+def fluid_colours(model: WorkbenchModel = PAPER) -> sp.Expr:
+    r"""The fixed point of the fluid drift, solved by the same steps as the
+    mean field (lines 0, 1, the interior recurrence, :math:`\sum i x_i = \kappa`):
+    colours per unit of scale :math:`s = \kappa\gamma/(\kappa+\gamma)`, the
+    leading term of KC/(K+C-1) when K, C grow together.
+
+    >>> fluid_colours()
+    gamma*kappa/(gamma + kappa)
+    """
+    nu_i = _nu_from_lines(fluid_drift_lines(model))
+    return only_root(_normalisation_roots(nu_i, s_, kappa), "fluid limit normalisation")
 
 
 def mean_field_instance(model: WorkbenchModel) -> list:

@@ -50,6 +50,13 @@ def test_thesis_mean_field_from_the_drift():
     assert all(sp.simplify((bu.mean_field_nu() - printed).subs(bu.i, j)) == 0 for j in range(1, 6))
 
 
+def test_kurtz_limit_of_the_drift_is_the_leading_term_of_the_mean_field():
+    a = sp.Symbol("a", positive=True)
+    leading = sp.limit(bu.mean_field_colours(a * bu.kappa, a * bu.gamma_) / a, a, sp.oo)
+    assert sp.simplify(bu.fluid_colours() - leading) == 0
+    assert sp.simplify(bu.fluid_colours() - bu.kappa * bu.gamma_ / (bu.kappa + bu.gamma_)) == 0
+
+
 def test_changing_the_removal_rule_changes_the_mean_field_or_refuses():
     ball = bu.WorkbenchModel(removal="ball")
     assert bu.drift_lines(ball)[0] != bu.drift_lines()[0]
