@@ -53,7 +53,7 @@ from sympy.codegen.cfunctions import log1p
 from sympy.codegen.rewriting import expm1_opt, optimize
 
 from . import DerivationError, only_root, require_zero
-from .formula import Formula, assumed, derived, typed
+from .formula import Formula, assumed, derived
 
 K, C, S, i, a, lam, x = sp.symbols("K C S i a lambda x", positive=True)
 CITE = "(Buijsrogge 2014, {})"
@@ -415,13 +415,20 @@ def drift_at(model: WorkbenchModel, q: tuple) -> dict:
     """
     K_, C_ = _instance(model)
     N = occupancy(q, K_) + [0]
-    generic = occupancy_drift(dataclasses.replace(model, slots=K, colours=C))
+    generic = occupancy_drift(_exchangeable_symbolic(model))
     S_ = C_ - N[0]
     out = {}
     for k in range(K_ + 1):
         at = {k_: k, n_lo: N[k - 1] if k else 0, n_k: N[k], n_hi: N[k + 1], S: S_, C: C_, K: K_}
         out[k] = sp.nsimplify(sp.piecewise_fold(generic.subs(at)))
     return out
+
+
+def _exchangeable_symbolic(model: WorkbenchModel) -> WorkbenchModel:
+    """The same game with symbolic K, C and the uniform draw and unit weights
+    it has when its colours are alike (equal weights cancel in the removal)."""
+    _require_exchangeable(model, "the occupancy drift")
+    return dataclasses.replace(model, slots=K, colours=C, draw=None, weights=None)
 
 
 def _require_exchangeable(model: WorkbenchModel, what: str) -> None:
@@ -450,6 +457,8 @@ def occupancy_drift(model: WorkbenchModel = PAPER) -> sp.Expr:
     (-C*n1 + C*n2 + S*n0 - S*n1 - n0 + 2*n1 - n2)/(C*S)
     """
     _require_exchangeable(model, "the occupancy drift")
+    if model.weights is not None:
+        model = dataclasses.replace(model, weights=None)  # equal weights cancel in the removal
     if model.redraw:
         raise DerivationError("the occupancy drift: the redraw rule's draw depends on the present mass after the "
                               "removal, which the classes k-1, k, k+1 and the rest do not carry (not derived)")
@@ -635,7 +644,7 @@ def mean_field_instance(model: WorkbenchModel) -> list:
     """
     K_, C_ = _instance(model)
     nu = sp.symbols(f"nu0:{K_ + 1}", nonnegative=True)
-    generic = occupancy_drift(dataclasses.replace(model, slots=K, colours=C))
+    generic = occupancy_drift(_exchangeable_symbolic(model))
     padded = (0,) + nu + (0,)  # nu(-1) = nu(K+1) = 0
     equations = [sp.piecewise_fold(generic.subs({k_: k, n_lo: padded[k], n_k: padded[k + 1], n_hi: padded[k + 2],
                                                  S: sum(nu[1:]), C: C_, K: K_})) for k in range(K_ + 1)]
@@ -1059,9 +1068,9 @@ def nu_uniform_rule_residuals() -> list:
     [0, 0, 0]
     """
     out = []
-    for at, derived in zip((0, i, K), exact_nu_uniform()):
+    for at, closed in zip((0, i, K), exact_nu_uniform()):
         num, den = nu_uniform_rational(at, K, C, comb=sp.binomial)
-        out.append(sp.simplify(sp.combsimp(num / den - derived)))
+        out.append(sp.simplify(sp.combsimp(num / den - closed)))
     return out
 
 
@@ -1271,7 +1280,8 @@ _MEAN_FIELD = (_RULES, _DRIFT, _CLOSURE,
                derived("nu(i) given S", "lines 0, 1 solved for nu(1), nu(2), interior recurrence by rsolve (mean_field_nu_of_S)"),
                derived("S", "the root of sum_{i>=1} i nu(i) = K, the series by summation (normalisation_S)"))
 _PRODUCT = (_RULES, derived("pi(q) ∝ NNZ(q) prod p_i^q_i", "detailed balance of step() for a generic move, all K, C, "
-                            "symbolic p (colour_factor); equal to the exact chain's law solved in rationals on instances (tests)"))
+                            "symbolic p (colour_factor); equal to the exact chain's law solved in rationals for (K, C) = "
+                            "(3, 3), (4, 2), (2, 4), (5, 2) and a non-uniform p at (4, 3) (tests)"))
 _UNIFORM_SUMS = derived("the moments", "sums over occupancy vectors by summation and combsimp (product_form_moments)")
 _HETERO_SUMS = derived("Z, sum NNZ^2 p^q, sum NNZ (present mass) p^q in h_n, P_k",
                        "the shift q_a -> q_a - 1 (product_form_sums); expanded against enumeration with generic p for "

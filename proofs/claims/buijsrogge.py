@@ -154,9 +154,14 @@ def _eq_41() -> Outcome:
                 if sp.Rational(want.numerator, want.denominator) != pr[k]:
                     return Outcome.failed(f"K={K}, C={C}, state {q}, i={k}: (4.1) gives {pr[k]}, chain gives {want}")
                 checked += 1
-    return Outcome.passed(f"{checked} (state, i) pairs, K <= 7: (4.1) equals the exact drift in rationals. The printed "
-                          "i = K line lacks -E[N(K)]/C and has 1/C instead of 2/C, which agree on reachable states "
-                          "(N(K) = 1 forces S = 1)")
+    # all K: the drift the model's rules give (derive.buijsrogge.drift_lines) minus the printed lines
+    r0, r1, ri, rK = d.printed_lines_residuals()
+    if (r0, r1, ri) != (0, 0, 0) or not _zero(rK.subs(S_, 1)):
+        return Outcome.failed(f"derived drift minus printed (4.1), lines 0, 1, i, K: {r0}, {r1}, {ri}, {rK}")
+    return Outcome.passed(f"{checked} (state, i) pairs, K <= 7: (4.1) equals the exact drift in rationals; for all K the "
+                          "drift derived from the rules equals the printed lines i = 0, 1, 2..K-1 identically. The printed "
+                          f"i = K line lacks -E[N(K)]/C and has 1/C instead of 2/C: derived minus printed = {rK}, zero on "
+                          "reachable states (N(K) = 1 forces S = 1)")
 
 
 @claim("buijsrogge.colours.eq-4.2-4.4", source=src("§4.2", "eqs. (4.2)-(4.4)"),
