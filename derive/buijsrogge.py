@@ -919,9 +919,35 @@ def occupancy_count(s_, K_, C_):
 
 
 @functools.cache
-def product_form_moments():
-    r"""For uniform p the product form :math:`\pi(q) \propto NNZ(q)\prod_i
-    p_i^{q_i}` (:func:`colour_factor`) is :math:`\propto S(q)`, so
+def law_weight_is_colours_present(model: WorkbenchModel = PAPER) -> None:
+    r"""The step from the derived law to the moments: when the colour factor
+    is exponential, :math:`f(a)f(b) = f(a+b)` (checked symbolically), the
+    product :math:`\prod_c f(q_c) = f(K)` is the same on every state, so
+    :math:`\pi(q) \propto G(q)`, which the ``"colour"`` rule with uniform
+    draw and unit weights makes S(q), the number of colours present.  Raises
+    naming the part that fails otherwise (e.g. the ``"ball"`` rule, whose
+    factor :math:`C^{-n}/n!` is not exponential).
+
+    >>> law_weight_is_colours_present()
+    >>> try:
+    ...     law_weight_is_colours_present(WorkbenchModel(removal="ball"))
+    ... except DerivationError as exc:
+    ...     print(exc)
+    exact moments: the colour factor 1/(C**n*factorial(n)) is not exponential in n, so pi(q) is not proportional to G(q)
+    """
+    f = colour_factor(model)
+    a1, b1 = sp.symbols("a b", integer=True, nonnegative=True)
+    if sp.simplify(sp.powsimp(f.subs(n_, a1) * f.subs(n_, b1) - f.subs(n_, a1 + b1), force=True)) != 0:
+        raise DerivationError(f"exact moments: the colour factor {f} is not exponential in n, so pi(q) is not proportional to G(q)")
+    if not (model.removal == "colour" and model.exchangeable):
+        raise DerivationError("exact moments: G(q) is the number of colours present only for the 'colour' rule with "
+                              f"alike colours; this model has removal {model.removal!r}, weights {model.weights}")
+
+
+@functools.cache
+def product_form_moments(model: WorkbenchModel = PAPER):
+    r"""For uniform p the derived law (:func:`colour_factor`) is
+    :math:`\propto S(q)` (:func:`law_weight_is_colours_present`), so
     :math:`E_\pi[S] = \sum_s s^2 a_s / \sum_s s\, a_s` with
     :math:`a_s` = :func:`occupancy_count`; both sums by ``summation``
     (hypergeometric, Vandermonde).  Returns (sum s a_s, sum s^2 a_s) for
@@ -930,6 +956,7 @@ def product_form_moments():
     >>> product_form_moments()[0]
     C*binomial(C + K - 2, K - 1)
     """
+    law_weight_is_colours_present(model)
     Ki, Ci = sp.symbols("K C", integer=True, positive=True)
     s_ = sp.Symbol("s", integer=True, positive=True)
     sums = []
@@ -943,10 +970,11 @@ def product_form_moments():
     return tuple(sums)
 
 
-def exact_colours_uniform(K_=K, C_=C):
+def exact_colours_uniform(K_=K, C_=C, model: WorkbenchModel = PAPER):
     r"""Exact stationary :math:`E[\sum_j N(j)]` for uniform colours (new; not in
     the thesis): :math:`(KC-1)/(K+C-2) = 1 + (K-1)(C-1)/(K+C-2)`, the ratio
-    of :func:`product_form_moments` simplified by ``combsimp``.  (A second
+    of :func:`product_form_moments` of ``model`` simplified by ``combsimp``
+    (raises for a model whose law is not :math:`\propto S(q)`).  (A second
     route: :func:`bose_einstein_moments`.)
 
     >>> exact_colours_uniform(4, 4)
@@ -954,7 +982,7 @@ def exact_colours_uniform(K_=K, C_=C):
     >>> exact_colours_uniform()
     (C*K - 1)/(C + K - 2)
     """
-    first, second = product_form_moments()
+    first, second = product_form_moments(model)
     ratio = sp.factor(sp.combsimp(second / first))
     return ratio.subs({K: K_, C: C_}, simultaneous=True)
 
@@ -1151,6 +1179,8 @@ def product_form_sums():
     >>> product_form_sums()[0]
     e1*h_Km1
     """
+    if colour_factor(WorkbenchModel(draw="any")) != p_i ** n_:
+        raise DerivationError("product_form_sums: the derived colour factor of the thesis's rule is not p^n")
     pairs_distinct = e1**2 - P2  # sum_{i != j} p_i p_j
     mass_pairs_distinct = e1 * P2 - P3  # sum_{i != j} p_i^2 p_j
     Z = e1 * hK1

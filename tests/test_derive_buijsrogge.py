@@ -76,6 +76,9 @@ def test_random_ball_removal_gives_the_multinomial_law(K_, C_):
     assert bu.expected_colours(bu.product_form_law(model)) == bu.expected_colours_at_K([R(1, C_)] * C_, K_)
     # the drift is linear in nu (G = K), so the mean field is exact
     assert bu.mean_field_instance(model) == _binomial_occupancy(K_, C_)
+    # the thesis rule's closed form (KC-1)/(K+C-2) is refused for this model, naming the step
+    with pytest.raises(DerivationError, match="not exponential"):
+        bu.exact_colours_uniform(K_, C_, model=bu.WorkbenchModel(removal="ball"))
 
 
 @pytest.mark.parametrize("K_, C_", [(3, 3), (4, 2), (2, 4), (5, 2)])
