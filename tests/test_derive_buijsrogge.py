@@ -57,6 +57,33 @@ def test_kurtz_limit_of_the_drift_is_the_leading_term_of_the_mean_field():
     assert sp.simplify(bu.fluid_colours() - bu.kappa * bu.gamma_ / (bu.kappa + bu.gamma_)) == 0
 
 
+@pytest.fixture
+def fresh_caches():
+    cached = (bu.occupancy_drift, bu.drift_lines, bu.mean_field_nu_of_S, bu.normalisation_S)
+    for f in cached:
+        f.cache_clear()
+    yield
+    for f in cached:
+        f.cache_clear()
+
+
+def test_the_mean_field_is_built_on_step(monkeypatch, fresh_caches):
+    # the audit's check: change the one place where a step is composed and the mean field must change
+    def draw_before_removal(classes, total, join=None):  # the ball joins as if the removed colour had not moved
+        for r, (_, _, prop_r) in enumerate(classes):
+            if prop_r != 0:
+                for t, (count_t, draw_t, _) in enumerate(classes):
+                    yield r, t, sp.sympify(prop_r) / total * count_t * draw_t
+
+    monkeypatch.setattr(bu, "step", draw_before_removal)
+    assert bu.printed_lines_residuals()[:3] != (0, 0, 0)
+    try:
+        roots = bu.normalisation_S()
+    except DerivationError:
+        roots = None
+    assert roots != [K * C / (K + C - 1)]
+
+
 def test_changing_the_removal_rule_changes_the_mean_field_or_refuses():
     ball = bu.WorkbenchModel(removal="ball")
     assert bu.drift_lines(ball)[0] != bu.drift_lines()[0]
