@@ -33,13 +33,16 @@ the step that fails, never the thesis's answer:
 C*K/(C + K - 1)
 >>> sp.simplify(mean_field_p_new(K, C) - (C - 1)/(K + C - 1))
 0
->>> colour_factor(WorkbenchModel(removal="ball"))   # a uniformly random ball leaves: multinomial law
+>>> ball = WorkbenchModel(removal="ball")   # a uniformly random ball leaves: multinomial law
+>>> colour_factor(ball)
 1/(C**n*factorial(n))
+>>> mean_field_nu_of_S(ball)   # binomial occupancy; its S is C(1 - (1 - 1/C)^K), eq. (3.1)
+(C - S)*binomial(K, i)/(C - 1)**i
 >>> try:
-...     mean_field_colours(model=WorkbenchModel(removal="ball"))
+...     mean_field_colours(model=WorkbenchModel(colours=3, draw=(sp.Rational(1, 2), sp.Rational(1, 3), sp.Rational(1, 6))))
 ... except DerivationError as exc:
-...     print(str(exc)[:61])
-mean field, interior lines (4.4): rsolve found no closed form
+...     print(str(exc)[:97])
+the occupancy drift: the occupancy counts N(i) describe the chain only when all colours are alike
 """
 from __future__ import annotations
 
@@ -363,7 +366,10 @@ def chain_stationary(model: WorkbenchModel) -> dict:
         rows[n][n] -= 1
     rows[-1] = [Fraction(1)] * (size + 1)
     for col in range(size):
-        pivot = next(r for r in range(col, size) if rows[r][col] != 0)
+        pivot = next((r for r in range(col, size) if rows[r][col] != 0), None)
+        if pivot is None:
+            raise DerivationError(f"the chain of K = {model.slots}, C = {model.colours} has no unique stationary law "
+                                  "(more than one closed class)")
         rows[col], rows[pivot] = rows[pivot], rows[col]
         lead = rows[col][col]
         rows[col] = [v / lead for v in rows[col]]
@@ -535,7 +541,8 @@ def mean_field_nu_of_S(model: WorkbenchModel = PAPER):
     :func:`drift_lines` for :math:`\nu(i)`, i >= 1, given S: line 0 for
     :math:`\nu(1)` (the thesis's (4.2)), line 1 for :math:`\nu(2)` ((4.3)),
     and the interior lines, a second-order linear recurrence ((4.4)), by
-    ``rsolve`` from these two values.  The K-line is not imposed: the thesis
+    ``rsolve`` from these two values (else its hypergeometric solution,
+    :func:`_hypergeometric_branch`).  The K-line is not imposed: the thesis
     solves the recurrence for all i and normalises with an infinite sum
     (:func:`normalisation_S`), i.e. it takes the workbench as unbounded in
     the recurrence (its K-line, printed differently, holds on the solution:
@@ -556,12 +563,41 @@ def _nu_from_lines(lines) -> sp.Expr:
     # rsolve's v(m) stands for nu(m + 1): the interior line at k = m + 2 links nu(m+1), nu(m+2), nu(m+3).
     recurrence = sp.numer(sp.together(eqi.subs({n_lo: v(m_), n_k: v(m_ + 1), n_hi: v(m_ + 2)})))
     sol = sp.rsolve(recurrence, v(m_), {v(0): nu1, v(1): nu2})
-    if sol is None or sol.has(sp.Function("C0"), sp.Symbol("C0")):
-        raise DerivationError(f"mean field, interior lines (4.4): rsolve found no closed form of the recurrence {recurrence} = 0")
-    nu_i = sp.simplify(sp.powsimp(sp.expand_power_exp(sol.subs(m_, i - 1)), force=True))
+    if sol is None:
+        nu_i = _hypergeometric_branch(recurrence, v, nu1, nu2)
+    else:
+        nu_i = sp.simplify(sp.powsimp(sp.expand_power_exp(sol.subs(m_, i - 1)), force=True))
     for at, want in ((1, nu1), (2, nu2)):
         require_zero(sp.simplify(nu_i.subs(i, at) - want), f"mean field: the recurrence's solution at i = {at}")
     return nu_i
+
+
+def _hypergeometric_branch(recurrence, v, nu1, nu2) -> sp.Expr:
+    r"""When ``rsolve`` finds no closed form: the hypergeometric solutions of
+    the recurrence (``rsolve_hyper``); with one, h, the solution through
+    :math:`\nu(1), \nu(2)` is :math:`\nu(1)h(i-1)/h(0)` provided
+    :math:`\nu(2)/\nu(1) = h(1)/h(0)` identically in S (checked), its
+    Gamma ratios written as binomials.  Raises naming the step otherwise."""
+    from sympy.solvers.recurr import rsolve_hyper
+
+    coefficients = [sp.expand(recurrence).coeff(v(m_ + j)) for j in range(3)]
+    h = rsolve_hyper(coefficients, 0, m_)
+    constants = sorted((c for c in (h.free_symbols if h is not None else ()) if c.name.startswith("C")
+                        and c not in (C, S)), key=str)
+    if h is None or len(constants) != 1:
+        raise DerivationError(f"mean field, interior lines (4.4): neither rsolve nor rsolve_hyper gives one solution "
+                              f"of the recurrence {recurrence} = 0 (hypergeometric part: {h})")
+    h = h.subs(constants[0], 1)
+    require_zero(sp.simplify(nu2 / nu1 - sp.combsimp(h.subs(m_, 1) / h.subs(m_, 0))),
+                 "mean field, interior lines (4.4): the hypergeometric solution through nu(1) also through nu(2)")
+    Ki, ii = sp.Symbol("K", integer=True, positive=True), sp.Symbol("i", integer=True, positive=True)
+    nu_i = sp.simplify(sp.combsimp(nu1 * h.subs(m_, i - 1) / h.subs(m_, 0))).subs({K: Ki, i: ii})
+    # (-x)^i Gamma(i - K)/(Gamma(-K) i!) = x^i binomial(K, i): rising factorial of -K, then falling of K
+    nu_i = nu_i.replace(lambda e: e.is_Pow and e.exp == ii and e.base.could_extract_minus_sign(),
+                        lambda e: (-1) ** ii * (-e.base) ** ii)
+    nu_i = nu_i.replace(lambda e: isinstance(e, sp.gamma) and e.args[0] == ii - Ki, lambda e: sp.rf(-Ki, ii) * sp.gamma(-Ki))
+    nu_i = sp.simplify(sp.simplify(nu_i).subs(sp.rf(-Ki, ii), (-1) ** ii * sp.ff(Ki, ii)).rewrite(sp.gamma)).rewrite(sp.binomial)
+    return sp.simplify(nu_i).subs({Ki: K, ii: i})
 
 
 @functools.cache
@@ -569,9 +605,9 @@ def normalisation_S(model: WorkbenchModel = PAPER):
     r"""Theorem 4.2.1: solve :math:`\sum_{i\ge1} i\,\nu(i) = K` for S, the
     sum evaluated by ``summation`` over i >= 1 (the thesis's infinite-sum
     approximation, convergent since :math:`|S-1| < C-1`); for the thesis's
-    model the root is :math:`KC/(K+C-1)`.  Returns the list of roots.
-    Raises when :math:`\nu(i)` of the model is not geometric in i (the step
-    that sums the series).
+    model the root is :math:`KC/(K+C-1)`.  When :math:`\nu(i)` is not
+    geometric (the ``"ball"`` rule: binomial) the sum is the finite one over
+    i = 1..K.  Returns the list of roots.
 
     >>> normalisation_S()
     [C*K/(C + K - 1)]
@@ -582,8 +618,7 @@ def normalisation_S(model: WorkbenchModel = PAPER):
 def _normalisation_roots(nu_i, colours_present, balls) -> list:
     first, ratio_ = nu_i.subs(i, 1), sp.simplify(nu_i.subs(i, i + 1) / nu_i)
     if ratio_.has(i):
-        raise DerivationError(f"mean field, normalisation: nu(i) is not geometric in i (ratio {ratio_}), the series "
-                              "sum i nu(i) of Theorem 4.2.1 does not apply")
+        return _finite_normalisation_roots(nu_i, colours_present, balls)
     xr = sp.Symbol("x", positive=True)  # the ratio (S-1)/(C-1), in (0, 1)
     series = sp.piecewise_fold(sp.summation(i * xr ** (i - 1), (i, 1, sp.oo)))
     if isinstance(series, sp.Piecewise):
@@ -593,6 +628,19 @@ def _normalisation_roots(nu_i, colours_present, balls) -> list:
     total = first * series.subs(xr, ratio_)
     return [sp.factor(root) for root in sp.solve(sp.Eq(total, balls), colours_present)]
 
+
+
+def _finite_normalisation_roots(nu_i, colours_present, balls) -> list:
+    r""":math:`\sum_{i=1}^{K} i\,\nu(i) = K` by ``summation`` when
+    :math:`\nu(i)` is not geometric (a law on 0..K: no infinite-sum step),
+    the branch C >= 2 of SymPy's answer; raises when the sum stays unevaluated."""
+    Ki, ii = sp.Symbol("K", integer=True, positive=True), sp.Symbol("i", integer=True, positive=True)
+    total = sp.piecewise_fold(sp.summation((i * nu_i).subs({K: Ki, i: ii}), (ii, 1, Ki)))
+    if isinstance(total, sp.Piecewise):
+        total = total.args[0][0]  # the branch 1/(C - 1) <= 1
+    if total.has(sp.Sum):
+        raise DerivationError(f"mean field, normalisation: nu(i) is not geometric and sum i nu(i) was not evaluated: {total}")
+    return [sp.factor(root) for root in sp.solve(sp.Eq(total.subs(Ki, K), balls), colours_present)]
 
 a_, s_, kappa, gamma_ = sp.symbols("a s kappa gamma", positive=True)  # scale, and S, K, C per unit of scale
 

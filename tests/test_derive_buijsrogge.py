@@ -84,11 +84,17 @@ def test_the_mean_field_is_built_on_step(monkeypatch, fresh_caches):
     assert roots != [K * C / (K + C - 1)]
 
 
-def test_changing_the_removal_rule_changes_the_mean_field_or_refuses():
+def test_changing_the_removal_rule_changes_the_mean_field():
+    # random-ball removal: the drift is linear (G = K), so the mean field is the exact law's mean, whose colours
+    # present are those of K independent draws, C(1 - (1 - 1/C)^K) (Lemma 3.2.1's (3.1)), not KC/(K+C-1)
     ball = bu.WorkbenchModel(removal="ball")
     assert bu.drift_lines(ball)[0] != bu.drift_lines()[0]
-    with pytest.raises(DerivationError, match="interior lines"):
-        bu.mean_field_colours(model=ball)  # never the thesis's KC/(K+C-1)
+    assert sp.simplify(bu.mean_field_nu_of_S(ball) - (C - S) * sp.binomial(K, bu.i) / (C - 1) ** bu.i) == 0
+    colours = bu.mean_field_colours(model=ball)
+    gap = sp.expand_power_base(sp.expand(colours - C * (1 - (1 - 1 / C) ** K)), force=True)
+    assert sp.simplify(sp.powsimp(gap, force=True)) == 0
+    for K_, C_ in ((3, 3), (5, 2), (7, 11)):
+        assert colours.subs({K: K_, C: C_}) == bu.expected_colours_at_K([R(1, C_)] * C_, K_)
 
 
 @pytest.mark.parametrize("K_, C_", [(2, 2), (3, 3), (4, 2), (5, 3)])
