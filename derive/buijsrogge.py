@@ -685,7 +685,11 @@ def mean_field_instance(model: WorkbenchModel) -> list:
     step when there is not exactly one nonnegative solution.  When the drift
     is linear in :math:`\nu` (the ``"ball"`` rule: G = K) this is the exact
     stationary :math:`E[N(k)]`, since the expectation of a linear drift is
-    the drift of the expectation.
+    the drift of the expectation.  For the thesis's rule it has no solution
+    at (K, C) = (2, 2), (3, 3): off the reachable states the drift sends mass
+    to length K+1 (:math:`\sum_k F_k \ne 0`; the K-line's
+    :math:`-\nu(K)(S-1)/(CS)`), which only the thesis's unbounded recurrence
+    and infinite sum absorb.
 
     >>> mean_field_instance(WorkbenchModel(slots=2, colours=2, removal="ball"))
     [1/2, 1, 1/2]
