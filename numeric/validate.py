@@ -14,6 +14,7 @@ import math
 import os
 import stat
 import sys
+from fractions import Fraction
 from numbers import Real
 
 from .errors import InvalidInput, TooLarge
@@ -80,6 +81,8 @@ def require_int(value, name: str, *, minimum: int | None = None, allow_inf: bool
 
 
 FLOAT_SAFE_MIN, FLOAT_SAFE_MAX = 1e-300, 1e300  # exact numbers the float64 solves (LU steps) can carry
+# The same bounds as Fractions: comparing a Fraction with a float converts the float each time.
+_SAFE_BOUNDS_Q = (Fraction(FLOAT_SAFE_MIN), Fraction(FLOAT_SAFE_MAX))
 
 
 def require_float_magnitude(value, where: str, text: str | None = None):
@@ -95,7 +98,8 @@ def require_float_magnitude(value, where: str, text: str | None = None):
     ...
     crawlmath.numeric.errors.InvalidInput: m.tra:2: magnitude must be 0 or within [1e-300, 1e+300] (got '1e400')
     """
-    if value != 0 and not FLOAT_SAFE_MIN <= abs(value) <= FLOAT_SAFE_MAX:
+    low, high = _SAFE_BOUNDS_Q if isinstance(value, Fraction) else (FLOAT_SAFE_MIN, FLOAT_SAFE_MAX)
+    if value != 0 and not low <= abs(value) <= high:
         raise InvalidInput(where, f"magnitude must be 0 or within [{FLOAT_SAFE_MIN:g}, {FLOAT_SAFE_MAX:g}]",
                            value=text if text is not None else str(value))
     return value
