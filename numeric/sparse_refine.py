@@ -27,8 +27,9 @@ the recurrent class, and must agree:
 Route 1 needs O(nnz) integer operations and one sparse LU per step (about
 50 bits per step), route 2 the same: the sizes are limited by the sparse LU's
 fill-in and Python's big integers, not by O(n³).  The entries of π themselves
-get a second route from :func:`stationary_enclosure` (GTH by breadth-first
-levels in ball arithmetic), cheap when the levels are small (queueing chains).
+get a second route from :func:`stationary_enclosure` (block elimination by
+breadth-first levels in ball arithmetic), O(Σ m_l³) for level sizes m_l: a
+10⁴-state tandem queue (levels of ≤ 101 states) in ~15 s at 30 digits.
 
 >>> from crawlmath.numeric.explicit_io import parse_drn, DRN_EXAMPLE
 >>> r = chain_average(parse_drn(DRN_EXAMPLE), "busy", digits=30)
@@ -359,22 +360,27 @@ def refine_scaled(src, dst, weight, mant, expo, digits: int, *, max_steps: int =
     return mass, steps
 
 
-ENCLOSURE_MAX_WORK = 3e7  # arb operations of the level-by-level GTH enclosure (~3 us each in Python)
+# Measured on 2 shared cores (python-flint 0.9, ~300 bits): ~2.5e-8 s per ball operation of the block
+# reduction, work Σ m_l^2 (m_l + 2 m_{l-1}) for level sizes m_l (tandem 101 x 101: 8e7, ~6 s).
+ENCLOSURE_MAX_WORK = 4e8
+ENCLOSURE_BYTES_PER_BALL = 128  # arb_mat entry at ~300 bits, the saved R_l dominate
 
 
 def stationary_enclosure(chain: IntegerChain, digits: int):
     """Rigorous balls (python-flint ``arb``) containing π of the recurrent class,
-    each relatively narrower than 10^-(digits + 2), or None when the elimination
+    each relatively narrower than 10^-(digits + 2), or None when the work
     would exceed ``ENCLOSURE_MAX_WORK``.
 
-    The GTH elimination by breadth-first levels (:func:`_gth_levels_scaled`)
-    carried out in ball arithmetic from the exact rates q = W / L: it adds and
-    multiplies positive numbers and divides by positive sums, so the balls stay
-    relatively narrow (O(n) ulps), and every ball contains the exact π.  An
-    independent second route for the refined π of :func:`refined_stationary`.
-    SolverError when the balls stay too wide at twice the precision.
+    The linear level reduction of a level-dependent QBD (Gaver, Jacobs &
+    Latouche 1984; block GTH) in ball arithmetic from the exact rates
+    q = W / L, on the breadth-first levels from the first recurrent state (so
+    level 0 is one state and every transition changes the level by at most
+    one): see :func:`_level_reduction_arb`.  An independent second route for
+    the refined π of :func:`refined_stationary` (no float64 start, no
+    refinement, no sparse LU).  The precision is raised once by the bits the
+    first attempt lost; SolverError when the balls stay too wide.
     """
-    from flint import arb, ctx, fmpq
+    from flint import arb, ctx
 
     rec = chain.recurrent
     m = rec.size
@@ -385,23 +391,44 @@ def stationary_enclosure(chain: IntegerChain, digits: int):
     G = sps.csr_matrix((np.ones(src.size), (src, dst)), shape=(m, m))
     level = csgraph.shortest_path(G, unweighted=True, directed=False, indices=0).astype(np.int64)
     sizes = np.bincount(level)
-    work = float(sizes[0]) ** 3 + float(((sizes[1:] + sizes[:-1]).astype(float) ** 2 * sizes[1:]).sum())
+    work = float(sizes[0]) ** 3 + float((sizes[1:].astype(float) ** 2 * (sizes[1:] + 2 * sizes[:-1])).sum())
     if work > ENCLOSURE_MAX_WORK:
         return None
+    require_memory(ENCLOSURE_BYTES_PER_BALL * float((sizes[1:] * sizes[:-1]).sum() + 4 * int(sizes.max()) ** 2),
+                   "FILE", f"the ball-arithmetic enclosure of π ({m} states)", value=m)
+    target = (digits + 2) * math.log2(10)
+    bits = int(target) + 64 + 2 * m.bit_length() + int(sizes.max())
     old = ctx.prec
     try:
-        for bits in (int((digits + 4) * 3.33) + 64 + 2 * m.bit_length(),
-                     2 * int((digits + 4) * 3.33) + 128 + 4 * m.bit_length()):
-            ctx.prec = bits
-            rate = {(int(i), int(j)): arb(fmpq(int(w), chain.scale)) for i, j, w in zip(src, dst, W)}
-            balls = _gth_levels_arb(rate, level, m)
+        for attempt in range(2):
+            ctx.prec = used = bits
+            try:
+                balls = _level_reduction_arb(src, dst, W, chain.scale, level)
+            except SolverError:
+                if attempt:
+                    raise
+                bits *= 2
+                continue
             total = sum(balls, arb(0))
             pi = [b / total for b in balls]
-            if all(b.rad() <= b.mid() * arb(10) ** (-(digits + 2)) for b in pi):
+            have = min(_relative_bits(b) for b in pi)
+            if have >= target:
                 return pi
+            bits = bits + 2 * int(target - have) + 64 if math.isfinite(have) else 2 * bits
     finally:
         ctx.prec = old
-    raise SolverError(f"the GTH enclosure stayed wider than 10^-{digits + 2} relative at {bits} bits")
+    raise SolverError(f"the ball-arithmetic enclosure of π stayed wider than 10^-{digits + 2} relative "
+                      f"(2^{-have:.0f}) at {used} bits")
+
+
+def _relative_bits(ball) -> float:
+    """−log2(radius / |midpoint|) of a ball (inf for an exact one, −inf when it contains 0)."""
+    if ball.rad() == 0:
+        return math.inf
+    mid = abs(ball.mid())
+    if not mid > ball.rad():
+        return -math.inf
+    return -float((ball.rad() / mid).log()) / math.log(2)
 
 
 def agrees_with_enclosure(mass, balls, digits: int) -> bool:
@@ -420,56 +447,69 @@ def agrees_with_enclosure(mass, balls, digits: int) -> bool:
         ctx.prec = old
 
 
-def _gth_levels_arb(rate: dict, level: np.ndarray, m: int) -> list:
-    """:func:`_gth_levels_scaled` in ball arithmetic on the rates ``rate[(i, j)]`` (unnormalised π)."""
-    from flint import arb
+def _level_reduction_arb(src, dst, W, scale: int, level: np.ndarray) -> list:
+    """Unnormalised π (a ball per state) of the irreducible chain with rates
+    W_k / scale from ``src[k]`` to ``dst[k]`` whose states have breadth-first
+    ``level`` (level 0 one state), in ball arithmetic at the current precision.
+
+    With A⁺_l, A⁰_l, A⁻_l the rates from level l up, within, down, the
+    generator of the chain censored on levels ≤ l has level-l block
+
+        U_L = A⁰_L,   U_{l−1} = A⁰_{l−1} + R_l A⁻_l,   R_l = A⁺_{l−1} (−U_l)^{-1},
+
+    and its balance at level l reads π_{l−1} A⁺_{l−1} + π_l U_l = 0, so
+    π_0 = 1 and π_l = π_{l−1} R_l (Gaver, Jacobs & Latouche 1984).  A path
+    above level l returns to l first, so the rows of [U_l, A⁻_l] sum to 0:
+    the diagonal of U_l is set to minus the sum of the other (positive)
+    rates, GTH's device (Grassmann, Taksar & Heyman 1985), and −U_l is an
+    M-matrix, solved by interval Gaussian elimination (``algorithm="lu"``;
+    the preconditioned solver's normwise bound loses the small entries'
+    relative accuracy).  R_l ≥ 0, so the back substitution adds positive
+    products only.  SolverError when a −U_l is not proven non-singular.
+    """
+    from flint import arb_mat, fmpq
 
     members = [np.flatnonzero(level == v) for v in range(int(level.max()) + 1)]
-    out = [[] for _ in range(m)]
-    for (i, j), q in rate.items():
-        out[i].append((j, q))
+    where = np.empty(level.size, dtype=np.int64)
+    for idx in members:
+        where[idx] = np.arange(idx.size)
+    blocks: dict = {}
+    for i, j, w in zip(src, dst, W):
+        blocks.setdefault((int(level[i]), int(level[j])), []).append((int(where[i]), int(where[j]), fmpq(int(w), scale)))
 
-    def block(states):
-        where = {int(s): k for k, s in enumerate(states)}
-        A = np.full((len(states), len(states)), arb(0), dtype=object)
-        for k, s in enumerate(states):
-            for j, q in out[int(s)]:
-                if j in where and where[j] != k:
-                    A[k, where[j]] = q
-        return A
+    def block(a: int, b: int):
+        M = arb_mat(members[a].size, members[b].size)
+        for i, j, q in blocks.get((a, b), ()):
+            M[i, j] += q
+        return M
 
-    saved = [None] * len(members)
-    reduced = block(members[-1])
-    for t in range(len(members) - 1, -1, -1):
-        below = members[t - 1] if t > 0 else np.empty(0, dtype=np.int64)
-        mb, mt = below.size, members[t].size
-        A = block(np.concatenate([below, members[t]]))
-        A[mb:, mb:] = reduced
-        for k in range(mb + mt):
-            A[k, k] = arb(0)
-        for k in range(mb + mt - 1, mb - 1, -1) if t > 0 else range(mt - 1, 0, -1):
-            s = sum(A[k, :k], arb(0))
-            if not s > 0:
-                raise SolverError("GTH enclosure: a pivot is not certainly positive (the chain is reducible)")
-            col = A[:k, k] / s
-            A[:k, :k] = A[:k, :k] + np.outer(col, A[k, :k])
-            A[:k, k] = col
-        saved[t] = A[:, mb:].copy()
-        reduced = A[:mb, :mb]
-    pi = [arb(0)] * m
-    prev = None
-    for t, idx in enumerate(members):
-        A = saved[t]
-        mb = A.shape[0] - idx.size
-        x = [arb(0)] * idx.size
-        start = [arb(0)] * idx.size if prev is None else list(np.dot(np.array(prev, dtype=object), A[:mb]))
-        if prev is None:
-            x[0] = arb(1)
-        for k in range(1 if prev is None else 0, idx.size):
-            x[k] = start[k] + sum((x[i] * A[mb + i, k] for i in range(k)), arb(0))
-        for k, s in enumerate(idx):
-            pi[int(s)] = x[k]
-        prev = x
+    def ones(k: int):
+        return arb_mat([[1]] * k)
+
+    top = len(members) - 1
+    R = [None] * (top + 1)
+    U = block(top, top)
+    for t in range(top, 0, -1):
+        down = block(t, t - 1)
+        k = members[t].size
+        for i in range(k):
+            U[i, i] = 0
+        out = U * ones(k) + down * ones(members[t - 1].size)
+        for i in range(k):
+            U[i, i] = -out[i, 0]
+        try:  # R_t = A⁺ (−U_t)^{-1}, as (−U_t)ᵀ R_tᵀ = A⁺ᵀ
+            R[t] = (-U).transpose().solve(block(t - 1, t).transpose(), algorithm="lu").transpose()
+        except ZeroDivisionError:
+            raise SolverError(f"ball-arithmetic level reduction: the censored block of level {t} is not proven "
+                              "non-singular at this precision") from None
+        U = block(t - 1, t - 1) + R[t] * down
+    pi = [None] * level.size
+    x = arb_mat([[1]])
+    pi[int(members[0][0])] = x[0, 0]
+    for t in range(1, top + 1):
+        x = x * R[t]
+        for k, s in enumerate(members[t]):
+            pi[int(s)] = x[0, k]
     return pi
 
 
