@@ -360,8 +360,9 @@ def refine_scaled(src, dst, weight, mant, expo, digits: int, *, max_steps: int =
     return mass, steps
 
 
-# Measured on 2 shared cores (python-flint 0.9, ~300 bits): ~2.5e-8 s per ball operation of the block
-# reduction, work Σ m_l^2 (m_l + 2 m_{l-1}) for level sizes m_l (tandem 101 x 101: 8e7, ~6 s).
+# Work Σ m_l^2 (m_l + 2 m_{l-1}) for level sizes m_l; measured on 2 shared cores (python-flint 0.9, ~300 bits):
+# tandem 101 x 101, work 1.5e8, 15-29 s (1-2e-7 s per unit, benchmarks/pi_enclosure.py).  The cap keeps it near
+# a minute; beyond it the command says "one route only".
 ENCLOSURE_MAX_WORK = 4e8
 ENCLOSURE_BYTES_PER_BALL = 128  # arb_mat entry at ~300 bits, the saved R_l dominate
 
