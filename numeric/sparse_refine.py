@@ -588,22 +588,34 @@ def chain_averages(model, rewards, digits: int) -> tuple[dict, IntegerChain, tup
     """The long-run average of each named reward (``rewards``: names of
     ``model``'s reward models) for a CTMC (per unit time) or DTMC (per step)
     read by :mod:`crawlmath.numeric.explicit_io`, certified to ``digits``
-    digits: ({name: Average}, the chain, route 2's (mass, steps)).  π is
-    refined once and shared; route 1 runs per reward."""
+    digits: ({name: Average}, the chain, route 2's (mass, steps)), by
+    :func:`averages_of`."""
     if model.kind == "mdp":
         raise InvalidInput("FILE", "is an MDP: use crawlmath avg-cost", value=model.source)
     check_cost(model.src.size, digits)
     state_of = model.choice_state
     chain = integer_chain(model.n, state_of[model.src], model.dst, model.value, [0] * model.n)
-    stationary = refined_stationary(chain, digits + 2)
-    out = {}
+    rewards_per_state = {}
     for name in rewards:
         r = np.full(model.n, Fraction(0), dtype=object)
         r[state_of] = model.reward_per_choice(name)
+        rewards_per_state[name] = list(r)
+    out, stationary = averages_of(chain, rewards_per_state, digits)
+    return out, chain, stationary
+
+
+def averages_of(chain: IntegerChain, rewards: dict, digits: int) -> tuple[dict, tuple]:
+    """The long-run average of each reward (``rewards``: name -> exact value
+    per state) of ``chain``, each by both routes of :func:`average`:
+    ({name: Average}, route 2's (mass, steps)).  π is refined once and
+    shared; route 1 runs per reward."""
+    stationary = refined_stationary(chain, digits + 2)
+    out = {}
+    for name, r in rewards.items():
         C, Lc = common_scale(list(r))
         out[name] = average(IntegerChain(chain.n, chain.src, chain.dst, chain.weight, chain.scale, C, Lc,
                                          chain.recurrent), digits, stationary)
-    return out, chain, stationary
+    return out, stationary
 
 
 def chain_average(model, reward: str | None, digits: int) -> Average:
