@@ -281,3 +281,17 @@ def test_tandem_pi_is_certified_by_two_routes_at_thousands_of_states(capsys, tmp
                     outflow[s] += pi[s] * q
     assert all(abs(i - o) <= o / 10 ** 29 for i, o in zip(inflow, outflow))
     assert abs(sum(pi) - 1) <= Fraction(1, 10 ** 29)
+
+
+def test_pi_beyond_both_caps_says_one_route_only(capsys, tmp_path, monkeypatch):
+    """Past the exact check and the enclosure's work cap, π keeps its refined digits but is not called certified."""
+    import crawlmath.commands.ctmc as C
+    from crawlmath.cli import main
+
+    monkeypatch.setattr(C, "PI_EXACT_MAX", 2)
+    monkeypatch.setattr(R, "ENCLOSURE_MAX_WORK", 1)
+    path = tmp_path / "tandem3.drn"
+    path.write_text(tandem_drn(3))
+    assert main(["ctmc", str(path), "--digits", "20", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert not d["pi_certified"] and "one route only" in d["pi_method"]
