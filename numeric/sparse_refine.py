@@ -184,6 +184,11 @@ def _float_generator(chain: IntegerChain) -> sps.csr_matrix:
     return (Q - sps.diags(np.asarray(Q.sum(axis=1)).ravel())).tocsr()
 
 
+def bias_lu(chain: IntegerChain):
+    """Route 1's sparse LU for ``chain``: its float64 generator bordered at the first recurrent state."""
+    return _bordered_lu(_float_generator(chain), int(chain.recurrent[0]))
+
+
 def _bordered_lu(Q: sps.csr_matrix, ref: int):
     """LU of Q with column ``ref`` replaced by −1: unknowns h (h_ref = 0) and g in slot ref."""
     import scipy.sparse.linalg as spla
@@ -215,12 +220,14 @@ def scaled_values(chain_src, chain_dst, weight, owner, C, H, G: int, F: int, L: 
     return out
 
 
-def refine_bias(chain: IntegerChain, width: Fraction, *, max_steps: int | None = None) -> Bias:
+def refine_bias(chain: IntegerChain, width: Fraction, *, max_steps: int | None = None, lu=None) -> Bias:
     """Route 1: h refined until the bounds [g + min R, g + max R] over the
     recurrent class are narrower than ``width`` (see the module docstring).
     Each step shrinks the residual by the float LU's accuracy (≥ ~30 bits when
     it converges; SolverError when a step does not halve it), from max|c| down
-    to ``width``: the default cap allows for that many steps."""
+    to ``width``: the default cap allows for that many steps.  ``lu``: the
+    bordered LU of this chain (:func:`bias_lu`) when already factored (it
+    does not depend on the reward)."""
     n, L, Lc = chain.n, chain.scale, chain.reward_scale
     rec = chain.recurrent
     ref = int(rec[0])
@@ -236,7 +243,7 @@ def refine_bias(chain: IntegerChain, width: Fraction, *, max_steps: int | None =
         top = max(abs(int(c)) for c in chain.reward) or 1
         max_steps = 10 + (top.bit_length() - Lc.bit_length() + width.denominator.bit_length()
                           - width.numerator.bit_length()) // 30
-    lu = _bordered_lu(_float_generator(chain), ref)
+    lu = bias_lu(chain) if lu is None else lu
     c = chain.reward.astype(float) / Lc
     Z = fixed_point(lu.solve(-c), F)
     owner = np.arange(n)
@@ -560,11 +567,12 @@ def outward_text(value: Fraction, digits: int, up: bool) -> str:
     return sign + text
 
 
-def average(chain: IntegerChain, digits: int, stationary: tuple | None = None) -> Average:
+def average(chain: IntegerChain, digits: int, stationary: tuple | None = None, lu=None) -> Average:
     """g = Σ π_i c_i to ``digits`` digits by both routes (module docstring);
     SolverError when route 2's exact value lies outside route 1's bounds.
     ``stationary``: route 2's (mass, steps) when already refined to digits + 2
-    for this chain's transitions (the rewards do not enter it)."""
+    for this chain's transitions (the rewards do not enter it); ``lu``: route 1's
+    bordered LU when already factored (:func:`bias_lu`, reward-free too)."""
     rec = chain.recurrent
     if all(chain.reward[i] == 0 for i in rec):
         mass = np.ones(rec.size, dtype=object)
@@ -573,7 +581,7 @@ def average(chain: IntegerChain, digits: int, stationary: tuple | None = None) -
     mass, steps2 = refined_stationary(chain, digits + 2) if stationary is None else stationary
     value = Fraction(int((mass * chain.reward[rec]).sum()), int(mass.sum()) * chain.reward_scale)
     width = abs(value) / 10 ** (digits + 2) if value else Fraction(1, 10 ** (digits + 2))
-    bias = refine_bias(chain, width)
+    bias = refine_bias(chain, width, lu=lu)
     lo, hi = bias.bounds
     if not lo <= value <= hi:
         raise SolverError(f"route 2 (refined π) g = {float(value)!r} lies outside route 1's exact bounds "
@@ -610,11 +618,12 @@ def averages_of(chain: IntegerChain, rewards: dict, digits: int) -> tuple[dict, 
     ({name: Average}, route 2's (mass, steps)).  π is refined once and
     shared; route 1 runs per reward."""
     stationary = refined_stationary(chain, digits + 2)
+    lu = bias_lu(chain) if len(rewards) > 1 else None  # one factorisation for every reward's route 1
     out = {}
     for name, r in rewards.items():
         C, Lc = common_scale(list(r))
         out[name] = average(IntegerChain(chain.n, chain.src, chain.dst, chain.weight, chain.scale, C, Lc,
-                                         chain.recurrent), digits, stationary)
+                                         chain.recurrent), digits, stationary, lu)
     return out, stationary
 
 
