@@ -11,8 +11,10 @@ online`` (``(C - S)/C`` for uniform colours, as in Theorem 4.2.1).
 - :func:`initial_expected` is eq. (3.1), the expected colours at t = K;
 - :func:`mean_field` is Theorem 4.2.1 / Corollary 4.2.1;
 - :func:`exact_uniform` solves the exact chain on occupancy partitions of K
-  (uniform colours), :func:`exact_general` the chain on occupancy vectors
-  (any ``p``, small sizes);
+  (uniform colours; float64 LU or power iteration, or Fractions), and
+  :func:`exact_general` the chain on occupancy vectors (any rational ``p``,
+  small sizes) with exact transitions, certified to D digits inside exact
+  bounds; :func:`float_law` reads ``p`` for the float64 simulation the same way;
 - :func:`exact_stationary` gives E[S], P_new and E[1/S] at any size from the
   product form as rigorous balls (power sums and Newton's identities), with
   :func:`exact_stationary_series` (series inversion) as the independent route
