@@ -295,3 +295,34 @@ def test_pi_beyond_both_caps_says_one_route_only(capsys, tmp_path, monkeypatch):
     assert main(["ctmc", str(path), "--digits", "20", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert not d["pi_certified"] and "one route only" in d["pi_method"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_block_enclosure_of_random_sparse_chains_contains_the_exact_law(seed):
+    """Any chain, not only a grid: random rates on a random strongly connected graph (a cycle plus random arcs, so
+    the breadth-first levels have irregular sizes); the balls contain π solved in exact rationals (fmpq_mat)."""
+    import numpy as np
+    from flint import ctx, fmpq, fmpq_mat
+
+    rng = np.random.default_rng(seed)
+    n = 40
+    arcs = {(k, (k + 1) % n) for k in range(n)} | {tuple(map(int, rng.choice(n, 2, replace=False))) for _ in range(80)}
+    rates = {a: Fraction(int(rng.integers(1, 1000)), int(rng.integers(1, 1000))) for a in arcs}
+    src, dst = zip(*rates)
+    chain = R.integer_chain(n, src, dst, list(rates.values()), [0] * n)
+    A = fmpq_mat(n, n)
+    for (s, t), q in rates.items():
+        A[t, s] += fmpq(q.numerator, q.denominator)
+        A[s, s] -= fmpq(q.numerator, q.denominator)
+    for j in range(n):
+        A[n - 1, j] = 1
+    b = fmpq_mat(n, 1)
+    b[n - 1, 0] = 1
+    exact = A.solve(b)
+    balls = R.stationary_enclosure(chain, 30)
+    old = ctx.prec
+    ctx.prec = 400
+    try:
+        assert all(balls[i].contains(exact[i, 0]) for i in range(n))
+    finally:
+        ctx.prec = old
