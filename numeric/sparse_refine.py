@@ -284,6 +284,7 @@ def refined_stationary(chain: IntegerChain, digits: int):
 
 
 GTH_LEVELS_MAX_WORK = 3e8  # Σ (m_{l-1} + m_l)^2 m_l flops of the level-by-level GTH start (~1 s per 1e8)
+GTH_LEVELS_SLOW_WORK = 3e9  # ... when the sparse LU, tried first above GTH_LEVELS_MAX_WORK, loses small entries
 
 
 def float_start(rates: sps.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
@@ -298,8 +299,11 @@ def float_start(rates: sps.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
     rescaled by a power of two in the back substitution, so nothing
     underflows).  Its work Σ (m_{l−1} + m_l)² m_l is small for queueing chains
     (one state per level for a birth-death chain).  Beyond
-    ``GTH_LEVELS_MAX_WORK`` a float64 sparse LU gives the start (exponent 0;
-    SolverError if an entry underflows).
+    ``GTH_LEVELS_MAX_WORK`` a float64 sparse LU gives the start (exponent 0);
+    when its absolute error leaves an entry ≤ 0 (π spanning 40 orders of
+    magnitude, e.g. a skewed colour law), the GTH start up to
+    ``GTH_LEVELS_SLOW_WORK``, else SolverError.  The start only steers the
+    refinement: the digits are certified the same way whichever start is used.
 
     >>> m, e = float_start(sps.csr_matrix(np.array([[0, 1.0], [3.0, 0]])))
     >>> (m * 2.0 ** e / (m * 2.0 ** e).sum()).tolist()
@@ -316,10 +320,13 @@ def float_start(rates: sps.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
         return _gth_levels_scaled(rates, level)
     Q = (rates - sps.diags(np.asarray(rates.sum(axis=1)).ravel())).tocsr()
     pi = _sparse_lu(Q)
-    if not np.all(pi > 0):
-        raise SolverError("the float64 sparse-LU stationary law underflows to 0 in some state, and the level-by-"
-                          f"level GTH start would need {work:.2g} flops: the refinement cannot start")
-    return pi, np.zeros(n, dtype=np.int64)
+    if np.all(pi > 0):
+        return pi, np.zeros(n, dtype=np.int64)
+    if work <= GTH_LEVELS_SLOW_WORK:  # the LU's absolute error swamped the small entries: the start that keeps them
+        return _gth_levels_scaled(rates, level)
+    raise SolverError("the float64 sparse-LU stationary law has entries <= 0 (π spans more orders of magnitude than "
+                      f"its absolute accuracy), and the level-by-level GTH start would need {work:.2g} flops "
+                      f"(limit {GTH_LEVELS_SLOW_WORK:.0e}): the refinement cannot start")
 
 
 def _gth_levels_scaled(rates: sps.csr_matrix, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -263,3 +263,20 @@ def test_simulation_reads_p_like_the_exact_routes_and_says_it_is_not_one():
     assert "not an exact route" in a.method
     with pytest.raises(InvalidInput, match=r"p\[1\]"):
         simulate(["0.5", "x", "0.5"], 4, MIN_STEPS)
+
+
+def test_exact_chain_of_a_skewed_law_starts_from_gth_when_the_lu_loses_small_entries(monkeypatch):
+    """p = (0.999, 0.000999, 0.000001), K = 10: π spans 60 orders of magnitude, so the float64 sparse LU (forced
+    here for a 66-state chain) leaves 34 entries <= 0; the level-by-level GTH start keeps them and the certified
+    bounds hold.  Without that start the refinement is refused with a SolverError naming the cause."""
+    from crawlmath.numeric import sparse_refine as R
+    from crawlmath.numeric.errors import SolverError
+
+    p = ["0.999", "0.000999", "0.000001"]
+    want_s, want_new = _product_form_brute_force([Fraction(999, 1000), Fraction(999, 10 ** 6), Fraction(1, 10 ** 6)], 10)
+    monkeypatch.setattr(R, "GTH_LEVELS_MAX_WORK", 0)
+    r = nc.exact_general(p, 10, digits=30)
+    assert r.colours_bounds[0] <= want_s <= r.colours_bounds[1] and r.p_new_bounds[0] <= want_new <= r.p_new_bounds[1]
+    monkeypatch.setattr(R, "GTH_LEVELS_SLOW_WORK", 0)
+    with pytest.raises(SolverError, match="entries <= 0"):
+        nc.exact_general(p, 10, digits=30)
