@@ -1159,11 +1159,21 @@ class CertifiedValue:
         return f"{mpmath.nstr(self.value, n)} (± {self.radius:.1e} for the model's exact decimal inputs; {self.digits:.0f} digits)"
 
     def ball(self):
-        """The enclosure ``value ± error_bound`` as an arb (for propagating
-        bounds through formulas such as R = 100 (1 - C*/min C_r))."""
+        """The enclosure ``value ± radius`` as an arb (for propagating bounds
+        through formulas such as R = 100 (1 - C*/min C_r)).  Its midpoint is
+        ``value`` exactly (a binary mpmath number, moved bit for bit), so the
+        ball is as narrow as the certificate, not float64-wide (issue 30: it
+        was ``float(value) ± error_bound``, ~1e-16 relative)."""
         import flint
 
-        return flint.arb(float(self.value), self.error_bound)
+        man, exp = self.value.man_exp
+        old = flint.ctx.prec
+        flint.ctx.prec = max(old, int(man).bit_length() + 8)  # man · 2^exp exactly
+        try:
+            mid = flint.arb(int(man)) * flint.arb(2) ** int(exp)
+        finally:
+            flint.ctx.prec = old
+        return flint.arb(mid.mid(), self.radius)
 
 
 def certified_cost(model: BmapModel, levels: Sequence[int], digits: int = 30, float_cost: float | None = None) -> CertifiedValue:

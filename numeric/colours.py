@@ -11,8 +11,10 @@ online`` (``(C - S)/C`` for uniform colours, as in Theorem 4.2.1).
 - :func:`initial_expected` is eq. (3.1), the expected colours at t = K;
 - :func:`mean_field` is Theorem 4.2.1 / Corollary 4.2.1;
 - :func:`exact_uniform` solves the exact chain on occupancy partitions of K
-  (uniform colours), :func:`exact_general` the chain on occupancy vectors
-  (any ``p``, small sizes);
+  (uniform colours; float64 LU or power iteration, or Fractions), and
+  :func:`exact_general` the chain on occupancy vectors (any rational ``p``,
+  small sizes) with exact transitions, certified to D digits inside exact
+  bounds; :func:`float_law` reads ``p`` for the float64 simulation the same way;
 - :func:`exact_stationary` gives E[S], P_new and E[1/S] at any size from the
   product form as rigorous balls (power sums and Newton's identities), with
   :func:`exact_stationary_series` (series inversion) as the independent route
@@ -179,7 +181,8 @@ def mean_field(K: int, C: int) -> MeanField:
 @dataclass(frozen=True)
 class ExactResult:
     """Exact stationary values of the colours chain: E[S], P_new, ν(i) = E[N(i)], with the state count, method,
-    residual max|πP − π| and iterations.
+    residual max|πP − π| (float routes; 0 for the certified ones) and iterations; the certified chain of
+    :func:`exact_general` adds ``digits``, exact ``colours_bounds`` / ``p_new_bounds``, ``inputs`` and ``model``.
     """
     K: int
     C: int
@@ -193,6 +196,11 @@ class ExactResult:
     pi: np.ndarray | None = field(default=None, repr=False)
     partitions: list | None = field(default=None, repr=False)
     colours_exact: Fraction | None = None  # E[S] as a Fraction (method "rational"; the floats above are its roundings)
+    digits: int | None = None  # certified digits (exact_general): E[S] and P_new lie in their bounds
+    colours_bounds: tuple | None = None  # exact Fractions enclosing E[S] (exact_general)
+    p_new_bounds: tuple | None = None  # exact Fractions enclosing P_new (exact_general)
+    inputs: str = EXACT  # which model the digits are for: "exact" p, or the float reading used
+    model: str = ""
 
 
 def partition_count(K: int, C: int) -> int:
@@ -382,12 +390,39 @@ def _compositions(K, C):
             yield (first,) + rest
 
 
-def exact_general(p, K: int, state_limit: int = 20_000) -> ExactResult:
-    """Stationary distribution of the chain on occupancy vectors for an
-    arbitrary colour distribution ``p`` (Section 4.1 balance equations)."""
-    p = require_probability_vector(p, "p")
+def exact_general(p, K: int, state_limit: int = 20_000, digits: int = 30) -> ExactResult:
+    r"""Stationary E[S], P_new and ν(i) = E[N(i)] of the chain on occupancy
+    vectors (q_1..q_C) for any colour law ``p`` (Section 4.1 dynamics), exact
+    from the input and certified to ``digits`` digits.
+
+    ``p`` is read by :func:`colour_law` (ints, Fractions, decimal strings
+    exactly; a binary float as its shortest decimal: ``inputs`` and ``model``
+    say which) and normalised exactly, so the transition probabilities
+    :math:`P(q \to q - e_j + e_c) = p_c / S(q)` (j present online, S(q) the
+    colours present) are exact rationals.  E[S] and P_new are the long-run
+    averages of the rewards S(q) and :math:`\sum_{c: q_c = 0} p_c`, each by the
+    two routes of :func:`crawlmath.numeric.sparse_refine.average`: exact
+    rational bounds from the refined bias (``colours_bounds``,
+    ``p_new_bounds``), and π refined with exact integer residuals whose exact
+    average lies inside them.  Colours with p_c = 0 never enter the stationary
+    chain; they count in ν(0).  A law with irrational weights (``colour_law_of``
+    other than uniform) is refused: its chain has no exact transitions.
+
+    >>> r = exact_general(["0.5", "0.3", "0.2"], 2, digits=25)
+    >>> r.colours_bounds[0] <= 1 + (1 - Fraction(38, 100)) / 1 <= r.colours_bounds[1], r.inputs   # 1 + (1 - P2) h0/h1
+    (True, 'exact')
+    """
+    from .sparse_refine import averages_of, check_cost, integer_chain
+
+    law = _law(p)
+    if law.values is None:
+        raise InvalidInput("p", "must be rational for the exact chain (a law with weights in balls is not)",
+                           value=law.model)
     K = require_int(K, "K", minimum=1)
-    C = p.size
+    digits = require_int(digits, "digits", minimum=1)
+    total = sum(law.values)
+    f = [v / total for v in law.values]
+    C = len(f)
     log_n = math.lgamma(K + C) - math.lgamma(C) - math.lgamma(K + 1)  # before forming the exact binomial
     if log_n > math.log(state_limit) + 1:
         raise TooLarge("K", f"exact chain on occupancy vectors would have about e^{log_n:.1f} states (> {state_limit})", value=K)
@@ -396,33 +431,42 @@ def exact_general(p, K: int, state_limit: int = 20_000) -> ExactResult:
         raise TooLarge("K", f"exact chain on occupancy vectors would have {n} states (> {state_limit})", value=K)
     states = list(_compositions(K, C))
     index = {s: k for k, s in enumerate(states)}
-    rows, cols, probs = [], [], []
+    src, dst, probs, present, absent = [], [], [], [], []
     for k, q in enumerate(states):
         nz = [c for c in range(C) if q[c]]
+        share = [x / len(nz) for x in f]
         for j in nz:
             q1 = list(q)
             q1[j] -= 1
             for c in range(C):
-                if p[c] == 0:
-                    continue
                 q2 = list(q1)
                 q2[c] += 1
-                rows.append(k)
-                cols.append(index[tuple(q2)])
-                probs.append(p[c] / len(nz))
-    P = sps.csr_matrix((probs, (rows, cols)), shape=(n, n))
-    Q = np.array(states)
-    pin = int(np.argmin(np.abs(Q - K * p).sum(axis=1)))  # a likely state: near the mean occupancy K p
-    pi = _stationary_lu(P, pin)
-    resid = float(np.max(np.abs(P.T @ pi - pi)))
-    occupied = Q > 0
-    colours = math.fsum(pi * occupied.sum(axis=1))
-    p_new = math.fsum(pi * ((~occupied) @ p))
+                src.append(k)
+                dst.append(index[tuple(q2)])
+                probs.append(share[c])
+        present.append(len(nz))
+        absent.append(sum((f[c] for c in range(C) if not q[c]), Fraction(0)))
+    check_cost(len(src), digits, argument="K")
+    chain = integer_chain(n, src, dst, probs, present, argument="p")
+    out, (mass, _) = averages_of(chain, {"colours": present, "p_new": absent}, digits)
+    colours, p_new = out["colours"], out["p_new"]
+    weight = int(sum(mass))
     nu = np.zeros(K + 1)
-    for x, q in zip(pi, states):
+    nu[0] = _zero_colours(p)
+    for x, q in zip(mass, states):
         for v in q:
-            nu[v] += x
-    return ExactResult(K, C, n, colours, p_new, nu, "lu (occupancy vectors)", resid, 0)
+            nu[v] += int(x) / weight
+    method = (f"occupancy-vector chain ({n} states) with exact transitions, certified to {digits} digits: E[S] "
+              f"{colours.method}")
+    return ExactResult(K, C, n, float(colours.value), float(p_new.value), nu, method, 0.0, 0, digits=digits,
+                       colours_bounds=colours.bounds, p_new_bounds=p_new.bounds, inputs=law.inputs, model=law.model)
+
+
+def _zero_colours(p) -> int:
+    """The colours of ``p`` with p_c = 0 (`colour_law` drops them)."""
+    if isinstance(p, ColourLaw):
+        return 0
+    return sum(1 for x in p if exact(x, argument="p") == 0)
 
 
 def agree(a: float, b: float, rel: float = FLOAT_REL) -> bool:
@@ -580,6 +624,32 @@ def colour_law(p, *, floats: str = FLOATS) -> ColourLaw:
     order = np.argsort(-approx, kind="stable")
     kind = input_kind(raw, floats=floats)
     return ColourLaw(approx[order], tuple(vals[i] for i in order), kind, _given(kind))
+
+
+def float_law(p, *, floats: str = FLOATS) -> tuple[np.ndarray, str]:
+    """``p`` for the float64 routes (the simulation), read as :func:`colour_law`
+    reads it: each entry through :func:`~crawlmath.numeric.exact.exact` (ints,
+    Fractions, Decimals, decimal or fraction strings; a binary float as its
+    shortest decimal), then rounded to the nearest float64, in the given order
+    with its zeros.  Returns (vector, inputs), ``inputs`` as
+    :func:`~crawlmath.numeric.exact.input_kind`.  A float64 vector is returned
+    as it is (its shortest decimal rounds back to it), to be validated by the
+    caller.
+
+    >>> v, inputs = float_law(["0.5", Fraction(1, 4), "1/4"])
+    >>> v.tolist(), inputs
+    ([0.5, 0.25, 0.25], 'exact')
+    """
+    if isinstance(p, np.ndarray) and p.dtype == np.float64 and floats == FLOATS:
+        return p, FLOATS
+    if isinstance(p, np.ndarray) and p.ndim != 1:
+        raise InvalidInput("p", "must be a non-empty vector", value=p.shape)
+    raw = list(p)
+    vals = [exact(x, argument="p", entry=i, floats=floats) for i, x in enumerate(raw)]
+    for i, v in enumerate(vals):
+        if v.numerator < 0:
+            raise InvalidInput("p", "entries must be finite and >= 0", value=str(v), entry=i)
+    return require_probability_vector([float(v) for v in vals], "p"), input_kind(raw, floats=floats)
 
 
 def _given(kind: str) -> str:

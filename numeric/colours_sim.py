@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .colours import colour_distribution
+from .colours import colour_distribution, float_law
 from .errors import InvalidInput, SolverError, TooLarge
 from .validate import format_bytes, max_memory, require_int, require_memory, require_probability_vector, require_seconds
 
@@ -118,7 +118,9 @@ class SimResult:
     source_draws: int = 0
     stopped_at: int = -1  # time the run stopped (stop_at reached or a step beyond the draw cap), else -1
     free_mass: float = 1.0  # at the end: mass of the colours absent both online and offline (Prop. 7.2.3)
-    method: str = "numba kernel, alias sampling, xoshiro256**; batch means over the second half (20 batches)"
+    inputs: str = "shortest-decimal"  # how p was given (numeric.exact.input_kind); the run uses its float64 rounding
+    method: str = ("numba kernel, alias sampling, xoshiro256**; batch means over the second half (20 batches); "
+                   "a statistical estimate in float64, not an exact route: each p_c rounded to the nearest float64")
 
 
 def simulation_cost(C: int, steps: int, samples: int, draws_per_step: float = 1.0) -> tuple[float, float]:
@@ -174,7 +176,13 @@ def simulate(p, K: int, steps: int, seed: int = 0, strategy: str = "none", *, be
     ``strict`` reads the δ rule as "more than δ balls" (§8.1) instead of "δ
     balls" (Alg. 12).  ``progress(done, total)``, if given, is called after
     every chunk with the steps done of ``K + steps`` (it does not touch the
-    state, so results are the same with or without it)."""
+    state, so results are the same with or without it).
+
+    ``p`` is read by :func:`crawlmath.numeric.colours.float_law`: exact numbers
+    and decimal strings are accepted and rounded to the nearest float64 (the
+    result's ``inputs`` says how p was given).  A simulation is a statistical
+    estimate in float64, not an exact route."""
+    p, inputs = float_law(p)
     prep = _prepared(p)
     p = prep.p
     K = require_int(K, "K", minimum=1)
@@ -209,7 +217,7 @@ def simulate(p, K: int, steps: int, seed: int = 0, strategy: str = "none", *, be
             _chunk(state, code, FILL_RULES[fill], rule, t_star, r, stop_at)
             if progress is not None:
                 progress(int(state.iv[kern.T]), total)
-    return state.result(strategy, steps, seed)
+    return state.result(strategy, steps, seed, inputs)
 
 
 @contextlib.contextmanager
@@ -298,7 +306,7 @@ class _State:
                                     f"({format_bytes(need)}) at t = {self.iv[self.kern.T]}; run fewer steps",
                            value=int(self.iv[self.kern.T]))
 
-    def result(self, strategy: str, steps: int, seed: int) -> SimResult:
+    def result(self, strategy: str, steps: int, seed: int, inputs: str) -> SimResult:
         kern, iv, fv = self.kern, self.iv, self.fv
         rec = self.rec[: iv[kern.REC]]
         b = self.batches[self.batches[:, 2] > 0]
@@ -313,7 +321,7 @@ class _State:
                          rec[:, 1].astype(np.int64), rec[:, 2], rec[:, 3], rec[:, 4].astype(np.int64), rec[:, 5],
                          rec[:, 6].astype(np.int64), int(iv[kern.NELEPH]), float(fv[kern.ELMASS]),
                          int(iv[kern.DRAWS]), int(iv[kern.STOPPED]),
-                         absent_mass(self.p, self.col["cnt"], self.col["off"]))
+                         absent_mass(self.p, self.col["cnt"], self.col["off"]), inputs)
 
 
 def absent_mass(p: np.ndarray, cnt: np.ndarray, off: np.ndarray) -> float:

@@ -27,8 +27,9 @@ the recurrent class, and must agree:
 Route 1 needs O(nnz) integer operations and one sparse LU per step (about
 50 bits per step), route 2 the same: the sizes are limited by the sparse LU's
 fill-in and Python's big integers, not by O(n³).  The entries of π themselves
-get a second route from :func:`stationary_enclosure` (GTH by breadth-first
-levels in ball arithmetic), cheap when the levels are small (queueing chains).
+get a second route from :func:`stationary_enclosure` (block elimination by
+breadth-first levels in ball arithmetic), O(Σ m_l³) for level sizes m_l: a
+10⁴-state tandem queue (levels of ≤ 101 states) in ~15 s at 30 digits.
 
 >>> from crawlmath.numeric.explicit_io import parse_drn, DRN_EXAMPLE
 >>> r = chain_average(parse_drn(DRN_EXAMPLE), "busy", digits=30)
@@ -183,6 +184,11 @@ def _float_generator(chain: IntegerChain) -> sps.csr_matrix:
     return (Q - sps.diags(np.asarray(Q.sum(axis=1)).ravel())).tocsr()
 
 
+def bias_lu(chain: IntegerChain):
+    """Route 1's sparse LU for ``chain``: its float64 generator bordered at the first recurrent state."""
+    return _bordered_lu(_float_generator(chain), int(chain.recurrent[0]))
+
+
 def _bordered_lu(Q: sps.csr_matrix, ref: int):
     """LU of Q with column ``ref`` replaced by −1: unknowns h (h_ref = 0) and g in slot ref."""
     import scipy.sparse.linalg as spla
@@ -214,12 +220,14 @@ def scaled_values(chain_src, chain_dst, weight, owner, C, H, G: int, F: int, L: 
     return out
 
 
-def refine_bias(chain: IntegerChain, width: Fraction, *, max_steps: int | None = None) -> Bias:
+def refine_bias(chain: IntegerChain, width: Fraction, *, max_steps: int | None = None, lu=None) -> Bias:
     """Route 1: h refined until the bounds [g + min R, g + max R] over the
     recurrent class are narrower than ``width`` (see the module docstring).
     Each step shrinks the residual by the float LU's accuracy (≥ ~30 bits when
     it converges; SolverError when a step does not halve it), from max|c| down
-    to ``width``: the default cap allows for that many steps."""
+    to ``width``: the default cap allows for that many steps.  ``lu``: the
+    bordered LU of this chain (:func:`bias_lu`) when already factored (it
+    does not depend on the reward)."""
     n, L, Lc = chain.n, chain.scale, chain.reward_scale
     rec = chain.recurrent
     ref = int(rec[0])
@@ -235,7 +243,7 @@ def refine_bias(chain: IntegerChain, width: Fraction, *, max_steps: int | None =
         top = max(abs(int(c)) for c in chain.reward) or 1
         max_steps = 10 + (top.bit_length() - Lc.bit_length() + width.denominator.bit_length()
                           - width.numerator.bit_length()) // 30
-    lu = _bordered_lu(_float_generator(chain), ref)
+    lu = bias_lu(chain) if lu is None else lu
     c = chain.reward.astype(float) / Lc
     Z = fixed_point(lu.solve(-c), F)
     owner = np.arange(n)
@@ -276,6 +284,7 @@ def refined_stationary(chain: IntegerChain, digits: int):
 
 
 GTH_LEVELS_MAX_WORK = 3e8  # Σ (m_{l-1} + m_l)^2 m_l flops of the level-by-level GTH start (~1 s per 1e8)
+GTH_LEVELS_SLOW_WORK = 3e9  # ... when the sparse LU, tried first above GTH_LEVELS_MAX_WORK, loses small entries
 
 
 def float_start(rates: sps.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
@@ -290,8 +299,11 @@ def float_start(rates: sps.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
     rescaled by a power of two in the back substitution, so nothing
     underflows).  Its work Σ (m_{l−1} + m_l)² m_l is small for queueing chains
     (one state per level for a birth-death chain).  Beyond
-    ``GTH_LEVELS_MAX_WORK`` a float64 sparse LU gives the start (exponent 0;
-    SolverError if an entry underflows).
+    ``GTH_LEVELS_MAX_WORK`` a float64 sparse LU gives the start (exponent 0);
+    when its absolute error leaves an entry ≤ 0 (π spanning 40 orders of
+    magnitude, e.g. a skewed colour law), the GTH start up to
+    ``GTH_LEVELS_SLOW_WORK``, else SolverError.  The start only steers the
+    refinement: the digits are certified the same way whichever start is used.
 
     >>> m, e = float_start(sps.csr_matrix(np.array([[0, 1.0], [3.0, 0]])))
     >>> (m * 2.0 ** e / (m * 2.0 ** e).sum()).tolist()
@@ -308,10 +320,13 @@ def float_start(rates: sps.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
         return _gth_levels_scaled(rates, level)
     Q = (rates - sps.diags(np.asarray(rates.sum(axis=1)).ravel())).tocsr()
     pi = _sparse_lu(Q)
-    if not np.all(pi > 0):
-        raise SolverError("the float64 sparse-LU stationary law underflows to 0 in some state, and the level-by-"
-                          f"level GTH start would need {work:.2g} flops: the refinement cannot start")
-    return pi, np.zeros(n, dtype=np.int64)
+    if np.all(pi > 0):
+        return pi, np.zeros(n, dtype=np.int64)
+    if work <= GTH_LEVELS_SLOW_WORK:  # the LU's absolute error swamped the small entries: the start that keeps them
+        return _gth_levels_scaled(rates, level)
+    raise SolverError("the float64 sparse-LU stationary law has entries <= 0 (π spans more orders of magnitude than "
+                      f"its absolute accuracy), and the level-by-level GTH start would need {work:.2g} flops "
+                      f"(limit {GTH_LEVELS_SLOW_WORK:.0e}): the refinement cannot start")
 
 
 def _gth_levels_scaled(rates: sps.csr_matrix, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -359,22 +374,28 @@ def refine_scaled(src, dst, weight, mant, expo, digits: int, *, max_steps: int =
     return mass, steps
 
 
-ENCLOSURE_MAX_WORK = 3e7  # arb operations of the level-by-level GTH enclosure (~3 us each in Python)
+# Work Σ m_l^2 (m_l + 2 m_{l-1}) for level sizes m_l; measured on 2 shared cores (python-flint 0.9, ~300 bits):
+# tandem 101 x 101, work 1.5e8, 15-29 s (1-2e-7 s per unit, benchmarks/pi_enclosure.py).  The cap keeps it near
+# a minute; beyond it the command says "one route only".
+ENCLOSURE_MAX_WORK = 4e8
+ENCLOSURE_BYTES_PER_BALL = 128  # arb_mat entry at ~300 bits, the saved R_l dominate
 
 
 def stationary_enclosure(chain: IntegerChain, digits: int):
     """Rigorous balls (python-flint ``arb``) containing π of the recurrent class,
-    each relatively narrower than 10^-(digits + 2), or None when the elimination
+    each relatively narrower than 10^-(digits + 2), or None when the work
     would exceed ``ENCLOSURE_MAX_WORK``.
 
-    The GTH elimination by breadth-first levels (:func:`_gth_levels_scaled`)
-    carried out in ball arithmetic from the exact rates q = W / L: it adds and
-    multiplies positive numbers and divides by positive sums, so the balls stay
-    relatively narrow (O(n) ulps), and every ball contains the exact π.  An
-    independent second route for the refined π of :func:`refined_stationary`.
-    SolverError when the balls stay too wide at twice the precision.
+    The linear level reduction of a level-dependent QBD (Gaver, Jacobs &
+    Latouche 1984; block GTH) in ball arithmetic from the exact rates
+    q = W / L, on the breadth-first levels from the first recurrent state (so
+    level 0 is one state and every transition changes the level by at most
+    one): see :func:`_level_reduction_arb`.  An independent second route for
+    the refined π of :func:`refined_stationary` (no float64 start, no
+    refinement, no sparse LU).  The precision is raised once by the bits the
+    first attempt lost; SolverError when the balls stay too wide.
     """
-    from flint import arb, ctx, fmpq
+    from flint import arb, ctx
 
     rec = chain.recurrent
     m = rec.size
@@ -385,23 +406,44 @@ def stationary_enclosure(chain: IntegerChain, digits: int):
     G = sps.csr_matrix((np.ones(src.size), (src, dst)), shape=(m, m))
     level = csgraph.shortest_path(G, unweighted=True, directed=False, indices=0).astype(np.int64)
     sizes = np.bincount(level)
-    work = float(sizes[0]) ** 3 + float(((sizes[1:] + sizes[:-1]).astype(float) ** 2 * sizes[1:]).sum())
+    work = float(sizes[0]) ** 3 + float((sizes[1:].astype(float) ** 2 * (sizes[1:] + 2 * sizes[:-1])).sum())
     if work > ENCLOSURE_MAX_WORK:
         return None
+    require_memory(ENCLOSURE_BYTES_PER_BALL * float((sizes[1:] * sizes[:-1]).sum() + 4 * int(sizes.max()) ** 2),
+                   "FILE", f"the ball-arithmetic enclosure of π ({m} states)", value=m)
+    target = (digits + 2) * math.log2(10)
+    bits = int(target) + 64 + 2 * m.bit_length() + int(sizes.max())
     old = ctx.prec
     try:
-        for bits in (int((digits + 4) * 3.33) + 64 + 2 * m.bit_length(),
-                     2 * int((digits + 4) * 3.33) + 128 + 4 * m.bit_length()):
-            ctx.prec = bits
-            rate = {(int(i), int(j)): arb(fmpq(int(w), chain.scale)) for i, j, w in zip(src, dst, W)}
-            balls = _gth_levels_arb(rate, level, m)
+        for attempt in range(2):
+            ctx.prec = used = bits
+            try:
+                balls = _level_reduction_arb(src, dst, W, chain.scale, level)
+            except SolverError:
+                if attempt:
+                    raise
+                bits *= 2
+                continue
             total = sum(balls, arb(0))
             pi = [b / total for b in balls]
-            if all(b.rad() <= b.mid() * arb(10) ** (-(digits + 2)) for b in pi):
+            have = min(_relative_bits(b) for b in pi)
+            if have >= target:
                 return pi
+            bits = bits + 2 * int(target - have) + 64 if math.isfinite(have) else 2 * bits
     finally:
         ctx.prec = old
-    raise SolverError(f"the GTH enclosure stayed wider than 10^-{digits + 2} relative at {bits} bits")
+    raise SolverError(f"the ball-arithmetic enclosure of π stayed wider than 10^-{digits + 2} relative "
+                      f"(2^{-have:.0f}) at {used} bits")
+
+
+def _relative_bits(ball) -> float:
+    """−log2(radius / |midpoint|) of a ball (inf for an exact one, −inf when it contains 0)."""
+    if ball.rad() == 0:
+        return math.inf
+    mid = abs(ball.mid())
+    if not mid > ball.rad():
+        return -math.inf
+    return -float((ball.rad() / mid).log()) / math.log(2)
 
 
 def agrees_with_enclosure(mass, balls, digits: int) -> bool:
@@ -420,56 +462,69 @@ def agrees_with_enclosure(mass, balls, digits: int) -> bool:
         ctx.prec = old
 
 
-def _gth_levels_arb(rate: dict, level: np.ndarray, m: int) -> list:
-    """:func:`_gth_levels_scaled` in ball arithmetic on the rates ``rate[(i, j)]`` (unnormalised π)."""
-    from flint import arb
+def _level_reduction_arb(src, dst, W, scale: int, level: np.ndarray) -> list:
+    """Unnormalised π (a ball per state) of the irreducible chain with rates
+    W_k / scale from ``src[k]`` to ``dst[k]`` whose states have breadth-first
+    ``level`` (level 0 one state), in ball arithmetic at the current precision.
+
+    With A⁺_l, A⁰_l, A⁻_l the rates from level l up, within, down, the
+    generator of the chain censored on levels ≤ l has level-l block
+
+        U_L = A⁰_L,   U_{l−1} = A⁰_{l−1} + R_l A⁻_l,   R_l = A⁺_{l−1} (−U_l)^{-1},
+
+    and its balance at level l reads π_{l−1} A⁺_{l−1} + π_l U_l = 0, so
+    π_0 = 1 and π_l = π_{l−1} R_l (Gaver, Jacobs & Latouche 1984).  A path
+    above level l returns to l first, so the rows of [U_l, A⁻_l] sum to 0:
+    the diagonal of U_l is set to minus the sum of the other (positive)
+    rates, GTH's device (Grassmann, Taksar & Heyman 1985), and −U_l is an
+    M-matrix, solved by interval Gaussian elimination (``algorithm="lu"``;
+    the preconditioned solver's normwise bound loses the small entries'
+    relative accuracy).  R_l ≥ 0, so the back substitution adds positive
+    products only.  SolverError when a −U_l is not proven non-singular.
+    """
+    from flint import arb_mat, fmpq
 
     members = [np.flatnonzero(level == v) for v in range(int(level.max()) + 1)]
-    out = [[] for _ in range(m)]
-    for (i, j), q in rate.items():
-        out[i].append((j, q))
+    where = np.empty(level.size, dtype=np.int64)
+    for idx in members:
+        where[idx] = np.arange(idx.size)
+    blocks: dict = {}
+    for i, j, w in zip(src, dst, W):
+        blocks.setdefault((int(level[i]), int(level[j])), []).append((int(where[i]), int(where[j]), fmpq(int(w), scale)))
 
-    def block(states):
-        where = {int(s): k for k, s in enumerate(states)}
-        A = np.full((len(states), len(states)), arb(0), dtype=object)
-        for k, s in enumerate(states):
-            for j, q in out[int(s)]:
-                if j in where and where[j] != k:
-                    A[k, where[j]] = q
-        return A
+    def block(a: int, b: int):
+        M = arb_mat(members[a].size, members[b].size)
+        for i, j, q in blocks.get((a, b), ()):
+            M[i, j] += q
+        return M
 
-    saved = [None] * len(members)
-    reduced = block(members[-1])
-    for t in range(len(members) - 1, -1, -1):
-        below = members[t - 1] if t > 0 else np.empty(0, dtype=np.int64)
-        mb, mt = below.size, members[t].size
-        A = block(np.concatenate([below, members[t]]))
-        A[mb:, mb:] = reduced
-        for k in range(mb + mt):
-            A[k, k] = arb(0)
-        for k in range(mb + mt - 1, mb - 1, -1) if t > 0 else range(mt - 1, 0, -1):
-            s = sum(A[k, :k], arb(0))
-            if not s > 0:
-                raise SolverError("GTH enclosure: a pivot is not certainly positive (the chain is reducible)")
-            col = A[:k, k] / s
-            A[:k, :k] = A[:k, :k] + np.outer(col, A[k, :k])
-            A[:k, k] = col
-        saved[t] = A[:, mb:].copy()
-        reduced = A[:mb, :mb]
-    pi = [arb(0)] * m
-    prev = None
-    for t, idx in enumerate(members):
-        A = saved[t]
-        mb = A.shape[0] - idx.size
-        x = [arb(0)] * idx.size
-        start = [arb(0)] * idx.size if prev is None else list(np.dot(np.array(prev, dtype=object), A[:mb]))
-        if prev is None:
-            x[0] = arb(1)
-        for k in range(1 if prev is None else 0, idx.size):
-            x[k] = start[k] + sum((x[i] * A[mb + i, k] for i in range(k)), arb(0))
-        for k, s in enumerate(idx):
-            pi[int(s)] = x[k]
-        prev = x
+    def ones(k: int):
+        return arb_mat([[1]] * k)
+
+    top = len(members) - 1
+    R = [None] * (top + 1)
+    U = block(top, top)
+    for t in range(top, 0, -1):
+        down = block(t, t - 1)
+        k = members[t].size
+        for i in range(k):
+            U[i, i] = 0
+        out = U * ones(k) + down * ones(members[t - 1].size)
+        for i in range(k):
+            U[i, i] = -out[i, 0]
+        try:  # R_t = A⁺ (−U_t)^{-1}, as (−U_t)ᵀ R_tᵀ = A⁺ᵀ
+            R[t] = (-U).transpose().solve(block(t - 1, t).transpose(), algorithm="lu").transpose()
+        except ZeroDivisionError:
+            raise SolverError(f"ball-arithmetic level reduction: the censored block of level {t} is not proven "
+                              "non-singular at this precision") from None
+        U = block(t - 1, t - 1) + R[t] * down
+    pi = [None] * level.size
+    x = arb_mat([[1]])
+    pi[int(members[0][0])] = x[0, 0]
+    for t in range(1, top + 1):
+        x = x * R[t]
+        for k, s in enumerate(members[t]):
+            pi[int(s)] = x[0, k]
     return pi
 
 
@@ -519,11 +574,12 @@ def outward_text(value: Fraction, digits: int, up: bool) -> str:
     return sign + text
 
 
-def average(chain: IntegerChain, digits: int, stationary: tuple | None = None) -> Average:
+def average(chain: IntegerChain, digits: int, stationary: tuple | None = None, lu=None) -> Average:
     """g = Σ π_i c_i to ``digits`` digits by both routes (module docstring);
     SolverError when route 2's exact value lies outside route 1's bounds.
     ``stationary``: route 2's (mass, steps) when already refined to digits + 2
-    for this chain's transitions (the rewards do not enter it)."""
+    for this chain's transitions (the rewards do not enter it); ``lu``: route 1's
+    bordered LU when already factored (:func:`bias_lu`, reward-free too)."""
     rec = chain.recurrent
     if all(chain.reward[i] == 0 for i in rec):
         mass = np.ones(rec.size, dtype=object)
@@ -532,7 +588,7 @@ def average(chain: IntegerChain, digits: int, stationary: tuple | None = None) -
     mass, steps2 = refined_stationary(chain, digits + 2) if stationary is None else stationary
     value = Fraction(int((mass * chain.reward[rec]).sum()), int(mass.sum()) * chain.reward_scale)
     width = abs(value) / 10 ** (digits + 2) if value else Fraction(1, 10 ** (digits + 2))
-    bias = refine_bias(chain, width)
+    bias = refine_bias(chain, width, lu=lu)
     lo, hi = bias.bounds
     if not lo <= value <= hi:
         raise SolverError(f"route 2 (refined π) g = {float(value)!r} lies outside route 1's exact bounds "
@@ -547,22 +603,35 @@ def chain_averages(model, rewards, digits: int) -> tuple[dict, IntegerChain, tup
     """The long-run average of each named reward (``rewards``: names of
     ``model``'s reward models) for a CTMC (per unit time) or DTMC (per step)
     read by :mod:`crawlmath.numeric.explicit_io`, certified to ``digits``
-    digits: ({name: Average}, the chain, route 2's (mass, steps)).  π is
-    refined once and shared; route 1 runs per reward."""
+    digits: ({name: Average}, the chain, route 2's (mass, steps)), by
+    :func:`averages_of`."""
     if model.kind == "mdp":
         raise InvalidInput("FILE", "is an MDP: use crawlmath avg-cost", value=model.source)
     check_cost(model.src.size, digits)
     state_of = model.choice_state
     chain = integer_chain(model.n, state_of[model.src], model.dst, model.value, [0] * model.n)
-    stationary = refined_stationary(chain, digits + 2)
-    out = {}
+    rewards_per_state = {}
     for name in rewards:
         r = np.full(model.n, Fraction(0), dtype=object)
         r[state_of] = model.reward_per_choice(name)
+        rewards_per_state[name] = list(r)
+    out, stationary = averages_of(chain, rewards_per_state, digits)
+    return out, chain, stationary
+
+
+def averages_of(chain: IntegerChain, rewards: dict, digits: int) -> tuple[dict, tuple]:
+    """The long-run average of each reward (``rewards``: name -> exact value
+    per state) of ``chain``, each by both routes of :func:`average`:
+    ({name: Average}, route 2's (mass, steps)).  π is refined once and
+    shared; route 1 runs per reward."""
+    stationary = refined_stationary(chain, digits + 2)
+    lu = bias_lu(chain) if len(rewards) > 1 else None  # one factorisation for every reward's route 1
+    out = {}
+    for name, r in rewards.items():
         C, Lc = common_scale(list(r))
         out[name] = average(IntegerChain(chain.n, chain.src, chain.dst, chain.weight, chain.scale, C, Lc,
-                                         chain.recurrent), digits, stationary)
-    return out, chain, stationary
+                                         chain.recurrent), digits, stationary, lu)
+    return out, stationary
 
 
 def chain_average(model, reward: str | None, digits: int) -> Average:

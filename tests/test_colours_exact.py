@@ -34,7 +34,8 @@ def test_three_routes_agree_on_small_cases(seed, C, K):
     b = nc.exact_stationary_series(p, K)
     assert _contains(a.colours_ball, exact) and _contains(b.colours_ball, exact)
     assert a.digits >= 30 and b.digits >= 30
-    assert nc.exact_general(p, K).colours == pytest.approx(float(exact), rel=1e-10)
+    lo, hi = nc.exact_general(p, K).colours_bounds  # p read as its shortest decimals by both
+    assert lo <= exact <= hi and hi - lo <= exact / 10 ** 32
 
 
 def test_uniform_ball_contains_the_closed_form():
@@ -212,3 +213,70 @@ def test_laws_in_balls_match_the_float64_vector_to_float_accuracy(kind, params):
     f = nc.exact_stationary(nc.colour_distribution(kind, 300, *map(float, params)), 40)
     assert a.colours_ball.overlaps(b.colours_ball) and min(a.digits, b.digits) >= 30
     assert f.colours == pytest.approx(a.colours, rel=1e-14)
+
+
+def _product_form_brute_force(p: list, K: int) -> tuple[Fraction, Fraction]:
+    """(E[S], P_new) from pi(q) ∝ S(q) prod p_c^q_c summed over every occupancy vector (the product form proved in
+    proofs/claims/buijsrogge.py), in Fractions: independent of the chain the code solves."""
+    import itertools
+
+    z = s_sum = new_sum = Fraction(0)
+    for q in itertools.product(range(K + 1), repeat=len(p)):
+        if sum(q) != K:
+            continue
+        w = Fraction(sum(1 for x in q if x))
+        for pc, x in zip(p, q):
+            w *= pc ** x
+        z += w
+        s_sum += w * sum(1 for x in q if x)
+        new_sum += w * sum((pc for pc, x in zip(p, q) if not x), Fraction(0))
+    return s_sum / z, new_sum / z
+
+
+def test_exact_chain_reads_p_exactly_and_certifies_its_digits():
+    """issue 30: the chain on occupancy vectors took float64 p; "0.1", "0.2", "0.7" are now read exactly and the
+    exact-rational bounds of E[S] and P_new contain the product form's exact values."""
+    p = ["0.1", "1/5", Fraction(7, 10)]
+    r = nc.exact_general(p, 6, digits=30)
+    want_s, want_new = _product_form_brute_force([Fraction(1, 10), Fraction(1, 5), Fraction(7, 10)], 6)
+    assert r.inputs == "exact" and r.digits == 30
+    assert r.colours_bounds[0] <= want_s <= r.colours_bounds[1] and r.p_new_bounds[0] <= want_new <= r.p_new_bounds[1]
+    assert r.colours_bounds[1] - r.colours_bounds[0] <= want_s / 10 ** 32
+    assert abs(Fraction(r.colours) - want_s) <= want_s * 2 ** -52
+    floats = nc.exact_general(np.array([0.1, 0.2, 0.7]), 6)  # a float stands for its shortest decimal
+    assert floats.colours_bounds == r.colours_bounds and floats.inputs == "shortest-decimal"
+
+
+def test_exact_chain_counts_zero_colours_absent_and_refuses_ball_laws():
+    r = nc.exact_general(["0.5", "0.5", 0], 3, digits=20)
+    assert r.C == 2 and math.isclose(r.nu.sum(), 3) and r.nu[0] >= 1  # the p = 0 colour is always absent
+    with pytest.raises(InvalidInput, match="must be rational for the exact chain"):
+        nc.exact_general(nc.colour_law_of("powerlaw", 3, "1.1"), 2)
+
+
+def test_simulation_reads_p_like_the_exact_routes_and_says_it_is_not_one():
+    from crawlmath.numeric.colours_sim import MIN_STEPS, simulate
+
+    a = simulate(["0.5", "1/4", Fraction(1, 4)], 4, MIN_STEPS, seed=3)
+    b = simulate(np.array([0.5, 0.25, 0.25]), 4, MIN_STEPS, seed=3)
+    assert a.mean is not None and a.mean == b.mean and a.inputs == "exact" and b.inputs == "shortest-decimal"
+    assert "not an exact route" in a.method
+    with pytest.raises(InvalidInput, match=r"p\[1\]"):
+        simulate(["0.5", "x", "0.5"], 4, MIN_STEPS)
+
+
+def test_exact_chain_of_a_skewed_law_starts_from_gth_when_the_lu_loses_small_entries(monkeypatch):
+    """p = (0.999, 0.000999, 0.000001), K = 10: π spans 60 orders of magnitude, so the float64 sparse LU (forced
+    here for a 66-state chain) leaves 34 entries <= 0; the level-by-level GTH start keeps them and the certified
+    bounds hold.  Without that start the refinement is refused with a SolverError naming the cause."""
+    from crawlmath.numeric import sparse_refine as R
+    from crawlmath.numeric.errors import SolverError
+
+    p = ["0.999", "0.000999", "0.000001"]
+    want_s, want_new = _product_form_brute_force([Fraction(999, 1000), Fraction(999, 10 ** 6), Fraction(1, 10 ** 6)], 10)
+    monkeypatch.setattr(R, "GTH_LEVELS_MAX_WORK", 0)
+    r = nc.exact_general(p, 10, digits=30)
+    assert r.colours_bounds[0] <= want_s <= r.colours_bounds[1] and r.p_new_bounds[0] <= want_new <= r.p_new_bounds[1]
+    monkeypatch.setattr(R, "GTH_LEVELS_SLOW_WORK", 0)
+    with pytest.raises(SolverError, match="entries <= 0"):
+        nc.exact_general(p, 10, digits=30)

@@ -357,3 +357,28 @@ def test_a_disagreement_of_the_two_routes_is_an_error_showing_both(monkeypatch):
         ctmc_stationary(SEVEN_TENTHS["str"], digits=30)
     with pytest.raises(SolverError, match=r"agree to 2\d\.\d digits only, 30 asked \(fmpq-bias: 0\.3\d+, mpmath GTH: 0\.3\d+\)"):
         average_cost_mdp(*repair_mdp(), digits=30)
+
+
+def test_certified_bmap_value_ball_carries_its_digits():
+    """numeric/bmap_model.py CertifiedValue.ball (issue 30): the ball's midpoint is the certified mpmath value exactly,
+    so it is as narrow as the certificate (it was float(value) ± error_bound, ~1e-16 relative); it contains J of the
+    model's printed decimals, computed in exact rationals by an independent route (fmpq_mat solve)."""
+    import flint
+
+    from crawlmath.numeric import bmap_model as bm
+    from crawlmath.numeric.bmap_io import load_model
+
+    m = load_model("avrachenkov-example.json", K=4)
+    lv = m.check_policy(bm.Policy((3, 1), (1,)))
+    cv = bm.certified_cost(m, lv, digits=30)
+    J = bm.exact_cost(m, lv)
+    ball = cv.ball()
+    old = flint.ctx.prec
+    flint.ctx.prec = 400
+    try:
+        assert ball.contains(flint.fmpq(J.numerator, J.denominator))
+        assert ball.rad() <= flint.arb(cv.radius) * (1 + flint.arb(2) ** -20)  # the certificate's radius, no more
+        assert ball.rad() < abs(ball.mid()) * flint.arb(10) ** -30
+    finally:
+        flint.ctx.prec = old
+    assert cv.error_bound > 1e-17 * abs(float(cv.value))  # what a float midpoint had to add

@@ -6,6 +6,7 @@ code under test."""
 from __future__ import annotations
 
 import itertools
+import json
 import os
 from fractions import Fraction
 from pathlib import Path
@@ -212,3 +213,116 @@ def test_ball_enclosure_contains_the_exact_law_and_rejects_a_perturbed_one():
     bent = mass.copy()
     bent[-1] = bent[-1] + bent[-1] // 10 ** 26  # π_299 off by 1e-26 relative
     assert not R.agrees_with_enclosure(bent, balls, 30)
+
+
+def tandem_drn(K: int) -> str:
+    """The K x K tandem queue of benchmarks/pi_enclosure.py as Storm DRN text (written once, there)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("crawlmath_benchmark_pi_enclosure",
+                                                  Path(__file__).resolve().parent.parent / "benchmarks" / "pi_enclosure.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.tandem_drn(K)
+
+
+def test_block_enclosure_of_a_two_dimensional_chain_contains_the_exact_rational_law():
+    """Levels of up to 7 states (a + b = const): the block elimination's balls contain π solved independently
+    in exact rationals (fmpq_mat, Qᵀπ = 0 with Σπ = 1), each narrower than 10^-32 relative."""
+    from flint import arb, ctx, fmpq, fmpq_mat
+
+    m = E.parse_drn(tandem_drn(6), "tandem6.drn")
+    _, chain, (mass, _) = R.chain_averages(m, [], 30)
+    n = chain.n
+    A = fmpq_mat(n, n)
+    for s, t, w in zip(chain.src, chain.dst, chain.weight):
+        q = fmpq(int(w), chain.scale)
+        A[int(t), int(s)] += q
+        A[int(s), int(s)] -= q
+    for j in range(n):
+        A[n - 1, j] = 1
+    b = fmpq_mat(n, 1)
+    b[n - 1, 0] = 1
+    exact = A.solve(b)
+    balls = R.stationary_enclosure(chain, 30)
+    old = ctx.prec
+    ctx.prec = 400
+    try:
+        assert all(balls[i].contains(exact[i, 0]) for i in range(n))
+        assert all(x.rad() < x.mid() * arb(10) ** -32 for x in balls)
+    finally:
+        ctx.prec = old
+    assert R.agrees_with_enclosure(mass, balls, 30)
+
+
+def test_tandem_pi_is_certified_by_two_routes_at_thousands_of_states(capsys, tmp_path):
+    """5041 states (K = 70; K = 100, 10^4 states, is timed by benchmarks/pi_enclosure.py):
+    beyond the exact-rational check, the refined π must agree with the ball-arithmetic block elimination, and the
+    printed 30-digit π satisfies every balance equation Σ_i π_i q_ij = π_j q_j to 10^-29 relative."""
+    from crawlmath.cli import main
+
+    K = 70
+    path = tmp_path / "tandem70.drn"
+    path.write_text(tandem_drn(K))
+    code = main(["ctmc", str(path), "--digits", "30", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 0 and d["pi_certified"] and "ball arithmetic" in d["pi_method"]
+    pi = [Fraction(p) for p in d["pi"]]
+    idx = lambda a, b: a * (K + 1) + b  # noqa: E731
+    inflow, outflow = [Fraction(0)] * len(pi), [Fraction(0)] * len(pi)
+    for a in range(K + 1):
+        for b in range(K + 1):
+            s = idx(a, b)
+            for t, q in ((idx(a + 1, b), Fraction(9, 10)) if a < K else (None, 0),
+                         (idx(a - 1, b + 1), Fraction(13, 10)) if a and b < K else (None, 0),
+                         (idx(a, b - 1), Fraction(11, 10)) if b else (None, 0)):
+                if t is not None:
+                    inflow[t] += pi[s] * q
+                    outflow[s] += pi[s] * q
+    assert all(abs(i - o) <= o / 10 ** 29 for i, o in zip(inflow, outflow))
+    assert abs(sum(pi) - 1) <= Fraction(1, 10 ** 29)
+
+
+def test_pi_beyond_both_caps_says_one_route_only(capsys, tmp_path, monkeypatch):
+    """Past the exact check and the enclosure's work cap, π keeps its refined digits but is not called certified."""
+    import crawlmath.commands.ctmc as C
+    from crawlmath.cli import main
+
+    monkeypatch.setattr(C, "PI_EXACT_MAX", 2)
+    monkeypatch.setattr(R, "ENCLOSURE_MAX_WORK", 1)
+    path = tmp_path / "tandem3.drn"
+    path.write_text(tandem_drn(3))
+    assert main(["ctmc", str(path), "--digits", "20", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert not d["pi_certified"] and "one route only" in d["pi_method"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_block_enclosure_of_random_sparse_chains_contains_the_exact_law(seed):
+    """Any chain, not only a grid: random rates on a random strongly connected graph (a cycle plus random arcs, so
+    the breadth-first levels have irregular sizes); the balls contain π solved in exact rationals (fmpq_mat)."""
+    import numpy as np
+    from flint import ctx, fmpq, fmpq_mat
+
+    rng = np.random.default_rng(seed)
+    n = 40
+    arcs = {(k, (k + 1) % n) for k in range(n)} | {tuple(map(int, rng.choice(n, 2, replace=False))) for _ in range(80)}
+    rates = {a: Fraction(int(rng.integers(1, 1000)), int(rng.integers(1, 1000))) for a in arcs}
+    src, dst = zip(*rates)
+    chain = R.integer_chain(n, src, dst, list(rates.values()), [0] * n)
+    A = fmpq_mat(n, n)
+    for (s, t), q in rates.items():
+        A[t, s] += fmpq(q.numerator, q.denominator)
+        A[s, s] -= fmpq(q.numerator, q.denominator)
+    for j in range(n):
+        A[n - 1, j] = 1
+    b = fmpq_mat(n, 1)
+    b[n - 1, 0] = 1
+    exact = A.solve(b)
+    balls = R.stationary_enclosure(chain, 30)
+    old = ctx.prec
+    ctx.prec = 400
+    try:
+        assert all(balls[i].contains(exact[i, 0]) for i in range(n))
+    finally:
+        ctx.prec = old

@@ -99,6 +99,7 @@ def run(args) -> int:
     from ..numeric import colours as nc
     from ..numeric.colours_sim import MAX_SEED, MIN_STEPS, simulate
     from ..numeric.errors import InvalidInput
+    from ..numeric.sparse_refine import outward_text
     from ..numeric.validate import require_int, require_memory
 
     K = require_int(args.K, "--K", minimum=1)
@@ -129,8 +130,13 @@ def run(args) -> int:
             r = nc.exact_uniform(K, C)
         else:
             r = nc.exact_general(p, K)
-        out["exact"] = {"colours": r.colours, "p_new": r.p_new, "states": r.states, "method": r.method,
-                        "residual": r.residual}
+        out["exact"] = {"colours": r.colours, "p_new": r.p_new, "states": r.states, "method": r.method}
+        if r.digits is None:  # the float64 solve of the uniform chain
+            out["exact"]["residual"] = r.residual
+        else:  # the certified chain of p as colour_distribution gives it, each float read as its shortest decimal
+            out["exact"].update(digits=r.digits, inputs=r.inputs,
+                                model=f"{kind} p_c as float64 values (Ch. 5), each read as its shortest decimal",
+                                bounds=[outward_text(b, r.digits + 3, up) for b, up in zip(r.colours_bounds, (False, True))])
     elif args.exact == "product":
         r = nc.exact_stationary(nc.colour_law_of(kind, C, *texts), K)  # the law from the exact parameters
         out["exact"] = {"colours": r.colours, "p_new": r.p_new, "method": r.method, "digits": r.digits,
@@ -158,6 +164,8 @@ def run(args) -> int:
         e = out["exact"]
         print(f"exact stationary ({e['method']}):  {e['colours']:.10f}   P_new {e['p_new']:.10f}"
               + (f"   ({e['states']} states)" if "states" in e else ""))
+        if "bounds" in e:
+            print(f"  E[S] in [{e['bounds'][0]}, {e['bounds'][1]}]")
         if "model" in e:
             print(f"  {e['digits']} digits for the model: {e['model']}")
     if "simulated" in out:

@@ -122,11 +122,12 @@ def _certified_result(model, names, digits: int) -> dict:
         if balls is None:
             certified = False
             method += (f"; one route only (recurrent class of {rec.size} > {PI_EXACT_MAX} states for the exact check, "
-                       "and its levels too wide for the ball-arithmetic GTH)")
+                       "and its breadth-first levels too wide for the ball-arithmetic block elimination)")
         elif agrees_with_enclosure(mass, balls, digits):
-            method += "; inside a rigorous ball-arithmetic GTH enclosure (by levels, python-flint arb) to that accuracy"
+            method += ("; inside a rigorous enclosure to that accuracy (block elimination by breadth-first levels in "
+                       "ball arithmetic, python-flint arb_mat)")
         else:
-            raise SolverError(f"refined π and the ball-arithmetic GTH enclosure disagree beyond 10^-{digits}")
+            raise SolverError(f"refined π and its ball-arithmetic enclosure disagree beyond 10^-{digits}")
     pi = ["0"] * model.n
     for i, p in zip(rec, pi_rec):
         pi[int(i)] = decimal_text(p, digits)
