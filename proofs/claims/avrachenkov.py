@@ -159,7 +159,7 @@ def relative_profit(cstar: bm.CertifiedValue, crs, cstar_bound: float | None = N
     propagated in ball arithmetic."""
     import flint
 
-    c = flint.arb(float(cstar.value), cstar.error_bound if cstar_bound is None else cstar_bound)
+    c = cstar.ball() if cstar_bound is None else flint.arb(cstar.ball().mid(), cstar_bound)  # midpoint exact, not float64
     R = 100 * (1 - c / ball_min(crs))
     mid = float(R.mid())
     return mid, float(R.rad()) + float(np.spacing(abs(mid)))
