@@ -28,7 +28,7 @@ log(h)/S
 >>> try:
 ...     optimal_frequency(SchedulingModel(lower_bound_objective_term(), c0*mu**2))
 ... except DerivationError as exc:
-...     print(str(exc)[:29])
+...     print(str(exc)[:31])
 the pages share no common level
 
 The golden-ratio policy of §5 is derived in :mod:`crawlmath.derive.golden`.
@@ -417,7 +417,7 @@ def randomized_frequency_proportional() -> sp.Expr:
     (:func:`optimal_frequency`).
 
     >>> randomized_frequency_proportional()
-    (1 - h)/(G*h)
+    -(h - 1)/(G*h)
     """
     return optimal_frequency(randomized_model())
 
@@ -543,7 +543,7 @@ def model_stationarity(model: SchedulingModel) -> sp.Expr:
     r""":math:`\partial/\partial x_i` of the Lagrangian :math:`\sum_j \mathrm{term}_j + \lambda(\sum_j x_j - 1)`:
     the page's derivative plus :math:`\lambda` ((8) for :func:`lower_bound_model`, (13) for :func:`randomized_model`).
 
-    >>> model_stationarity(randomized_model()).subs(x, 0)
+    >>> sp.simplify(model_stationarity(randomized_model()).subs(x, 0))
     -c0*nu + lambda
     """
     return sp.diff(model.page_term() + lam * x, x)
@@ -651,9 +651,9 @@ def frequency_at_multiplier(model: SchedulingModel) -> sp.Expr:
     other root must be shown <= 0 or not real there (:func:`regime`: low < lambda < high), else the derivation refuses naming the step.
 
     >>> frequency_at_multiplier(lower_bound_model())
-    -log(h)/(-LambertW((-c0*nu + lambda)*exp(-1)/(c0*nu), -1) - 1)
+    log(h)/(LambertW(-exp(-1) + lambda*exp(-1)/(c0*nu), -1) + 1)
     >>> frequency_at_multiplier(randomized_model())
-    (1 - h)*(sqrt(c0)*sqrt(nu) - sqrt(lambda))/(h*sqrt(lambda))
+    -(h - 1)*(sqrt(c0)*sqrt(nu) - sqrt(lambda))/(h*sqrt(lambda))
     """
     require_convex(model)
     equation = _in_a(model_stationarity(model))
@@ -672,9 +672,9 @@ def frequency_at_multiplier(model: SchedulingModel) -> sp.Expr:
     if None in signs:
         raise DerivationError(f"the stationarity for x has the roots {roots}; the sign of {roots[signs.index(None)]} on "
                               f"{low} < lambda < {high} is not decided, so the admissible root is not known")
-    return sp.factor(only_root([r for r, s_ in zip(roots, signs) if s_ == 1],
-                               f"the stationarity for x: roots {roots}, admissible (real and > 0 for {low} < lambda < {high})")
-                     ).subs(a, -sp.log(h))
+    root = only_root([r for r, s_ in zip(roots, signs) if s_ == 1],
+                     f"the stationarity for x: roots {roots}, admissible (real and > 0 for {low} < lambda < {high})")
+    return sp.factor(root.subs(a, -sp.log(h)))
 
 
 @functools.cache
@@ -686,7 +686,7 @@ def frequency_split(model: SchedulingModel) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     phi A_i + B_i, and sum x_i(lambda) = 1 has no closed form: :func:`kkt_frequencies` solves it numerically).
 
     >>> frequency_split(lower_bound_model())
-    (1/(-LambertW((-c0*nu + lambda)*exp(-1)/(c0*nu), -1) - 1), -log(h), 0)
+    (1/(LambertW(-exp(-1) + lambda*exp(-1)/(c0*nu), -1) + 1), log(h), 0)
     """
     xl = frequency_at_multiplier(model)
     page_symbols = set(PAGE)
@@ -742,7 +742,7 @@ def common_level(model: SchedulingModel, pages=None) -> sp.Expr:
     over the pages of :func:`page_sum`.
 
     >>> common_level(lower_bound_model()), common_level(randomized_model())
-    (-1/S, (G + 1)/(G*sqrt(c0)*sqrt(nu)))
+    (1/S, (G + 1)/(G*sqrt(c0)*sqrt(nu)))
     """
     _, A, B = frequency_split(model)
     return only_root(sp.solve(sp.Eq(phi * page_sum(A, pages) + page_sum(B, pages), 1), phi), "sum x_i = 1 for the level")
@@ -754,7 +754,7 @@ def optimal_frequency(model: SchedulingModel) -> sp.Expr:
     with a negative value is left out and the others re-solved, :func:`kkt_frequencies`).
 
     >>> optimal_frequency(lower_bound_model()), optimal_frequency(randomized_model())
-    (log(h)/S, (1 - h)/(G*h))
+    (log(h)/S, -(h - 1)/(G*h))
     """
     _, A, B = frequency_split(model)
     return sp.factor(common_level(model) * A + B)
@@ -801,10 +801,10 @@ def optimal_cost(model: SchedulingModel) -> sp.Expr:
     c0*(mu + nu*exp(S) - nu)
     """
     term = model.page_term().subs(x, optimal_frequency(model))
-    term = sp.powsimp(sp.expand_log(sp.expand(term), force=True), force=True)
-    if model.page_term().has(1 / (1 - h + h * x)) or term.has(1 / h):
-        term = sp.cancel(sp.together(term))
-    total = sp.simplify(page_sum(sp.apart(term, h) if term.is_rational_function(h) else term))
+    term = sp.powsimp(sp.expand_log(sp.expand(term), force=True), force=True)  # h^(1/x) at x = ln h/S: e^S
+    if term.is_rational_function(h):  # (12) at (16): partial fractions in h leave 1/h and constants to sum
+        term = sp.apart(sp.cancel(sp.together(term)), h)
+    total = sp.simplify(page_sum(term))
     if _outside_sums(total) & {h, c}:
         raise DerivationError(f"the optimal cost still depends on one page: {total}")
     return sp.factor_terms(total)
@@ -818,9 +818,10 @@ def _outside_sums(expr: sp.Expr) -> set:
 def kkt_frequencies(model: SchedulingModel, pages, common, dps: int = 40):
     r"""The optimum of ``model`` for concrete pages (``pages``: dicts of h, mu, c values; ``common``: values of nu,
     c0, ...), at ``dps`` digits: x_i(lambda) of :func:`frequency_at_multiplier` (x_i = 0 once lambda >= the page's
-    :func:`exclusion_multiplier`, by the KKT conditions of the convex problem), and lambda the root of
-    :math:`\sum_i x_i(\lambda) = 1`, which is decreasing in lambda (bisection to a bracket, then mpmath's
-    ``findroot``).  Returns (x, lambda) as mpmath numbers.  Works when the pages share no common level
+    :func:`exclusion_multiplier`, by the KKT conditions of the convex problem; unbounded at or below the low end
+    of the :func:`regime`), and lambda the root of :math:`\sum_i x_i(\lambda) = 1`, which is decreasing in lambda
+    (60 bisection steps on the union of the regimes, then mpmath's ``findroot`` on that bracket).  Returns
+    (x, lambda) as mpmath numbers.  Works when the pages share no common level
     (:func:`frequency_split` refuses), e.g. weights c_i = c0 mu_i^2.
 
     >>> xs, lam_ = kkt_frequencies(lower_bound_model(), [{h: 0.5, mu: 1}, {h: 0.25, mu: 2}], {nu: 1, c0: 1}, dps=20)
@@ -828,21 +829,25 @@ def kkt_frequencies(model: SchedulingModel, pages, common, dps: int = 40):
     ['0.333333333333', '0.666666666667']
     """
     with mpmath.workdps(dps + 10):
-        xl, thr = frequency_at_multiplier(model), exclusion_multiplier(model)
+        xl, (low, high) = frequency_at_multiplier(model), regime(model)
         vals = [{**{s_: mpmath.mpf(v) for s_, v in common.items()}, **{s_: mpmath.mpf(v) for s_, v in p.items()}} for p in pages]
-        funcs = [(sp.lambdify(lam, xl.subs(v), "mpmath"), mpmath.mpf(sp.N(thr.subs(v), dps + 10))) for v in vals]
+        funcs = [(sp.lambdify(lam, xl.subs(v), "mpmath"), mpmath.mpf(sp.N(high.subs(v), dps + 10)),
+                  mpmath.mpf(sp.N(low.subs(v), dps + 10))) for v in vals]
 
-        def frequencies(L):
-            return [mpmath.re(f(L)) if L < t else mpmath.mpf(0) for f, t in funcs]
+        def kept(f, L):
+            value = f(L)
+            if mpmath.im(value) != 0:
+                raise DerivationError(f"x_i({L}) = {value} is not real inside the page's regime")
+            return mpmath.re(value)
+
+        def frequencies(L):  # x_i = 0 above the page's regime, unbounded at or below it
+            return [mpmath.inf if L <= below else kept(f, L) if L < above else mpmath.mpf(0) for f, above, below in funcs]
 
         def excess(L):
             return mpmath.fsum(frequencies(L)) - 1
 
-        lo, hi = mpmath.mpf(0), max(t for _, t in funcs)
-        lo = hi / 2
-        while excess(lo) < 0:
-            hi, lo = lo, lo / 2
-        for _ in range(60):  # a bracket of relative width 2^-60, then the secant-type solver on it
+        lo, hi = max(f_[2] for f_ in funcs), max(f_[1] for f_ in funcs)
+        for _ in range(60):  # the bracket shrunk 2^60 times, then the secant-type solver on it
             mid = (lo + hi) / 2
             lo, hi = (mid, hi) if excess(mid) > 0 else (lo, mid)
         root = mpmath.findroot(excess, (lo, hi), solver="anderson", tol=mpmath.mpf(10) ** (-dps - 5))

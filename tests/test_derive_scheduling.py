@@ -138,7 +138,8 @@ def test_randomized_with_weights_mu_squared_derives_its_own_optimum():
     want, _ = _kkt(dterm, PAGES, COMMON, ["0.3", "0.5", "0.2", "0.5"])
     subs = {s_: sp.Float(PAGES[i][q], 50) for i, p in enumerate(pages) for q, s_ in p.items() if q in PAGES[i]}
     subs.update({nu: sp.Float(COMMON[nu], 50), c0: sp.Float(COMMON[c0], 50)})
-    assert all(_close(mpmath.mpf(str(sp.N(xi.subs(subs), 45))), w) for xi, w in zip(xs, want))
+    with mpmath.workdps(50):
+        assert all(_close(mpmath.mpf(str(sp.N(xi.subs(subs), 45))), w) for xi, w in zip(xs, want))
     got, _ = sc.kkt_frequencies(model, PAGES, COMMON, dps=40)
     assert all(_close(a, b) for a, b in zip(got, want))
 
