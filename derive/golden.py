@@ -542,8 +542,8 @@ _LIMIT = (*_CHAIN, _REGIME, _EXPS, _C17, _RATIO)
 _PROVENANCE = {
     "golden_limit_page_cost": _CHAIN, "golden_bound": (*_LIMIT, _FLOAT), "golden_H": (*_LIMIT, _FLOAT),
     "golden_profile": (*_LIMIT, _FLOAT),
-    "golden_R": (*_LIMIT, derived("R", "P'Q - PQ' of the derived H = P/Q"), _FLOAT_D, _LAMBDAS),
-    "golden_D": (*_LIMIT, derived("D", "-R/q of the derived R"), _FLOAT_D, _LAMBDAS),
+    "golden_R": (*_LIMIT, derived("R", "P'Q - PQ' of the derived H = P/Q"), _LAMBDAS, _FLOAT_D),
+    "golden_D": (*_LIMIT, derived("D", "-R/q of the derived R"), _LAMBDAS, _FLOAT_D),
     "golden_y": (_LAMBDAS, _FLOAT),
     "golden_weight0": (_POLICY, _GAPS, _WEIGHTS), "golden_weight1": (_POLICY, _GAPS, _WEIGHTS),
     "golden_weight2": (_POLICY, _GAPS, _WEIGHTS), "golden_rate": (_REGIME, _EXPS),

@@ -884,10 +884,10 @@ _ACCESS = assumed("§2's page model: page i changes as a Poisson process of rate
 _INNER = assumed("the obsolete time within an intercompletion interval of length t: int_0^t (1 - e^(-mu (t - z))) dz "
                  "(proof of Lemma 3.1)", "integrated by SymPy")
 _L31 = derived("Lemma 3.1 E[Z] = d E[X] - (1 - h^d)/mu", "the inner integral against the law of a sum of d accesses, "
-               "using only its mean d m and transform h^d (linearity in t and e^(-mu t) checked); the registry checks it "
-               "against direct Erlang integration, d = 1, 2, 3")
+               "using only its mean d m and transform h^d (linearity in t and e^(-mu t) checked); coffman.sched.lemma-3.1 "
+               "checks it against direct Erlang integration, d = 1, 2, 3")
 _T33 = typed("Theorem 3.3: the bound is Lemma 3.1 with every distance equal to 1/f", "the equal-distance step is the "
-             "paper's convexity argument, not derived here; checked by coffman.thm-3.3.* (random schedules of six access "
+             "paper's convexity argument, not derived here; checked by coffman.sched.thm-3.3 (random schedules of six access "
              "laws never beat the bound, round robin attains it)")
 _L41 = derived("Lemma 4.1", "Lemma 3.1 summed by SymPy against the geometric law of the distance")
 _GEO = assumed("the randomized policy of §4: the distance d is geometric, P(d = n) = f (1 - f)^(n-1)")
