@@ -119,6 +119,17 @@ def test_weights_mu_squared_refuse_the_closed_form_and_the_kkt_route_gives_the_o
     assert max(abs(a - b) for a, b in zip(got, _log_h_share(PAGES))) > 1e-3  # not the paper's answer
 
 
+def test_kkt_route_leaves_out_a_page_below_its_threshold():
+    """c_i = c0 mu_i^2 with a fourth page of small mu (threshold c0 nu mu_4 = 0.21 below the optimum's lambda): the
+    KKT conditions give x_4 = 0 and the three-page optimum for the others (solved directly here), with
+    lambda >= c0 nu mu_4 (dual feasibility of the page left out)."""
+    model = sc.SchedulingModel(LB, c0 * mu**2)
+    got, lam = sc.kkt_frequencies(model, [*PAGES, {h: "0.9", mu: "0.2"}], COMMON, dps=40)
+    want, lam_want = _kkt(_lower_bound_dterm(lambda m, c: c * m**2), PAGES, COMMON, [*map(str, _log_h_share(PAGES)), "0.5"])
+    assert got[3] == 0 and all(_close(a, b) for a, b in zip(got[:3], want)) and _close(lam, lam_want)
+    assert lam >= mpmath.mpf("0.7") * mpmath.mpf("1.5") * mpmath.mpf("0.2")
+
+
 def test_randomized_with_weights_mu_squared_derives_its_own_optimum():
     """(12) with c_i = c0 mu_i^2: (15) is x_i = (sqrt(nu c0 mu_i/lambda) - 1) g_i, g_i = 1/h_i - 1, so the level
     1/sqrt(lambda) is still common and sum x_i = 1 gives sqrt(lambda) = sqrt(nu c0) sum sqrt(mu_i) g_i / (1 + G)
