@@ -30,6 +30,7 @@ sqrt(5)/5 + 3/5
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -37,7 +38,7 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1
 
 from . import DerivationError
-from .formula import Formula, term_magnitudes
+from .formula import Formula, assumed, derived, term_magnitudes, typed
 from .scheduling import cstar_limit
 
 PHI = (1 + sp.sqrt(5)) / 2  # phi
@@ -517,11 +518,49 @@ def _profile_stable(qq, ss=s) -> sp.Expr:
     return sum(w.subs(s, ss) * c.subs(s, ss) ** 2 * psi2_stable(c.subs(s, ss) * qq) for w, c in zip(ws, cs) if w.subs(s, ss) != 0)
 
 
+# Provenance of the formulas below (derive/formula.py: Input).
+_POLICY = assumed("the golden-ratio schedule gamma(k, N) of §5: page i takes the points frac(j/phi) of a block of x_i F_k "
+                  "consecutive j in a cycle of F_k accesses; its cost is Lemma 3.1 summed over the cycle",
+                  "Lemma 3.1 from crawlmath.derive.scheduling")
+_GAPS = typed("the three-gap counts M - F_n, M - F_(n-1), F_n + F_(n-1) - M (Sós's successor rule)",
+              "the rule is typed from the three-gap theorem; checked: with the derived lengths phi^-m the counts tile the "
+              "cycle exactly, symbolically for all M, n, k (tiling_residual = 0)")
+_WEIGHTS = derived("the per-unit weights of F_J, F_(J+1), F_(J+2)", "the counts over F_k with F_(k-r)/F_k -> phi^-r (limit)")
+_PAGE = derived("one page's limit cost", "Lemma 3.1 summed with the k -> oo weights")
+_REGIME = assumed("Theorem 5.1's regime: N -> oo with mu_i -> 0 and x_i = mu_i/mu + o(mu_i), every page at bracket position s")
+_EXPS = derived("the exponents c_m(s) q", "lim mu_i E[X] F_(J+m) with (psi/phi)^J -> 0")
+_C17 = derived("(17)", "crawlmath.derive.scheduling.cstar_limit, from the optimum of the scheduling model")
+_RATIO = derived("G(q, s) and H(q) = G(q, 1)", "the limit cost over (17), both in q = mu/nu")
+_LAMBDAS = typed("lambda_1, lambda_2 of the proof of Cor. 5.1", "D's lambda-form built on them is compared with the derived "
+                 "D = -R/q (the registry's coffman.formula.golden_D.printed)")
+_FLOAT = derived("the float form", "psi_2 with its Taylor polynomial below a cut (error bound stated), expm1; checked equal "
+                 "to the derived form by the registry's .stable claim")
+_FLOAT_D = typed("the float form's Taylor coefficients", "computed from the proof's lambda-form of D (typed above) in "
+                 "Q(sqrt5); the registry's .stable claim checks the float form against the derived D")
+_CHAIN = (_POLICY, _GAPS, _WEIGHTS, _PAGE)
+_LIMIT = (*_CHAIN, _REGIME, _EXPS, _C17, _RATIO)
+_PROVENANCE = {
+    "golden_limit_page_cost": _CHAIN, "golden_bound": (*_LIMIT, _FLOAT), "golden_H": (*_LIMIT, _FLOAT),
+    "golden_profile": (*_LIMIT, _FLOAT),
+    "golden_R": (*_LIMIT, derived("R", "P'Q - PQ' of the derived H = P/Q"), _LAMBDAS, _FLOAT_D),
+    "golden_D": (*_LIMIT, derived("D", "-R/q of the derived R"), _LAMBDAS, _FLOAT_D),
+    "golden_y": (_LAMBDAS, _FLOAT),
+    "golden_weight0": (_POLICY, _GAPS, _WEIGHTS), "golden_weight1": (_POLICY, _GAPS, _WEIGHTS),
+    "golden_weight2": (_POLICY, _GAPS, _WEIGHTS), "golden_rate": (_REGIME, _EXPS),
+    "golden_gap0": (*_LIMIT, derived("e_2(s)", "lim_(q->0) G by l'Hospital (limit_at_zero), the maximum over [1, phi]")),
+    "golden_worst": (*_LIMIT, derived("phi^5/10", "lim_(q->0) G by l'Hospital, its critical points and the ends of [1, phi]")),
+}
+
+
 def formulas() -> list[Formula]:
     """The formulas of this module for codegen (Coffman et al. 1997, §5): the per-page limit cost of γ(N),
     the printed bound (18), H(q), the profile G(q, s), R, D and y of the proof of Cor. 5.1, the worst case φ⁵/10,
-    and their floating-point-stable forms.
+    and their floating-point-stable forms, each with its provenance.
     """
+    return [dataclasses.replace(f, inputs=_PROVENANCE[f.name]) for f in _formulas()]
+
+
+def _formulas() -> list[Formula]:
     qdom = {"q": (1e-70, 60.0)}  # q -> 0: D ~ 7.5e-3 q^3 and R ~ q^4 stay in float range down here
     l1s, l2s = golden_lambdas(-expm1(-q) / q)
     ws, cs = profile_weights(), rates()

@@ -13,19 +13,40 @@ SymPy result; :func:`formulas` hands the closed forms to ``crawlmath codegen``.
 >>> expected_obsolescence()
 d*m + h**d/mu - 1/mu
 
+The optimal schedules (Theorems 3.4 and 4.1) are derived from a
+:class:`SchedulingModel` (one page's objective term in its frequency x and
+h, mu, c; the weight rule c_i), the paper's objectives being
+:func:`lower_bound_model` ((7)) and :func:`randomized_model` ((12)): the
+stationarity of the Lagrangian is solved for x_i(lambda) (roots counted, the
+admissible one chosen on the page's multiplier range), split by SymPy as
+phi(lambda) A_i + B_i with phi common to the pages, and sum x_i = 1 solved
+for phi.  A modified objective gets its own optimum, or a refusal naming the
+step that fails:
+
+>>> optimal_frequency(SchedulingModel(lower_bound_objective_term().subs(h**(1/x), h**(2/x)), c0*mu))
+log(h)/S
+>>> try:
+...     optimal_frequency(SchedulingModel(lower_bound_objective_term(), c0*mu**2))
+... except DerivationError as exc:
+...     print(str(exc)[:31])
+the pages share no common level
+
 The golden-ratio policy of §5 is derived in :mod:`crawlmath.derive.golden`.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
+from dataclasses import dataclass
 
+import mpmath
 import sympy as sp
 from sympy.codegen.cfunctions import expm1
 from sympy.codegen.rewriting import expm1_opt, optimize
 from sympy.simplify.simplify import factor_sum
 
 from . import DerivationError, only_root, require_zero
-from .formula import Formula, term_magnitudes
+from .formula import Formula, assumed, derived, term_magnitudes, typed
 
 d, m, mu, h, f, x, nu, c0, q, lam, c = sp.symbols("d m mu h f x nu c0 q lambda c", positive=True)
 z, t = sp.symbols("z t", positive=True)
@@ -33,8 +54,7 @@ SRC = "(Coffman–Liu–Weber 1997"
 # Page-indexed quantities for the sums over pages i = 1..n of §3-§4.
 n = sp.Symbol("n", integer=True, positive=True)
 k = sp.Symbol("k", integer=True, positive=True)
-h_, mu_, g_ = (sp.IndexedBase(name, positive=True) for name in ("h", "mu", "g"))
-ln_y = sp.Symbol("ln_y", negative=True)  # ln y*, the common log h_i^{1/x_i}
+h_, mu_ = (sp.IndexedBase(name, positive=True) for name in ("h", "mu"))
 S = sp.Symbol("S", negative=True)  # sum_i ln h_i
 P = sp.Symbol("P", positive=True)  # prod_i h_i
 G = sp.Symbol("G", positive=True)  # sum_i (1/h_i - 1)
@@ -125,12 +145,13 @@ def expm1_form(expr, rest=0) -> sp.Expr:
 
 @functools.cache
 def lagrangian_stationarity() -> sp.Expr:
-    """(8): d/dx_i of c_i (1 - (nu/mu) x + (nu/mu) x h^{1/x}) + lambda x.
+    """(8): d/dx_i of c_i (1 - (nu/mu) x + (nu/mu) x h^{1/x}) + lambda x, the stationarity of the Lagrangian of
+    :func:`lower_bound_model` with general weights (:func:`model_stationarity`).
 
     >>> sp.simplify(lagrangian_stationarity() - (-(c*nu/mu)*(1 - h**(1/x) + sp.log(h)/x*h**(1/x)) + lam))
     0
     """
-    return sp.diff(lower_bound_objective_term() + lam * x, x)
+    return model_stationarity(lower_bound_model(c))
 
 
 @functools.cache
@@ -158,100 +179,47 @@ def stationarity_in_y() -> sp.Expr:
 
 
 @functools.cache
-def common_level() -> sp.Expr:
-    """(8) with c_i = c0 mu_i reads c0 nu (1 - y + y ln y) = lambda for every
-    page: the left side no longer depends on i and is strictly decreasing in y
-    on (0, 1) (:func:`stationarity_in_y`), so every y_i = h_i^{1/x_i} equals
-    one value y*.  Returns 1 - y + y ln y after checking that c = c0 mu
-    removes the page (raises otherwise).
-
-    >>> common_level()
-    y*log(y) - y + 1
-    """
-    y = sp.Symbol("y", positive=True)
-    bracket = stationarity_in_y()
-    with_c0 = sp.simplify((lagrangian_stationarity() - lam).subs(c, c0 * mu) / (-c0 * nu))
-    require_zero(with_c0.subs(sp.log(h), x * sp.log(y)).subs(h ** (1 / x), y) - bracket, "(8) with c = c0 mu")
-    if sp.diff(bracket, y) != sp.log(y):
-        raise DerivationError(f"d/dy of {bracket} is not ln y")
-    return bracket
-
-
-@functools.cache
-def frequency_at_level() -> sp.Expr:
-    """x solving h^{1/x} = y* for x (``solve``), in terms of ``ln_y`` = ln y*.
-
-    >>> frequency_at_level()
-    log(h)/ln_y
-    """
-    ystar = sp.Symbol("ystar", positive=True)
-    root = only_root(sp.solve(sp.Eq(h ** (1 / x), ystar), x), "h^(1/x) = y* for x")
-    return root.subs(sp.log(ystar), ln_y)
-
-
-@functools.cache
-def common_level_from_constraint() -> sp.Expr:
-    """(9) sum_i x_i = 1 with x_i = ln h_i / ln y*, solved for ln y*:
-    ln y* = sum_i ln h_i, returned as the Sum over pages i = 1..n.
-
-    >>> common_level_from_constraint()
-    Sum(log(h[k]), (k, 1, n))
-    """
-    total = factor_sum(sp.Sum(frequency_at_level().subs(h, h_[k]), (k, 1, n)))
-    return only_root(sp.solve(sp.Eq(total, 1), ln_y), "sum x_i = 1 for ln y*")
-
-
-@functools.cache
 def optimal_frequencies_proportional() -> sp.Expr:
-    """(10): x_i = ln h_i / sum_j ln h_j, from :func:`frequency_at_level` with
-    ln y* from :func:`common_level_from_constraint`; returned in terms of
-    ``h`` and ``S`` = sum_j ln h_j.
+    """(10): x_i = ln h_i / sum_j ln h_j, the optimum of :func:`lower_bound_model` (:func:`optimal_frequency`: the
+    stationarity (8) solved for x_i(lambda), which SymPy finds to be phi(lambda) ln(1/h_i) with phi common to the
+    pages, and sum x_i = 1 solved for phi); returned in ``h`` and ``S`` = sum_j ln h_j.
 
     >>> optimal_frequencies_proportional()
     log(h)/S
     """
-    common_level()
-    level = common_level_from_constraint()
-    return frequency_at_level().subs(ln_y, level).subs(level, S)
+    return optimal_frequency(lower_bound_model())
 
 
 @functools.cache
 def cstar_at_optimum() -> sp.Expr:
-    """Theorem 3.4 (6): the objective (7) with c_i = c0 mu_i summed over the
-    n pages at x_i of (10): each h_i^{1/x_i} becomes e^{sum ln h} = prod h
-    (SymPy writes it as a Product), sum_i mu_i = mu and sum_i x_i = 1.
+    """Theorem 3.4 (6): the objective (7) with c_i = c0 mu_i summed over the n pages at x_i of (10)
+    (:func:`optimal_cost`): each h_i^{1/x_i} becomes e^S, sum_i mu_i = mu and sum_i x_i = 1.
 
     >>> cstar_at_optimum()
-    c0*(mu + nu*Product(h[k], (k, 1, n)) - nu)
+    c0*(mu + nu*exp(S) - nu)
     """
-    level = common_level_from_constraint()
-    term = lower_bound_objective_term().subs({c: c0 * mu, h: h_[k], mu: mu_[k]}).subs(x, frequency_at_level().subs({h: h_[k], ln_y: level}))
-    term = sp.expand(sp.powsimp(sp.expand_log(sp.expand(term), force=True), force=True))
-    total = sum((factor_sum(sp.Sum(a, (k, 1, n))) for a in sp.Add.make_args(term)), sp.Integer(0))
-    return sp.simplify(total.subs(sp.Sum(mu_[k], (k, 1, n)), mu))
+    return optimal_cost(lower_bound_model())
 
 
 @functools.cache
 def cstar_lower_bound() -> sp.Expr:
-    """C* of Theorem 3.4 (6) with ``P`` = prod_i h_i: :func:`cstar_at_optimum`
-    with the Product named.
+    """C* of Theorem 3.4 (6) with ``P`` = prod_i h_i = e^S: :func:`cstar_at_optimum` with the product named.
 
     >>> cstar_lower_bound()
     c0*(P*nu + mu - nu)
     """
-    return cstar_at_optimum().subs(sp.Product(h_[k], (k, 1, n)), P)
+    return sp.expand(cstar_at_optimum()).subs(sp.exp(S), P).factor()
 
 
 @functools.cache
 def lower_bound_multiplier() -> sp.Expr:
-    """lambda of (8) at the optimum of (10) with c_i = c0 mu_i: y* = e^S in
-    c0 nu (1 - y + y ln y).
+    """lambda of (8) at the optimum of (10) with c_i = c0 mu_i (:func:`optimal_multiplier`): c0 nu (1 - y + y ln y)
+    at y* = e^S.
 
     >>> lower_bound_multiplier()
     c0*nu*(S*exp(S) - exp(S) + 1)
     """
-    y = sp.Symbol("y", positive=True)
-    return sp.factor_terms(sp.expand(c0 * nu * common_level().subs(y, sp.exp(S))))
+    return optimal_multiplier(lower_bound_model())
 
 
 def multiplier_series_terms(s0=sp.Rational(1, 2), rel=sp.Rational(1, 2**60)) -> int:
@@ -390,40 +358,27 @@ def randomized_objective_term_stable() -> sp.Expr:
 
 @functools.cache
 def randomized_stationarity() -> sp.Expr:
-    """(13): d/dx of the objective term (12) plus lambda x.
+    """(13): d/dx of the objective term (12) plus lambda x (:func:`model_stationarity` of :func:`randomized_model`
+    with general weights).
 
     >>> sp.simplify(randomized_stationarity().subs(x, 0) - lam + c*nu/mu)
     0
     """
-    return sp.diff(randomized_objective_term() + lam * x, x)
-
-
-@functools.cache
-def stationarity_at_zero() -> sp.Expr:
-    r"""(8) as :math:`x \to 0^+` (``sp.limit``, with :math:`h = e^{-a}`, a > 0,
-    since h = E[e^{-\mu X}] < 1): :math:`h^{1/x}` and :math:`\ln h\,h^{1/x}/x`
-    vanish.  (13) at x = 0 (``subs``) has the same value, which is checked
-    (raises otherwise): both relaxations share the dual-feasibility condition
-    at a page left out.
-
-    >>> stationarity_at_zero()
-    -c*nu/mu + lambda
-    """
-    a = sp.Symbol("a", positive=True)
-    lower = sp.limit(lagrangian_stationarity().subs(h, sp.exp(-a)), x, 0, "+")
-    require_zero(lower - randomized_stationarity().subs(x, 0), "(8) as x -> 0+ versus (13) at x = 0")
-    return sp.expand(lower)
+    return model_stationarity(randomized_model(c))
 
 
 @functools.cache
 def page_threshold_multiplier() -> sp.Expr:
-    r"""The multiplier at which a page leaves the optimum: :func:`stationarity_at_zero`
-    = 0 solved for lambda, :math:`c\nu/\mu`; for larger lambda x_i = 0 (8) and (13).
+    r"""The multiplier at which a page leaves the optimum, :math:`c\nu/\mu` (:func:`exclusion_multiplier`): the
+    stationarity (8) as x -> 0+ solved for lambda; (13) at x = 0+ gives the same value (checked: raises otherwise),
+    so both relaxations share the dual-feasibility condition of a page left out.
 
     >>> page_threshold_multiplier()
     c*nu/mu
     """
-    return only_root(sp.solve(stationarity_at_zero(), lam), "(8) at x = 0+ for lambda")
+    value = exclusion_multiplier(lower_bound_model(c))
+    require_zero(value - exclusion_multiplier(randomized_model(c)), "(8) and (13) at x = 0+: the same threshold")
+    return value
 
 
 @functools.cache
@@ -444,99 +399,69 @@ def stationarity_level() -> sp.Expr:
     return only_root(sp.solve((lam - c * nu / mu * level), level), "(8) for the bracket level")
 
 
-def _admissible(root) -> bool:
-    """1 - h + h x > 0 (Lemma 4.1's denominator) for every h in (0, 1),
-    decided by SymPy with h = 1/(1 + g), g > 0, and sqrt(nu c/(lambda mu)) > 1
-    (the regime where (15) is positive)."""
-    gg, sigma = sp.symbols("gg sigma", positive=True)
-    value = sp.simplify((1 - h + h * root).subs(sp.sqrt(c) * sp.sqrt(nu), sigma * sp.sqrt(lam) * sp.sqrt(mu)).subs(h, 1 / (1 + gg)))
-    if value.is_positive is None and value.is_negative is None:
-        raise DerivationError(f"cannot decide the sign of 1 - h + h x = {value} at the root {root}")
-    return bool(value.is_positive)
-
-
 @functools.cache
 def randomized_frequency_general() -> sp.Expr:
-    """(15): solving (13) = 0 for x (``solve``; of its two roots the one with
-    1 - h + h x > 0): x = (sqrt(nu c/(lambda mu)) - 1)(1 - h)/h.
+    """(15): (13) = 0 solved for x (:func:`frequency_at_multiplier`; of its two roots the one > 0 while the page is
+    kept, 0 < lambda < c nu/mu): x = (sqrt(nu c/(lambda mu)) - 1)(1 - h)/h.
 
     >>> sp.simplify(randomized_frequency_general() - (sp.sqrt(nu*c/(lam*mu)) - 1)*(1 - h)/h)
     0
     """
-    roots = [r for r in sp.solve(sp.Eq(randomized_stationarity(), 0), x) if _admissible(r)]
-    return sp.simplify(only_root(roots, "(13) = 0 with 1 - h + h x > 0"))
+    return frequency_at_multiplier(randomized_model(c))
 
 
 @functools.cache
 def randomized_frequency_proportional() -> sp.Expr:
-    """(16): with c_i = c0 mu_i, (15) is x_i = (sigma - 1) g_i, g_i = 1/h_i - 1,
-    sigma = sqrt(nu c0/lambda) common to all pages; sum_i x_i = 1 (over pages
-    i = 1..n, G = sum g_i) gives sigma - 1 = 1/G, so x_i = g_i/G.  Returned in
-    ``h`` and ``G``.
+    """(16): with c_i = c0 mu_i, (15) splits as x_i = phi(lambda) A_i + B_i with phi = 1/sqrt(lambda) common to all
+    pages (:func:`frequency_split`), and sum_i x_i = 1 gives x_i = g_i/G, g_i = 1/h_i - 1, G = sum g_i
+    (:func:`optimal_frequency`).
 
     >>> randomized_frequency_proportional()
-    (1 - h)/(G*h)
+    -(h - 1)/(G*h)
     """
-    sigma = sp.Symbol("sigma", positive=True)
-    x15 = randomized_frequency_general().subs(c, c0 * mu)
-    per_page = sp.simplify(x15.subs(sp.sqrt(c0 * nu / lam), sigma).subs(sp.sqrt(c0) * sp.sqrt(nu), sigma * sp.sqrt(lam)))
-    if per_page.has(mu) or per_page.has(lam):
-        raise DerivationError(f"(15) with c = c0 mu still depends on the page beyond h: {per_page}")
-    g_of_h = 1 / h - 1
-    ratio = sp.simplify(per_page / g_of_h)  # sigma - 1
-    total = factor_sum(sp.Sum(ratio * g_[k], (k, 1, n)))
-    sig = only_root(sp.solve(sp.Eq(total.subs(sp.Sum(g_[k], (k, 1, n)), G), 1), sigma), "sum x_i = 1 for sigma")
-    return sp.simplify(per_page.subs(sigma, sig))
+    return optimal_frequency(randomized_model())
 
 
 @functools.cache
 def randomized_multiplier() -> sp.Expr:
-    """lambda of (13) at (16): sigma = sqrt(nu c0/lambda) = (1 + G)/G solved for lambda.
+    """lambda of (13) at (16) (:func:`optimal_multiplier`).
 
     >>> randomized_multiplier()
     G**2*c0*nu/(G + 1)**2
     """
-    sigma = sp.simplify(randomized_frequency_proportional() / (1 / h - 1) + 1)
-    return only_root(sp.solve(sp.Eq(sp.sqrt(nu * c0 / lam), sigma), lam), "sigma = sqrt(nu c0/lambda)")
+    return optimal_multiplier(randomized_model())
 
 
 @functools.cache
 def randomized_sqrt_lambda(n: int = 3) -> tuple[sp.Expr, sp.Expr]:
-    """sqrt(lambda) from (15) and sum x_i = 1 for ``n`` pages with general c_i,
-    next to the printed sqrt(nu) sum sqrt(c_i/mu_i)(1/h_i - 1) / (1 + sum (1/h_i - 1)).
+    """sqrt(lambda) for ``n`` pages with general c_i (the remark after Theorem 4.1), derived from (12): (15) splits as
+    phi(lambda) A_i + B_i (:func:`frequency_split`), sum x_i = 1 over the n pages gives phi* (:func:`common_level`),
+    and phi(lambda) = phi* is solved for lambda (one root required); next to the printed
+    sqrt(nu) sum sqrt(c_i/mu_i)(1/h_i - 1) / (1 + sum (1/h_i - 1)).  Valid while every x_i of (15) is >= 0.
 
     >>> derived, printed = randomized_sqrt_lambda(2)
     >>> sp.simplify(derived - printed)
     0
     """
-    hs = sp.symbols(f"h1:{n + 1}", positive=True)
-    cs = sp.symbols(f"c1:{n + 1}", positive=True)
-    ms = sp.symbols(f"mu1:{n + 1}", positive=True)
-    r = sp.Symbol("r", positive=True)  # r = sqrt(lambda)
-    xs = [(sp.sqrt(nu * cs[i] / ms[i]) / r - 1) * (1 - hs[i]) / hs[i] for i in range(n)]
-    sol = sp.solve(sp.Eq(sum(xs), 1), r)
-    g = [1 / v - 1 for v in hs]
-    printed = sp.sqrt(nu) * sum(sp.sqrt(cs[i] / ms[i]) * g[i] for i in range(n)) / (1 + sum(g))
-    return sol[0], printed
+    model = randomized_model(c)
+    r = sp.Symbol("r", positive=True)  # r = sqrt(lambda) > 0
+    level = frequency_split(model)[0].subs(lam, r**2)
+    root = only_root(sp.solve(sp.Eq(level, common_level(model, n)), r), "phi(r^2) = phi* for r = sqrt(lambda) > 0")
+    pages = [_page(i) for i in range(1, n + 1)]
+    gs = [1 / p[h] - 1 for p in pages]
+    printed = sp.sqrt(nu) * sum(sp.sqrt(p[c] / p[mu]) * gi for p, gi in zip(pages, gs)) / (1 + sum(gs))
+    return root, printed
 
 
 @functools.cache
 def randomized_cstar() -> sp.Expr:
-    """(11): the objective (12) with c_i = c0 mu_i at (16), summed over pages
-    i = 1..n with h_i = 1/(1 + g_i) (rational in g_i), sum mu_i = mu and
-    sum g_i = G: C* = c0 (mu - nu G/(1 + G)).
+    """(11): the objective (12) with c_i = c0 mu_i at (16), summed over pages i = 1..n (:func:`optimal_cost`), with
+    sum mu_i = mu and sum (1/h_i - 1) = G: C* = c0 (mu - nu G/(1 + G)).
 
     >>> sp.simplify(randomized_cstar() - c0*(mu - nu*G/(1 + G)))
     0
     """
-    xi = randomized_frequency_proportional().subs(h, 1 / (1 + g_[k]))
-    term = randomized_objective_term().subs({c: c0 * mu}).subs({h: 1 / (1 + g_[k]), mu: mu_[k]}).subs(x, xi)
-    term = sp.expand(sp.cancel(sp.together(term)))
-    total = sum((factor_sum(sp.Sum(a, (k, 1, n))) for a in sp.Add.make_args(term)), sp.Integer(0))
-    total = total.subs({sp.Sum(mu_[k], (k, 1, n)): mu, sp.Sum(g_[k], (k, 1, n)): G})
-    if total.has(sp.Sum):
-        raise DerivationError(f"(11): sums left after summing the optimum over pages: {total}")
-    return sp.factor(sp.simplify(total))
+    return optimal_cost(randomized_model())
 
 
 @functools.cache
@@ -571,6 +496,376 @@ def cstar_limit_stable(psi2_stable) -> sp.Expr:
     return c0 * nu * sp.Piecewise((r**2 * series, below), (r + expm1(-r), True))
 
 
+# --- the scheduling model: the optimum from the Lagrangian of the given objective ------------------------------
+
+a, b, g = sp.symbols("a b g", positive=True)  # a = ln(1/h) = ln(1 + b) > 0; g sweeps the regime of the multiplier
+phi = sp.Symbol("phi")  # the common level, of either sign (no assumption: solve drops no root)
+c_ = sp.IndexedBase("c", positive=True)
+PAGE = (h, mu, c)  # one page's parameters h_i, mu_i, c_i; nu, c0 (and any other symbol) are common to all pages
+
+
+@dataclass(frozen=True)
+class SchedulingModel:
+    r"""A crawler-scheduling model of §3-§4: page i is visited a fraction x_i of the accesses, the objective is
+    :math:`\sum_i \mathrm{term}(x_i; h_i, \mu_i, c_i)` under :math:`\sum_i x_i = 1`, :math:`x_i \ge 0` ((7), (9);
+    (12)), with the weight ``weight`` :math:`c_i` as a function of the page (``c``: general weights; ``c0*mu``:
+    the paper's c_i = c0 mu_i of Theorem 3.4 and (16)).  ``term`` is one page's term in ``x`` and ``h``, ``mu``,
+    ``c``; every other symbol in it (``nu``, ``c0``, a user's constant) is common to all pages.
+
+    The paper's instances are :func:`lower_bound_model` (Theorem 3.3's bound, (7)) and :func:`randomized_model` ((12)).
+
+    >>> SchedulingModel(term=lower_bound_objective_term() / 2, weight=c0 * mu).page_term()
+    c0*mu*(h**(1/x)*nu*x/mu + 1 - nu*x/mu)/2
+    >>> SchedulingModel(term=c * nu)
+    Traceback (most recent call last):
+    ...
+    ValueError: SchedulingModel: term must depend on the frequency x, got c*nu
+    """
+    term: sp.Expr
+    weight: sp.Expr = c
+
+    def __post_init__(self):
+        for name in ("term", "weight"):
+            object.__setattr__(self, name, sp.sympify(getattr(self, name)))
+        if not self.term.has(x):
+            raise ValueError(f"SchedulingModel: term must depend on the frequency x, got {self.term}")
+        if self.weight.has(x) or self.weight.has(lam):
+            raise ValueError(f"SchedulingModel: the weight c_i is a page constant, got {self.weight}")
+        if self.term.has(lam):
+            raise ValueError("SchedulingModel: lambda is the multiplier of sum x_i = 1, not a model symbol")
+
+    def page_term(self) -> sp.Expr:
+        """One page's term of the objective with its weight: ``term`` at c = ``weight``."""
+        return self.term.subs(c, self.weight)
+
+
+def model_stationarity(model: SchedulingModel) -> sp.Expr:
+    r""":math:`\partial/\partial x_i` of the Lagrangian :math:`\sum_j \mathrm{term}_j + \lambda(\sum_j x_j - 1)`:
+    the page's derivative plus :math:`\lambda` ((8) for :func:`lower_bound_model`, (13) for :func:`randomized_model`).
+
+    >>> sp.simplify(model_stationarity(randomized_model()).subs(x, 0))
+    -c0*nu + lambda
+    """
+    return sp.diff(model.page_term() + lam * x, x)
+
+
+def _in_a(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with h = e^(-a), a = ln(1/h) > 0 (h = E e^(-mu X) < 1), powers of e merged."""
+    return sp.powsimp(sp.expand_log(sp.sympify(expr).subs(h, sp.exp(-a)), force=True), force=True)
+
+
+def _sign(expr: sp.Expr) -> int | None:
+    """+1 or -1 when SymPy decides the sign of ``expr`` for positive symbols (as it is, factored, simplified)."""
+    for form in (expr, sp.factor(sp.together(expr)), sp.simplify(expr)):
+        if form.is_positive:
+            return 1
+        if form.is_negative:
+            return -1
+    return None
+
+
+def require_convex(model: SchedulingModel) -> sp.Expr:
+    r"""The page's term is strictly convex in x (d²/dx² > 0 for h = 1/(1 + b), b > 0), so the objective is convex and
+    the KKT conditions (stationarity where x_i > 0, :math:`\lambda \ge \lambda_i^{thr}` where x_i = 0) are
+    sufficient for the minimum; returns the second derivative, raises when SymPy cannot show it positive.
+
+    >>> require_convex(lower_bound_model())
+    c0*nu*log(b + 1)**2/(x**3*(b + 1)**(1/x))
+    """
+    second = sp.factor(sp.simplify(sp.diff(model.page_term(), x, 2).subs(h, 1 / (1 + b))))
+    if _sign(second) != 1:
+        raise DerivationError(f"the term is not shown convex in x (d2/dx2 = {second}): a stationary point need not be the "
+                              "minimum, so the Lagrangian route does not apply")
+    return second
+
+
+@functools.cache
+def exclusion_multiplier(model: SchedulingModel) -> sp.Expr:
+    r"""The multiplier above which the page is left out (x_i = 0): the stationarity as :math:`x \to 0^+`
+    (``limit``, h = e^(-a)) solved for :math:`\lambda`; :math:`c_i\nu/\mu_i` for the paper's two objectives
+    ((8) and (13) at x = 0+).
+
+    >>> exclusion_multiplier(lower_bound_model())
+    c0*nu
+    """
+    at_zero = sp.limit(_in_a(model_stationarity(model)), x, 0, "+")
+    return sp.simplify(only_root(sp.solve(at_zero, lam), "the stationarity at x = 0+ for lambda").subs(a, -sp.log(h)))
+
+
+def _lambert_branches(roots) -> list:
+    """SymPy's ``solve`` gives LambertW's principal branch only; on -1/e < z < 0 the branch k = -1 is real as well,
+    and is added (every root with W(z) is returned also with W_{-1}(z))."""
+    out = []
+    for r in roots:
+        out.append(r)
+        ws = [e for e in r.atoms(sp.LambertW) if len(e.args) == 1]
+        if ws:
+            out.append(r.xreplace({e: sp.LambertW(e.args[0], -1) for e in ws}))
+    return out
+
+
+def _sign_in_regime(root: sp.Expr, low: sp.Expr, high: sp.Expr) -> int | None:
+    r"""Sign of a root x(lambda) of the stationarity for every multiplier low < lambda < high (the page kept with a
+    finite frequency): lambda = low + (high - low)/(1 + g)^2, g > 0, sweeps that range (squared so that square
+    roots of the ratio are rational in g), and h = e^(-a) = 1/(1 + b), b > 0.  A LambertW(z, k) is replaced by its
+    range: W_0 in (-1, 0), W_{-1} < -1 on -1/e < z < 0, W_0 > 0 on z > 0 (shown); 0 when the root is not real
+    there (W_{-1} at z > 0)."""
+    at = sp.simplify(root.subs(lam, _in_a(low + (high - low) / (1 + g) ** 2)).subs(a, sp.log(1 + b)))
+    ranges = {}
+    for wz in at.atoms(sp.LambertW):
+        z, branch = wz.args[0], (wz.args[1] if len(wz.args) > 1 else 0)
+        fresh = sp.Dummy(positive=True)
+        if _sign(z) == 1:
+            if branch == -1:
+                return 0
+            ranges[wz] = fresh
+        elif _sign(z) == -1 and _sign(z + sp.exp(-1)) == 1:
+            ranges[wz] = -1 - fresh if branch == -1 else -1 + 1 / (1 + fresh)
+        else:
+            return None
+    return _sign(at.xreplace(ranges))
+
+
+def regime(model: SchedulingModel) -> tuple[sp.Expr, sp.Expr]:
+    r"""(low, high): the multipliers for which the page is kept with a finite frequency.  high is
+    :func:`exclusion_multiplier` (x -> 0+), low the stationarity's lambda as x -> oo (0 for the paper's objectives:
+    the derivative of the term vanishes there).
+
+    >>> regime(lower_bound_model())
+    (0, c0*nu)
+    """
+    at_infinity = sp.limit(_in_a(model_stationarity(model)), x, sp.oo)
+    free = sp.Dummy("L")  # no sign assumption: the root may be 0
+    if not at_infinity.has(lam):
+        raise DerivationError(f"the stationarity as x -> oo is {at_infinity}: no multiplier range for a kept page")
+    low = only_root(sp.solve(at_infinity.subs(lam, free), free), "the stationarity as x -> oo for lambda")
+    return sp.simplify(low.subs(a, -sp.log(h))), exclusion_multiplier(model)
+
+
+@functools.cache
+def frequency_at_multiplier(model: SchedulingModel) -> sp.Expr:
+    r"""The page's frequency :math:`x_i(\lambda)` while it is kept (:math:`0 < \lambda < \lambda_i^{thr}`,
+    :func:`exclusion_multiplier`): the stationarity (:func:`model_stationarity`) = 0 solved by SymPy for x, or,
+    when it has no solver for x, for the distance w = 1/x (h = e^(-a)); of the roots (LambertW's real branches
+    both counted) the admissible one is the root that is > 0 on the whole regime; exactly one must be, and every
+    other root must be shown <= 0 or not real there (:func:`regime`: low < lambda < high), else the derivation refuses naming the step.
+
+    >>> frequency_at_multiplier(lower_bound_model())
+    log(h)/(LambertW(-exp(-1) + lambda*exp(-1)/(c0*nu), -1) + 1)
+    >>> frequency_at_multiplier(randomized_model())
+    -(h - 1)*(sqrt(c0)*sqrt(nu) - sqrt(lambda))/(h*sqrt(lambda))
+    """
+    require_convex(model)
+    equation = _in_a(model_stationarity(model))
+    free = sp.Dummy("v")  # solved with no sign assumption, so that solve drops no root before our criterion
+    try:
+        roots = [r for r in sp.solve(equation.subs(x, free), free)]
+    except NotImplementedError:
+        try:
+            roots = [1 / r for r in sp.solve(equation.subs(x, 1 / free), free)]
+        except NotImplementedError:
+            raise DerivationError(f"the stationarity {model_stationarity(model)} = 0 has no closed-form solution for x "
+                                  "(SymPy's solve, in x and in the distance 1/x): no x_i(lambda) to build the optimum on") from None
+    roots = _lambert_branches(roots)
+    low, high = regime(model)
+    signs = [_sign_in_regime(r, low, high) for r in roots]
+    if None in signs:
+        raise DerivationError(f"the stationarity for x has the roots {roots}; the sign of {roots[signs.index(None)]} on "
+                              f"{low} < lambda < {high} is not decided, so the admissible root is not known")
+    root = only_root([r for r, s_ in zip(roots, signs) if s_ == 1],
+                     f"the stationarity for x: roots {roots}, admissible (real and > 0 for {low} < lambda < {high})")
+    return sp.factor(root.subs(a, -sp.log(h)))
+
+
+@functools.cache
+def frequency_split(model: SchedulingModel) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    r"""(phi(lambda), A_i, B_i) with :math:`x_i(\lambda) = \varphi(\lambda) A_i + B_i` (:func:`frequency_at_multiplier`),
+    A_i, B_i free of lambda and phi free of the page: then the pages share one level phi and the constraint
+    :math:`\sum x_i = 1` is linear in it.  Found by splitting each term of x_i(lambda) into its lambda part and
+    page part; refused, naming the factor, when a lambda part involves the page (the optimum then is not
+    phi A_i + B_i, and sum x_i(lambda) = 1 has no closed form: :func:`kkt_frequencies` solves it numerically).
+
+    >>> frequency_split(lower_bound_model())
+    (1/(LambertW(-exp(-1) + lambda*exp(-1)/(c0*nu), -1) + 1), log(h), 0)
+    """
+    xl = frequency_at_multiplier(model)
+    page_symbols = set(PAGE)
+    level, A, B = None, sp.Integer(0), sp.Integer(0)
+    for term in sp.Add.make_args(sp.expand(xl, power_base=True, log=False, multinomial=False, mul=True)):
+        lam_part = sp.Mul(*[f for f in sp.Mul.make_args(term) if f.has(lam)])
+        if lam_part == 1:
+            B += term
+            continue
+        if lam_part.free_symbols & page_symbols:
+            raise DerivationError(f"the pages share no common level: x_i(lambda) = {xl} depends on lambda through {lam_part}, "
+                                  f"which involves the page's {sorted(map(str, lam_part.free_symbols & page_symbols))}; "
+                                  "the optimum is not phi(lambda) A_i + B_i (not proportional to the paper's ln(1/h_i) or 1/h_i - 1), "
+                                  "and sum x_i(lambda) = 1 has no closed-form solution (kkt_frequencies solves it numerically)")
+        level = lam_part if level is None else level
+        ratio = sp.simplify(lam_part / level)
+        if ratio.has(lam):
+            raise DerivationError(f"x_i(lambda) = {xl} has two lambda dependences, {level} and {lam_part}: the constraint is "
+                                  "not linear in one level")
+        A += term / lam_part * ratio
+    if level is None:
+        raise DerivationError(f"x_i = {xl} does not depend on lambda: sum x_i = 1 cannot be met by the multiplier")
+    return level, sp.factor(A), sp.factor(B)
+
+
+# The named page aggregates of the paper: S = sum ln h_i (Theorem 3.4), G = sum (1/h_i - 1) (Theorem 4.1), mu = sum mu_i.
+_AGGREGATES = ((sp.Sum(sp.log(h_[k]), (k, 1, n)), S), (sp.Sum(1 / h_[k], (k, 1, n)), G + n), (sp.Sum(mu_[k], (k, 1, n)), mu))
+
+
+def page_sum(expr: sp.Expr, pages=None) -> sp.Expr:
+    """sum_i of a page expression: over ``pages`` explicit pages (h1, mu1, c1, ...) when an int, else over the n
+    pages i = 1..n with the paper's aggregates named (S = sum ln h_i, G = sum (1/h_i - 1), mu = sum mu_i).
+
+    >>> page_sum(1 - 1/h), page_sum(2*sp.log(h)), page_sum(h, 2)
+    (-G, 2*S, h1 + h2)
+    """
+    if pages is not None:
+        return sum((expr.subs(_page(i)) for i in range(1, pages + 1)), sp.Integer(0))
+    indexed = sp.expand(expr.subs({h: h_[k], mu: mu_[k], c: c_[k]}))
+    total = sum((factor_sum(sp.Sum(t, (k, 1, n))) for t in sp.Add.make_args(indexed)), sp.Integer(0))
+    total = total.replace(lambda e: isinstance(e, sp.Sum) and not e.function.has(k), lambda e: e.doit())
+    return sp.expand(total.subs(dict(_AGGREGATES)))
+
+
+def _page(i: int) -> dict:
+    """Page i's symbols h_i, mu_i, c_i (positive), replacing h, mu, c."""
+    return {h: sp.Symbol(f"h{i}", positive=True), mu: sp.Symbol(f"mu{i}", positive=True), c: sp.Symbol(f"c{i}", positive=True)}
+
+
+@functools.cache
+def common_level(model: SchedulingModel, pages=None) -> sp.Expr:
+    r"""The level phi* of the optimum: :math:`\sum_i (\varphi A_i + B_i) = 1` solved for phi (one root required),
+    over the pages of :func:`page_sum`.
+
+    >>> common_level(lower_bound_model()), common_level(randomized_model())
+    (1/S, (G + 1)/(G*sqrt(c0)*sqrt(nu)))
+    """
+    _, A, B = frequency_split(model)
+    return only_root(sp.solve(sp.Eq(phi * page_sum(A, pages) + page_sum(B, pages), 1), phi), "sum x_i = 1 for the level")
+
+
+@functools.cache
+def optimal_frequency(model: SchedulingModel) -> sp.Expr:
+    r"""The optimum :math:`x_i = \varphi^* A_i + B_i` of ``model`` (every page kept: valid where it is >= 0; a page
+    with a negative value is left out and the others re-solved, :func:`kkt_frequencies`).
+
+    >>> optimal_frequency(lower_bound_model()), optimal_frequency(randomized_model())
+    (log(h)/S, -(h - 1)/(G*h))
+    """
+    _, A, B = frequency_split(model)
+    return sp.factor(common_level(model) * A + B)
+
+
+def optimal_frequencies(model: SchedulingModel, pages: int) -> list[sp.Expr]:
+    r"""The optimum of ``model`` for ``pages`` explicit pages (symbols h1, mu1, c1, ...): :math:`x_i = \varphi^* A_i + B_i`
+    with phi* from the constraint over those pages (:func:`common_level`); valid where every x_i >= 0.
+
+    >>> optimal_frequencies(lower_bound_model(), 2)
+    [log(h1)/(log(h1) + log(h2)), log(h2)/(log(h1) + log(h2))]
+    """
+    _, A, B = frequency_split(model)
+    level = common_level(model, pages)
+    return [sp.factor((level * A + B).subs(_page(i))) for i in range(1, pages + 1)]
+
+
+@functools.cache
+def optimal_multiplier(model: SchedulingModel) -> sp.Expr:
+    r""":math:`\lambda` at the optimum: the stationarity is linear in lambda, solved for it at x = :func:`optimal_frequency`
+    (h^(c/x) with x = c' ln h / S becomes e^(c S/c')); it must come out the same for every page (checked: raises
+    otherwise).
+
+    >>> optimal_multiplier(lower_bound_model())
+    c0*nu*(S*exp(S) - exp(S) + 1)
+    >>> optimal_multiplier(randomized_model())
+    G**2*c0*nu/(G + 1)**2
+    """
+    per_page = only_root(sp.solve(model_stationarity(model), lam), "the stationarity for lambda")
+    at = sp.powsimp(sp.expand_log(sp.expand(per_page.subs(x, optimal_frequency(model))), force=True), force=True)
+    value = sp.factor_terms(sp.expand(sp.simplify(at)))
+    value = sp.factor(value) if value.is_rational_function() else value
+    if _outside_sums(value) & set(PAGE):
+        raise DerivationError(f"the multiplier at the optimum is not common to the pages: {value}")
+    return value
+
+
+@functools.cache
+def optimal_cost(model: SchedulingModel) -> sp.Expr:
+    r"""The objective at the optimum, summed over the n pages (:func:`page_sum`: the paper's aggregates named, other
+    sums over the pages kept as sums); raises when a page's own h or c is left outside a sum.
+
+    >>> optimal_cost(lower_bound_model())
+    c0*(mu + nu*exp(S) - nu)
+    """
+    term = model.page_term().subs(x, optimal_frequency(model))
+    term = sp.powsimp(sp.expand_log(sp.expand(term), force=True), force=True)  # h^(1/x) at x = ln h/S: e^S
+    if term.is_rational_function(h):  # (12) at (16): partial fractions in h leave 1/h and constants to sum
+        term = sp.apart(sp.cancel(sp.together(term)), h)
+    total = sp.simplify(page_sum(term))
+    if _outside_sums(total) & {h, c}:
+        raise DerivationError(f"the optimal cost still depends on one page: {total}")
+    return sp.factor_terms(total)
+
+
+def _outside_sums(expr: sp.Expr) -> set:
+    """The free symbols of ``expr`` outside its sums over the pages (an IndexedBase h[k] carries the symbol h)."""
+    return expr.xreplace({s_: sp.Dummy() for s_ in expr.atoms(sp.Sum)}).free_symbols
+
+
+def kkt_frequencies(model: SchedulingModel, pages, common, dps: int = 40):
+    r"""The optimum of ``model`` for concrete pages (``pages``: dicts of h, mu, c values; ``common``: values of nu,
+    c0, ...), at ``dps`` digits: x_i(lambda) of :func:`frequency_at_multiplier` (x_i = 0 once lambda >= the page's
+    :func:`exclusion_multiplier`, by the KKT conditions of the convex problem; unbounded at or below the low end
+    of the :func:`regime`), and lambda the root of :math:`\sum_i x_i(\lambda) = 1`, which is decreasing in lambda
+    (60 bisection steps on the union of the regimes, then mpmath's ``findroot`` on that bracket).  Returns
+    (x, lambda) as mpmath numbers.  Works when the pages share no common level
+    (:func:`frequency_split` refuses), e.g. weights c_i = c0 mu_i^2.
+
+    >>> xs, lam_ = kkt_frequencies(lower_bound_model(), [{h: 0.5, mu: 1}, {h: 0.25, mu: 2}], {nu: 1, c0: 1}, dps=20)
+    >>> [mpmath.nstr(v, 12) for v in xs]
+    ['0.333333333333', '0.666666666667']
+    """
+    with mpmath.workdps(dps + 10):
+        xl, (low, high) = frequency_at_multiplier(model), regime(model)
+        vals = [{**{s_: mpmath.mpf(v) for s_, v in common.items()}, **{s_: mpmath.mpf(v) for s_, v in p.items()}} for p in pages]
+        funcs = [(sp.lambdify(lam, xl.subs(v), "mpmath"), mpmath.mpf(sp.N(high.subs(v), dps + 10)),
+                  mpmath.mpf(sp.N(low.subs(v), dps + 10))) for v in vals]
+
+        def kept(f, L):
+            value = f(L)
+            if mpmath.im(value) != 0:
+                raise DerivationError(f"x_i({L}) = {value} is not real inside the page's regime")
+            return mpmath.re(value)
+
+        def frequencies(L):  # x_i = 0 above the page's regime, unbounded at or below it
+            return [mpmath.inf if L <= below else kept(f, L) if L < above else mpmath.mpf(0) for f, above, below in funcs]
+
+        def excess(L):
+            return mpmath.fsum(frequencies(L)) - 1
+
+        lo, hi = max(f_[2] for f_ in funcs), max(f_[1] for f_ in funcs)
+        for _ in range(60):  # the bracket shrunk 2^60 times, then the secant-type solver on it
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if excess(mid) > 0 else (lo, mid)
+        root = mpmath.findroot(excess, (lo, hi), solver="anderson", tol=mpmath.mpf(10) ** (-dps - 5))
+        return [+v for v in frequencies(root)], +root
+
+
+def lower_bound_model(weight=c0 * mu) -> SchedulingModel:
+    """The paper's deterministic-schedule model: (7), the weighted sum of Theorem 3.3's bounds (:func:`lower_bound_objective_term`),
+    with c_i = ``weight`` (c0 mu_i in Theorem 3.4; ``c`` for general weights)."""
+    return SchedulingModel(term=lower_bound_objective_term(), weight=weight)
+
+
+def randomized_model(weight=c0 * mu) -> SchedulingModel:
+    """The paper's randomized-policy model: (12), the weighted sum of Lemma 4.1's rates (:func:`randomized_objective_term`),
+    with c_i = ``weight`` (c0 mu_i in (16); ``c`` for (15) and the remark after Theorem 4.1)."""
+    return SchedulingModel(term=randomized_objective_term(), weight=weight)
+
+
 def model_h(mean_access) -> tuple[sp.core.relational.Relational, ...]:
     """The values h = E[e^{-mu X}] can take for an access time X >= 0 of mean ``mean_access`` = E[X] > 0 (§2):
     h < 1 (X is not 0 almost surely) and, by Jensen's inequality (e^{-mu x} is convex), h >= e^{-mu E[X]}, with
@@ -583,12 +878,66 @@ def model_h(mean_access) -> tuple[sp.core.relational.Relational, ...]:
     return (sp.Lt(h, 1), sp.Ge(h, sp.exp(-mu * mean_access)))
 
 
+# Provenance of the formulas below (derive/formula.py: Input).
+_ACCESS = assumed("§2's page model: page i changes as a Poisson process of rate mu_i, accesses take i.i.d. times X of mean "
+                  "E[X] = m = 1/nu, h_i = E e^(-mu_i X); a page is obsolete from its first change to its next access")
+_INNER = assumed("the obsolete time within an intercompletion interval of length t: int_0^t (1 - e^(-mu (t - z))) dz "
+                 "(proof of Lemma 3.1)", "integrated by SymPy")
+_L31 = derived("Lemma 3.1 E[Z] = d E[X] - (1 - h^d)/mu", "the inner integral against the law of a sum of d accesses, "
+               "using only its mean d m and transform h^d (linearity in t and e^(-mu t) checked); coffman.sched.lemma-3.1 "
+               "checks it against direct Erlang integration, d = 1, 2, 3")
+_T33 = typed("Theorem 3.3: the bound is Lemma 3.1 with every distance equal to 1/f", "the equal-distance step is the "
+             "paper's convexity argument, not derived here; checked by coffman.sched.thm-3.3 (random schedules of six access "
+             "laws never beat the bound, round robin attains it)")
+_L41 = derived("Lemma 4.1", "Lemma 3.1 summed by SymPy against the geometric law of the distance")
+_GEO = assumed("the randomized policy of §4: the distance d is geometric, P(d = n) = f (1 - f)^(n-1)")
+_OBJ7 = assumed("the objective (7): sum_i c_i r_i(x_i) with Theorem 3.3's bound, sum x_i = 1, x_i >= 0 (9)",
+                "SchedulingModel lower_bound_model(); c_i = c0 mu_i where c0 appears")
+_OBJ12 = assumed("the objective (12): sum_i c_i r_i(x_i) with Lemma 4.1's rate, sum x_i = 1, x_i >= 0",
+                 "SchedulingModel randomized_model(); c_i = c0 mu_i where c0 appears")
+_STAT = derived("the stationarity (8)/(13)", "d/dx of the model's term plus lambda (the Lagrangian of the given objective)")
+_ROOT = derived("x_i(lambda)", "the stationarity solved by sp.solve (in 1/x for (8): LambertW, both real branches counted), "
+                "the one root real and > 0 for every multiplier of the page's regime chosen; convexity of the term shown")
+_LEVEL = derived("the common level", "x_i(lambda) split by SymPy as phi(lambda) A_i + B_i with phi free of the page "
+                 "(found, for c_i = c0 mu_i: A_i = ln h_i for (8), 1/h_i - 1 for (15)); sum x_i = 1 solved for phi")
+_MULT = derived("the multiplier at the optimum", "the stationarity solved for lambda at the optimum; checked the same for every page")
+_COST = derived("the optimal cost", "the model's term at the optimum summed over the pages, aggregates S, G, mu named")
+_LIMIT = derived("the N -> oo limit", "h = 1 - (mu/N)/nu + a2 (mu/N)^2 + o(N^-2) for each of N equal pages, limit of h^N")
+_FLOAT = derived("the float form", "a SymPy rewriting of the derived form (expm1, Taylor polynomial below a cut), checked "
+                 "equal to it by the registry's .stable claim")
+_RATE = (_ACCESS, _INNER, _L31, _T33)
+_RAND = (_ACCESS, _INNER, _L31, _GEO, _L41)
+
+
+_LB = (*_RATE, _OBJ7, _STAT)
+_RD = (*_RAND, _OBJ12, _STAT)
+_PROVENANCE = {
+    "expected_obsolescence": (_ACCESS, _INNER, _L31), "rate_lower_bound": _RATE, "randomized_rate": _RAND,
+    "optimal_frequency": (*_LB, _ROOT, _LEVEL),
+    "lagrangian_stationarity": _LB,
+    "page_threshold_multiplier": (*_LB, _GEO, _L41, derived("the threshold", "the stationarity as x -> 0+ solved for lambda; "
+                                                            "(8) and (13) checked to give the same value")),
+    "stationarity_level": (*_LB, derived("the level", "(8) with y = h^(1/x) = e^-u checked to be (c nu/mu) P(2, u) - lambda, "
+                                                      "solved for P(2, u)")),
+    "lower_bound_multiplier": (*_LB, _ROOT, _LEVEL, _MULT), "cstar": (*_LB, _ROOT, _LEVEL, _COST),
+    "randomized_objective_term": (*_RAND, _OBJ12), "randomized_stationarity": _RD,
+    "randomized_frequency": (*_RD, _ROOT), "randomized_frequency_proportional": (*_RD, _ROOT, _LEVEL),
+    "randomized_multiplier": (*_RD, _ROOT, _LEVEL, _MULT), "randomized_cstar": (*_RD, _ROOT, _LEVEL, _COST),
+    "cstar_limit": (*_LB, _ROOT, _LEVEL, _COST, _LIMIT),
+}
+
+
 def formulas() -> list[Formula]:
-    """The closed forms emitted to ``numeric/generated/scheduling.py``.
+    """The closed forms emitted to ``numeric/generated/scheduling.py``, each with its provenance.
 
     >>> [f.name for f in formulas()][:3]
     ['expected_obsolescence', 'rate_lower_bound', 'randomized_rate']
     """
+    return [dataclasses.replace(f, inputs=_PROVENANCE[f.name] + ((_FLOAT,) if f.stable is not None else ()))
+            for f in _formulas()]
+
+
+def _formulas() -> list[Formula]:
     from .golden import psi2_stable  # (e^-x - 1 + x)/x^2 with its series below x0; golden imports this module
 
     h_dom = {"h": (1e-3, 0.999)}
@@ -608,9 +957,9 @@ def formulas() -> list[Formula]:
         Formula("randomized_rate", (f, m, mu, h), randomized_rate(), f"{SRC}, Lemma 4.1)", "r_i of the randomized policy at frequency f",
                 printed=(m - f / mu + f / mu * f * h / (1 - h + f * h)) / m, domain=rate, requires=frequency_in_model, settle_mp=True,
                 stable=randomized_rate_stable(), scale=term_magnitudes(randomized_rate_stable())),
-        Formula("optimal_frequency", (h, ln_y), frequency_at_level(), f"{SRC}, Thm 3.4, (10))",
-                "x_i = ln h_i / ln y*: the frequency with h_i^(1/x_i) = y*; ln y* = sum_j ln h_j at the optimum",
-                printed=sp.log(h) / ln_y, domain={**h_dom, "ln_y": (-50.0, -1e-3)}),
+        Formula("optimal_frequency", (h, S), optimal_frequencies_proportional(), f"{SRC}, Thm 3.4, (10))",
+                "x_i = ln h_i / S, S = sum_j ln h_j: the optimum of (7) with c_i = c0 mu_i, from the Lagrangian",
+                printed=sp.log(h) / S, domain={**h_dom, "S": (-50.0, -1e-3)}),
         Formula("lagrangian_stationarity", (x, h, c, mu, nu, lam), lagrangian_stationarity(), f"{SRC}, Thm 3.4, (8))",
                 "d/dx_i of the Lagrangian of (7): c_i r_i^LB(x_i) + lambda x_i",
                 printed=-(c * nu / mu) * (1 - h ** (1 / x) + sp.log(h) / x * h ** (1 / x)) + lam,

@@ -176,7 +176,7 @@ def _kkt_lower_bound(problem: Problem, x: np.ndarray, lam: float) -> float:
             g = gen.lagrangian_stationarity(xb[pos], h[pos], c[pos], mu[pos], problem.nu, lam)
             res = max(res, float(np.max(np.abs(g) / np.maximum(lam, scale[pos]))))
         if not pos.all():
-            # (8) as x -> 0+ is lambda - c nu/mu (derive.scheduling.stationarity_at_zero):
+            # (8) as x -> 0+ is lambda - c nu/mu (derive.scheduling.exclusion_multiplier):
             # dual feasibility needs lambda >= the page's threshold c nu/mu.
             zero = scale[~pos]
             res = max(res, float(np.max(np.maximum(0.0, zero - lam) / zero)))

@@ -256,37 +256,37 @@ def randomized_rate_arb(f, m, mu, h):
     return (f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1))
 
 
-def optimal_frequency(h, ln_y):
-    """x_i = ln h_i / ln y*: the frequency with h_i^(1/x_i) = y*; ln y* = sum_j ln h_j at the optimum (Coffman–Liu–Weber 1997, Thm 3.4, (10)).
+def optimal_frequency(h, S):
+    """x_i = ln h_i / S, S = sum_j ln h_j: the optimum of (7) with c_i = c0 mu_i, from the Lagrangian (Coffman–Liu–Weber 1997, Thm 3.4, (10)).
 
-    log(h)/ln_y
+    log(h)/S
     """
     numpy = _numpy()
     h = numpy.asarray(h, dtype=float)
-    ln_y = numpy.asarray(ln_y, dtype=float)
-    _finite_arguments(h=h, ln_y=ln_y)
+    S = numpy.asarray(S, dtype=float)
+    _finite_arguments(h=h, S=S)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        result = numpy.log(h)/ln_y
+        result = numpy.log(h)/S
     return _finite_result('optimal_frequency', result)
 
 
-def optimal_frequency_scalar(h, ln_y):
-    """x_i = ln h_i / ln y*: the frequency with h_i^(1/x_i) = y*; ln y* = sum_j ln h_j at the optimum (Coffman–Liu–Weber 1997, Thm 3.4, (10)) (one point in Python floats; where float arithmetic raises or the value is not finite, optimal_frequency decides)."""
+def optimal_frequency_scalar(h, S):
+    """x_i = ln h_i / S, S = sum_j ln h_j: the optimum of (7) with c_i = c0 mu_i, from the Lagrangian (Coffman–Liu–Weber 1997, Thm 3.4, (10)) (one point in Python floats; where float arithmetic raises or the value is not finite, optimal_frequency decides)."""
     h = float(h)
-    ln_y = float(ln_y)
+    S = float(S)
     try:
-        result = float(math.log(h)/ln_y)
+        result = float(math.log(h)/S)
     except (ArithmeticError, ValueError, TypeError):
         result = math.nan
-    return result if math.isfinite(result) else float(optimal_frequency(h, ln_y))
+    return result if math.isfinite(result) else float(optimal_frequency(h, S))
 
 
-def optimal_frequency_mp(h, ln_y):
-    """x_i = ln h_i / ln y*: the frequency with h_i^(1/x_i) = y*; ln y* = sum_j ln h_j at the optimum (Coffman–Liu–Weber 1997, Thm 3.4, (10)) (derived form, mpmath, working precision)."""
+def optimal_frequency_mp(h, S):
+    """x_i = ln h_i / S, S = sum_j ln h_j: the optimum of (7) with c_i = c0 mu_i, from the Lagrangian (Coffman–Liu–Weber 1997, Thm 3.4, (10)) (derived form, mpmath, working precision)."""
     mpmath = _mpmath()
     h = mpmath.mpmathify(h)
-    ln_y = mpmath.mpmathify(ln_y)
-    return mpmath.log(h)/ln_y
+    S = mpmath.mpmathify(S)
+    return mpmath.log(h)/S
 
 
 def lagrangian_stationarity(x, h, c, mu, nu, lambda_):
@@ -669,7 +669,7 @@ def randomized_stationarity_arb(x, h, c, mu, nu, lambda_):
 def randomized_frequency(h, c, mu, nu, lambda_):
     """x_i solving (13) = 0 (before clipping at 0) (Coffman–Liu–Weber 1997, Thm 4.1, (15)).
 
-    -sqrt(c)*sqrt(nu)/(sqrt(lambda)*sqrt(mu)) + sqrt(c)*sqrt(nu)/(h*sqrt(lambda)*sqrt(mu)) + 1 - 1/h
+    -(h - 1)*(sqrt(c)*sqrt(nu) - sqrt(lambda)*sqrt(mu))/(h*sqrt(lambda)*sqrt(mu))
     """
     numpy = _numpy()
     h = numpy.asarray(h, dtype=float)
@@ -679,7 +679,7 @@ def randomized_frequency(h, c, mu, nu, lambda_):
     lambda_ = numpy.asarray(lambda_, dtype=float)
     _finite_arguments(h=h, c=c, mu=mu, nu=nu, lambda_=lambda_)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        result = -numpy.sqrt(c)*numpy.sqrt(nu)/(numpy.sqrt(lambda_)*numpy.sqrt(mu)) + numpy.sqrt(c)*numpy.sqrt(nu)/(h*numpy.sqrt(lambda_)*numpy.sqrt(mu)) + 1 - 1/h
+        result = -(h - 1)*(numpy.sqrt(c)*numpy.sqrt(nu) - numpy.sqrt(lambda_)*numpy.sqrt(mu))/(h*numpy.sqrt(lambda_)*numpy.sqrt(mu))
     return _finite_result('randomized_frequency', result)
 
 
@@ -691,7 +691,7 @@ def randomized_frequency_scalar(h, c, mu, nu, lambda_):
     nu = float(nu)
     lambda_ = float(lambda_)
     try:
-        result = float(-math.sqrt(c)*math.sqrt(nu)/(math.sqrt(lambda_)*math.sqrt(mu)) + math.sqrt(c)*math.sqrt(nu)/(h*math.sqrt(lambda_)*math.sqrt(mu)) + 1 - 1/h)
+        result = float(-(h - 1)*(math.sqrt(c)*math.sqrt(nu) - math.sqrt(lambda_)*math.sqrt(mu))/(h*math.sqrt(lambda_)*math.sqrt(mu)))
     except (ArithmeticError, ValueError, TypeError):
         result = math.nan
     return result if math.isfinite(result) else float(randomized_frequency(h, c, mu, nu, lambda_))
@@ -705,7 +705,7 @@ def randomized_frequency_mp(h, c, mu, nu, lambda_):
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
     lambda_ = mpmath.mpmathify(lambda_)
-    return -mpmath.sqrt(c)*mpmath.sqrt(nu)/(mpmath.sqrt(lambda_)*mpmath.sqrt(mu)) + mpmath.sqrt(c)*mpmath.sqrt(nu)/(h*mpmath.sqrt(lambda_)*mpmath.sqrt(mu)) + 1 - 1/h
+    return -(h - 1)*(mpmath.sqrt(c)*mpmath.sqrt(nu) - mpmath.sqrt(lambda_)*mpmath.sqrt(mu))/(h*mpmath.sqrt(lambda_)*mpmath.sqrt(mu))
 
 
 def randomized_frequency_arb(h, c, mu, nu, lambda_):
@@ -716,20 +716,20 @@ def randomized_frequency_arb(h, c, mu, nu, lambda_):
     mu = flint.arb(mu)
     nu = flint.arb(nu)
     lambda_ = flint.arb(lambda_)
-    return -c**(flint.arb(1) / 2)*nu**(flint.arb(1) / 2)/(lambda_**(flint.arb(1) / 2)*mu**(flint.arb(1) / 2)) + c**(flint.arb(1) / 2)*nu**(flint.arb(1) / 2)/(h*lambda_**(flint.arb(1) / 2)*mu**(flint.arb(1) / 2)) + 1 - 1/h
+    return -(h - 1)*(c**(flint.arb(1) / 2)*nu**(flint.arb(1) / 2) - lambda_**(flint.arb(1) / 2)*mu**(flint.arb(1) / 2))/(h*lambda_**(flint.arb(1) / 2)*mu**(flint.arb(1) / 2))
 
 
 def randomized_frequency_proportional(h, G):
     """x_i = (1/h_i - 1)/G when c_i = c0 mu_i, G = sum (1/h_i - 1) (Coffman–Liu–Weber 1997, Thm 4.1, (16)).
 
-    (1 - h)/(G*h)
+    -(h - 1)/(G*h)
     """
     numpy = _numpy()
     h = numpy.asarray(h, dtype=float)
     G = numpy.asarray(G, dtype=float)
     _finite_arguments(h=h, G=G)
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        result = (1 - h)/(G*h)
+        result = -(h - 1)/(G*h)
     return _finite_result('randomized_frequency_proportional', result)
 
 
@@ -738,7 +738,7 @@ def randomized_frequency_proportional_scalar(h, G):
     h = float(h)
     G = float(G)
     try:
-        result = float((1 - h)/(G*h))
+        result = float(-(h - 1)/(G*h))
     except (ArithmeticError, ValueError, TypeError):
         result = math.nan
     return result if math.isfinite(result) else float(randomized_frequency_proportional(h, G))
@@ -749,7 +749,7 @@ def randomized_frequency_proportional_mp(h, G):
     mpmath = _mpmath()
     h = mpmath.mpmathify(h)
     G = mpmath.mpmathify(G)
-    return (1 - h)/(G*h)
+    return -(h - 1)/(G*h)
 
 
 def randomized_frequency_proportional_arb(h, G):
@@ -757,7 +757,7 @@ def randomized_frequency_proportional_arb(h, G):
     flint = _flint()
     h = flint.arb(h)
     G = flint.arb(G)
-    return (1 - h)/(G*h)
+    return -(h - 1)/(G*h)
 
 
 def randomized_multiplier(c0, nu, G):
