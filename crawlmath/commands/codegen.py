@@ -108,7 +108,7 @@ def _run_export(args, out: Path) -> int:
 def _run_model(args, out: Path) -> int:
     """``--model FILE``: check and build the user's model, refuse an unusable ``--out`` before deriving, derive,
     write (or ``--check``) the files of ``--lang``; every formula refused is reported with its step."""
-    from ..derive import DerivationError, export, user_model
+    from ..derive import DerivationError, codegen, export, user_model
     from ..numeric.errors import SolverError
 
     name, kind, model = user_model.load(args.model)
@@ -124,7 +124,7 @@ def _run_model(args, out: Path) -> int:
         steps = "; ".join(f"{r['formula']}: {r['step']}" for r in refused)
         raise SolverError(f"{args.model}: no formula derives for this {kind.name} model ({steps})")
     modules = {name: list(result.formulas)}
-    files = export.expected_files(args.lang, out, modules, stable=args.stable_form)
+    files = export.expected_files(args.lang, out, modules, stable=args.stable_form, origin=codegen.Origin.of_model(args.model))
     notes = [f"not exported to C: {m}.{n}: {why}" for m, n, why in export.unsupported(modules)] if args.lang == "c" else []
     report = {"model": args.model, "kind": kind.name, "name": name, "lang": args.lang, "out": str(out),
               "formulas": [{"name": f.name, "args": [str(a) for a in f.args], "requires": [str(r) for r in f.requires],
