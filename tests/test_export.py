@@ -346,3 +346,33 @@ def test_stale_temporaries_of_killed_runs_are_removed(tmp_path):
     os.utime(old, (1, 1))
     assert codegen.remove_stale_temporaries(tmp_path) == [old]
     assert recent.exists() and not old.exists()
+
+
+def test_latex_reads_like_the_papers():
+    """Item 5 of issue 31: the derived formulas typeset in the paper's arrangement (Liu–Nain 2005, eq. 1.4 is printed
+    (1 - rho)(gamma + mu rho^{K+1}) / (1 - rho^{K+1}); the text after (1.11) gamma (1 - rho); (1.7) (K+1)(mu + gamma)
+    rho^K - (...) rho^{K+1}), by identities only, while --stable-form keeps the floating-point rewriting."""
+    from crawlmath.derive import is_identically_zero, static_mm1k
+    from crawlmath.derive.formula import paper_form
+
+    fs = {f.name: f for f in static_mm1k.formulas()}
+    cost = export.latex_equation("static_mm1k", fs["cost"])
+    assert r"\frac{\left(1 - \rho\right) \left(\gamma + \mu \rho^{K + 1}\right)}{1 - \rho^{K + 1}}" in cost
+    assert r"\rho - 1" not in cost and r"\ln" not in cost
+    assert r"\gamma \left(1 - \rho\right) & \text{for}\: \rho \leq 1" in fs["cost_infinite_K"].latex()
+    seven = fs["stationarity"].latex()
+    assert r"\rho^{K} \left(K + 1\right) \left(\gamma + \mu\right)" in seven and r"- \rho^{K + 1} \left(" in seven
+    stable = export.latex_equation("static_mm1k", fs["cost"], stable=True)
+    assert r"e^{\left(K + 1\right) \ln{\left(\rho \right)}}" in stable and r"\left(1 - \rho\right)" not in stable
+    for f in fs.values():
+        assert is_identically_zero(paper_form(f.expr, f.printed) - f.expr), f.name
+
+
+def test_latex_keeps_the_orientation_the_paper_prints():
+    """Avrachenkov et al. write (R^{K-1} - 1)/(R - 1): a printed form that says R - 1 keeps it; ln for log."""
+    R, h = sp.symbols("R h", positive=True)
+    K = sp.Symbol("K", integer=True, positive=True)
+    ratio = (R**K - 1) / (R - 1)
+    assert r"1 - R" not in Formula("s", (R, K), ratio, "(Avrachenkov et al., Lemma)", "states", printed=ratio).latex()
+    assert r"\frac{1 - R^{K}}{1 - R}" in Formula("s", (R, K), ratio, "(synthetic)", "states").latex()
+    assert Formula("f", (h,), sp.log(h), "(Coffman et al. 1997, Theorem 3.4)", "ln h").latex() == r"\ln{\left(h \right)}"
