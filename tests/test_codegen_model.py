@@ -275,3 +275,12 @@ def test_c_bound_in_other_arguments_is_widened_like_python(tmp_path):
                            str(tmp_path / "c" / "crawlmath_demo.c"), "-o", str(tmp_path / "u"), "-lm"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert subprocess.run([str(tmp_path / "u")], capture_output=True, text=True, check=True).stdout.split() == ["0", "3", "0"]
+
+
+def test_tutorial_executes():
+    """docs/tutorials/derive-your-model.md: every >>> block runs and prints what the page shows."""
+    import doctest
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "tutorials" / "derive-your-model.md"
+    result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS, verbose=False)
+    assert result.failed == 0 and result.attempted > 30
