@@ -344,6 +344,21 @@ def derive(name: str, kind: ModelKind, model) -> Derived:
     return Derived(name, kind.name, tuple(result.formulas), tuple(result.refused))
 
 
+def declared_parameters(document: Mapping[str, Any], where: str, reserved) -> dict[str, sp.Symbol]:
+    """The document's ``parameters`` (the schema's ``$defs/parameters``) as positive real symbols, name -> symbol;
+    `InvalidInput` when one reuses a ``reserved`` name of the kind or a function name.
+
+    >>> declared_parameters({"parameters": ["c"]}, "MODEL", reserved=("mu",))
+    {'c': c}
+    """
+    parameters = {p: sp.Symbol(p, positive=True) for p in document.get("parameters", [])}
+    clash = sorted(set(parameters) & {*reserved, *FUNCTIONS})
+    if clash:
+        raise InvalidInput(f"{where}: .parameters", "must not reuse the model's own names or the functions",
+                           value=clash[0])
+    return parameters
+
+
 # --- the static M/M/1/K kind (Liu–Nain 2005, §1.2.1) -----------------------------------
 
 def _static(document: Mapping[str, Any], where: str) -> static_mm1k.StaticModel:
@@ -351,11 +366,7 @@ def _static(document: Mapping[str, Any], where: str) -> static_mm1k.StaticModel:
     n, mu, K; capacity "K" or an integer; idle and loss weights in gamma, mu,
     K and the declared ``parameters``; ``arrival``, when given, must be
     rho*mu (rho = N lambda/mu is the decision variable of §1.2.1)."""
-    parameters = {p: sp.Symbol(p, positive=True) for p in document.get("parameters", [])}
-    clash = sorted(set(parameters) & {"rho", "mu", "gamma", "K", "n", "i", *FUNCTIONS})
-    if clash:
-        raise InvalidInput(f"{where}: .parameters", "must not reuse the model's own names or the functions",
-                           value=clash[0])
+    parameters = declared_parameters(document, where, reserved=("rho", "mu", "gamma", "K", "n", "i"))
     if "arrival" in document:
         arrival = parse_expression(document["arrival"], {"rho": rho, "mu": mu}, f"{where}: .arrival")
         if sp.simplify(arrival - rho * mu) != 0:

@@ -284,3 +284,11 @@ def test_tutorial_executes():
     page = Path(__file__).resolve().parents[1] / "docs" / "tutorials" / "derive-your-model.md"
     result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS, verbose=False)
     assert result.failed == 0 and result.attempted > 30
+
+
+def test_schema_is_valid_draft_2020_12_with_one_entry_per_kind():
+    import jsonschema
+
+    schema = json.loads(um.SCHEMA_PATH.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert set(um.KINDS) <= set(schema["$defs"])
