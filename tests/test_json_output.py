@@ -90,7 +90,7 @@ def test_bmap_optimize_json(capsys):
 def test_codegen_report_verify_json(capsys, tmp_path):
     out = run_json(capsys, ["codegen", "--check", "--json"], codes=(0, 1))  # 1: stale code is reported, not an error
     assert set(out) <= DOCUMENTED["codegen"] and out["inputs"] == {"lang": "python", "out": None, "check": True,
-                                                                   "force": False, "stable_form": False}
+                                                                   "force": False, "stable_form": False, "model": None}
     claim = "liu-nain.static.eq-1.8"
     rep = run_json(capsys, ["report", "--out", str(tmp_path / "r"), "--only", claim, "--no-figures", "--json"], codes=(0, 1))
     assert set(rep) <= DOCUMENTED["report"]

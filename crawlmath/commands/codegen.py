@@ -38,7 +38,8 @@ def add_arguments(p):
     p.add_argument("--lang", choices=("python", "c", "latex"), default="python", help="python (default: numeric/generated/), c (header + source) or latex")
     p.add_argument("--model", metavar="FILE",
                    help="a JSON file stating your own model (kind and parts; numeric/schemas/user-model.schema.json): "
-                        "derive its formulas and emit them in --lang into --out")
+                        "derive its formulas and emit them in --lang into --out (exit 2: a field breaks the schema or the "
+                        "expression grammar, named; exit 3: nothing derives, the failing step named)")
     p.add_argument("--out", metavar="DIR", help="output folder (python: numeric/generated/, with --model ./codegen-python; "
                                                 "c: ./codegen-c; latex: ./codegen-latex)")
     p.add_argument("--stable-form", action="store_true",
