@@ -281,19 +281,21 @@ def check_document(document, where: str = "MODEL") -> ModelKind:
     """The registered kind of ``document`` after checking it against the
     schema's envelope and the kind's ``$defs`` entry; `InvalidInput` naming
     the field (``where: .weights.loss``) and the rule otherwise."""
-    import jsonschema
-
     schema = _schema()
-    for sub in (schema, {**schema, "$ref": f"#/$defs/{document.get('kind')}"} if isinstance(document, dict)
-                and document.get("kind") in KINDS else None):
-        if sub is None:
-            continue
-        errors = sorted(jsonschema.Draft202012Validator(sub).iter_errors(document), key=lambda e: list(e.path))
-        if errors:
-            raise InvalidInput(f"{where}: {_field(errors[0].path)}", errors[0].message)
+    _require_valid(schema, document, where)  # the envelope: an object with a kind and a name
     if document["kind"] not in KINDS:
         raise InvalidInput(f"{where}: .kind", f"must be one of {', '.join(sorted(KINDS))}", value=document["kind"])
+    _require_valid({**schema, "$ref": f"#/$defs/{document['kind']}"}, document, where)
     return KINDS[document["kind"]]
+
+
+def _require_valid(schema: dict, document, where: str) -> None:
+    """`InvalidInput` naming the field of the first error (in document order) of ``document`` against ``schema``."""
+    import jsonschema
+
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(document), key=lambda e: list(map(str, e.path)))
+    if errors:
+        raise InvalidInput(f"{where}: {_field(errors[0].path)}", errors[0].message)
 
 
 def build(document: Mapping[str, Any], where: str = "MODEL"):
