@@ -20,7 +20,8 @@ anything else with `InvalidInput` naming the field.  Sizes are bounded
 (:data:`MAX_CHARS` characters, :data:`MAX_DEPTH` nested parentheses, number
 literals of at most :data:`MAX_LITERAL` characters, exponents a number of
 size at most :data:`MAX_EXPONENT` or linear in the names, no towers of
-powers), so no input makes SymPy build a gigantic number.
+powers, a number to a symbolic power growing by at most 2^8 per unit of a
+name), so no input makes SymPy build a gigantic number.
 
 A kind is registered with a few lines (:func:`register`): its ``$defs`` name
 in the schema, a ``build`` from the checked document to the model object, and
@@ -44,6 +45,7 @@ service: '_' at position 0 is not part of the grammar (numbers, names, + - * / *
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +64,7 @@ MAX_DEPTH = 20  # nested parentheses (the parser recurses per level)
 MAX_LITERAL = 30  # characters of one number literal ("1e999999" would be a million-digit integer)
 MAX_EXPONENT = 100  # size of a number in an exponent (2**(100*n) at the largest numeric capacity, 20, has 2000 bits)
 MAX_BITS = 4096  # a number computed while parsing ((2**100)**100 is refused)
+MAX_GROWTH_BITS = 8  # a number to a symbolic power: at most 2^8 per unit of a name (256**n, 2**(8*n), exp(n) pass)
 FUNCTIONS: dict[str, Callable[[sp.Expr], sp.Expr]] = {"exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt}
 
 _TOKEN = re.compile(r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z][A-Za-z0-9_]*)"
@@ -124,6 +127,7 @@ class _Parser:
         value = self.expr()
         if self.peek() is not None:
             raise self.fail(f"unexpected {self.peek()[1]!r} after a complete expression")
+        self.check_growth(value)  # what SymPy built: 2**(8*n)*2**(8*n) is 2**(16*n), 2**n*3**n two growths
         return value
 
     def expr(self) -> sp.Expr:
@@ -174,6 +178,25 @@ class _Parser:
             if not linear or any(not p.exp.is_number for p in base.atoms(sp.Pow)) or base.has(sp.exp):
                 raise self.fail("an exponent must be a number or linear in the names, with no power tower "
                                 "(a power of a power with a symbolic exponent)")
+            self.check_growth(base**exponent)
+
+    def check_growth(self, value: sp.Expr) -> None:
+        """The numbers to symbolic powers in ``value`` grow together by at most 2^MAX_GROWTH_BITS per unit of a
+        name: at a numeric capacity SymPy multiplies such factors out over every state (100**(100*n) at K = 6 runs
+        for minutes)."""
+        bits = 0.0
+        for power in value.atoms(sp.Pow):
+            base, exponent = power.as_base_exp()
+            if exponent.is_number or not base.is_number or base == 1:
+                continue
+            if base == 0:
+                raise self.fail("0 to a symbolic power")
+            slope = max(abs(exponent.diff(v)) for v in exponent.free_symbols)
+            size = (math.log2(abs(base.p)) - math.log2(base.q)) if base.is_Rational else math.log2(abs(float(base)))
+            bits += float(slope) * abs(size)
+        if bits > MAX_GROWTH_BITS:
+            raise self.fail(f"numbers to symbolic powers may grow by at most 2^{MAX_GROWTH_BITS} per unit of a name "
+                            f"together (here 2^{bits:.3g})")
 
     def atom(self) -> sp.Expr:
         kind, value = self.take()
