@@ -22,6 +22,7 @@ import sympy as sp
 from crawlmath.cli import main
 from crawlmath.derive import user_model as um
 from crawlmath.numeric.errors import InvalidInput
+from crawlmath.numeric.tolerance import GENERATED_REL
 
 CC = shutil.which("cc") or shutil.which("gcc")
 DOUBLED = {"kind": "static-mm1k", "name": "doubled_loss", "service": "mu", "capacity": "K",
@@ -297,3 +298,21 @@ def test_schema_is_valid_draft_2020_12_with_one_entry_per_kind():
     schema = json.loads(um.SCHEMA_PATH.read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     assert set(um.KINDS) <= set(schema["$defs"])
+
+
+def test_float_cost_is_accurate_next_to_rho_one(doubled):
+    """The user's cost is emitted in its expm1 form (checked identical to the derived cost): no eps/|rho - 1| loss."""
+    gen = _import(doubled / "python" / "doubled_loss.py")
+    for rho in ("0.99999999", "1.00000001", "0.999999999999", "1.000000000001", "7.5"):
+        with mpmath.workdps(40):
+            want = gen.cost_mp(rho, 1, 10, 1)
+        got = gen.cost(float(rho), 1.0, 10, 1.0)
+        assert abs(got - want) <= GENERATED_REL * abs(want), (rho, got, want)
+    assert "expm1" in (doubled / "c" / "crawlmath_doubled_loss.c").read_text()
+
+
+def test_no_float_form_where_the_rewriting_does_not_derive(tmp_path):
+    """mu(n) = n mu, K = 3: a rational cost without a cancelling rho^(K+1) - 1; emitted as derived."""
+    model = um.build(SERVICE_N)
+    cost = next(f for f in um.derive("service_n", um.KINDS["static-mm1k"], model).formulas if f.name == "cost")
+    assert cost.stable is None
