@@ -24,10 +24,27 @@ step that no longer holds:
 ...     print(str(exc)[-65:])
 there is no interior minimiser (Lemma 1's sign change is missing)
 
-``static_mm1k.model_formulas(model)`` collects what derives for the model (and
-what is refused, with the reason) as `Formula` objects, and
-``codegen.render("my_model", list(model_formulas(model).formulas))`` is the text of
-a numeric module for it (float, scalar and mpmath functions of each).
+How to state a modified model:
+
+1. start from the paper's instance and change only the parts you mean to
+   change (``StaticModel(loss_weight=2)``, ``StaticModel(service=n * mu,
+   capacity=3)``); a part is a SymPy expression in the model's own symbols
+   (``n``, ``mu``, ``K``, ``gamma``; ``rho`` is the decision variable and may
+   not appear in a part);
+2. call the derivation you want on it (``cost``, ``gamma_K``, ...): each
+   answers for that model or raises :class:`DerivationError` naming the step;
+3. ``static_mm1k.model_formulas(model)`` collects what derives for the model
+   (and what is refused, with the reason) as `Formula` objects, and
+   ``codegen.render("my_model", list(model_formulas(model).formulas))`` is the
+   text of a numeric module for it (float, scalar and mpmath functions of each);
+4. or write the model as a JSON file and run ``crawlmath codegen --model FILE
+   [--lang c|latex]`` (:mod:`.user_model`: the schema, the expression grammar
+   -- never ``eval`` -- and the registry of model kinds).  The tutorial
+   ``docs/tutorials/derive-your-model.md`` walks through both routes.
+
+>>> from crawlmath.derive import user_model
+>>> user_model.build({"kind": "static-mm1k", "name": "busy", "service": "n*mu", "capacity": 3})
+StaticModel(service=mu*n, capacity=3, idle_weight=gamma, loss_weight=1)
 
 A derivation that meets a step it cannot carry out (a side condition that
 does not vanish, an equation with no or several admissible roots) raises

@@ -72,9 +72,12 @@ def paper_of(source: str) -> str | None:
 
 
 class _Latex(LatexPrinter):
-    """SymPy's LaTeX printer, with the floating-point helpers ``expm1`` and
-    ``log1p`` of ``stable`` forms typeset as the mathematics they compute
-    (SymPy would print ``\\operatorname{expm}_{1}``)."""
+    """SymPy's LaTeX printer with the papers' ``\\ln``, and the floating-point
+    helpers ``expm1`` and ``log1p`` of ``stable`` forms typeset as the
+    mathematics they compute (SymPy would print ``\\operatorname{expm}_{1}``)."""
+
+    def __init__(self):
+        super().__init__({"ln_notation": True})
 
     def _print_expm1(self, expr):
         return r"\left(e^{%s} - 1\right)" % self._print(expr.args[0])
@@ -84,15 +87,94 @@ class _Latex(LatexPrinter):
 
 
 def latex(expr: sp.Expr) -> str:
-    """LaTeX of ``expr``, with ``expm1``/``log1p`` typeset as
+    """LaTeX of ``expr``, with ``log`` as :math:`\\ln` and ``expm1``/``log1p`` typeset as
     :math:`(e^x - 1)` and :math:`\\ln(1 + x)`.
 
     >>> from sympy.codegen.cfunctions import expm1, log1p
     >>> x = sp.Symbol("x")
-    >>> print(latex(expm1(2*x) / x + log1p(-x)))
-    \\ln\\left(1 - x\\right) + \\frac{\\left(e^{2 x} - 1\\right)}{x}
+    >>> print(latex(expm1(2*x) / x + log1p(-x) + sp.log(x)))
+    \\ln{\\left(x \\right)} + \\ln\\left(1 - x\\right) + \\frac{\\left(e^{2 x} - 1\\right)}{x}
     """
     return _Latex().doprint(expr)
+
+
+# --- the papers' arrangement --------------------------------------------------------------
+# SymPy's canonical order writes (rho - 1)/(rho^(K+1) - 1) and rho^K (K gamma + K mu + gamma + mu) where the papers
+# write (1 - rho)/(1 - rho^(K+1)) and rho^K (K + 1)(gamma + mu).  `paper_form` steers the printing with identities
+# only (a sign moved between two factors, a polynomial factored), so what is typeset is still the derived formula.
+
+def _one_minus(f) -> bool:
+    """``f`` is a - 1 with a a symbol or a power (rho, rho^(K+1)): printed 1 - a after a sign flip."""
+    return (f.is_Add and len(f.args) == 2 and sp.S.NegativeOne in f.args
+            and all(t.is_Symbol or t.is_Pow for t in f.args if t != -1))
+
+
+def _flipped(f):
+    return sp.Add(*(-t for t in f.args), evaluate=False)
+
+
+def _sign_pairs(product, like=None):
+    """``product`` with pairs of factors a - 1 (one above, one below the fraction bar; or one with a negative
+    coefficient) written 1 - a: (rho - 1)/(rho^(K+1) - 1) -> (1 - rho)/(1 - rho^(K+1)), -gamma (rho - 1) -> gamma (1 - rho);
+    with ``like`` (the paper's printed form) only where the paper writes 1 - a (Avrachenkov et al. write R - 1)."""
+    above, below = [], []
+    for f in product.args:
+        if f.is_Pow and f.exp == -1:
+            below.append(f.base)
+        else:
+            above.append(f)
+    def wanted(f):
+        return _one_minus(f) and (like is None or like.has(_flipped(f).doit()))
+
+    up = [k for k, f in enumerate(above) if wanted(f)]
+    down = [k for k, f in enumerate(below) if _one_minus(f)]
+    negative = [k for k, f in enumerate(above) if f.is_Number and f.is_negative]
+    pairs = list(zip(up, down))
+    if not pairs and not (negative and len(up) == 1):
+        return product
+    for i, j in pairs:
+        above[i], below[j] = _flipped(above[i]), _flipped(below[j])
+    if not pairs:
+        above[up[0]], above[negative[0]] = _flipped(above[up[0]]), -above[negative[0]]
+    above = [f for f in above if f != 1]
+    return sp.Mul(*above, *(sp.Pow(f, -1, evaluate=False) for f in below), evaluate=False)
+
+
+def _factored(f):
+    """A polynomial sum factored when that is shorter (K gamma + K mu + gamma + mu -> (K + 1)(gamma + mu)), and a sum
+    of negative terms written -(...), so that the product it sits in shows the sign in front."""
+    if not f.is_Add or f.has(sp.Sum) or not f.is_polynomial(*f.free_symbols):
+        return f
+    g = sp.factor(f)
+    g = g if sp.count_ops(g) < sp.count_ops(f) else f
+    if g.is_Add and all(t.could_extract_minus_sign() for t in g.args):
+        return sp.Mul(-1, -g, evaluate=False)
+    return g
+
+
+def _factor_parts(product):
+    parts = [_factored(f) for f in product.args]
+    signs = [f for f in parts if f.is_Mul and f.args[0] == -1]
+    if not signs:
+        return product.func(*parts)
+    rest = [a for f in parts for a in (f.args[1:] if f.is_Mul and f.args[0] == -1 else (f,))]
+    return sp.Mul((-1) ** len(signs), *rest, evaluate=False)  # the sign first: printed in front of the term
+
+
+def paper_form(expr: sp.Expr, like: sp.Expr | None = None) -> sp.Expr:
+    """``expr`` arranged as the papers print it, by identities only: the polynomial sums of each product factored
+    when shorter (a sum of negative terms with its sign in front), then sign pairs a - 1 written 1 - a (with
+    ``like``, the paper's printed form, only where it writes 1 - a).
+
+    >>> rho, g, mu = sp.symbols("rho gamma mu", positive=True)
+    >>> K = sp.Symbol("K", integer=True, positive=True)
+    >>> print(latex(paper_form((rho - 1) * (g + mu * rho**(K + 1)) / (rho**(K + 1) - 1))))
+    \\frac{\\left(1 - \\rho\\right) \\left(\\gamma + \\mu \\rho^{K + 1}\\right)}{1 - \\rho^{K + 1}}
+    >>> print(latex(paper_form(rho**K * (K*g + K*mu + g + mu) + rho**(K + 1) * (-K*g - 2*mu))))
+    \\rho^{K} \\left(K + 1\\right) \\left(\\gamma + \\mu\\right) - \\rho^{K + 1} \\left(K \\gamma + 2 \\mu\\right)
+    """
+    expr = expr.replace(lambda e: e.is_Mul, _factor_parts)
+    return expr.replace(lambda e: e.is_Mul, lambda e: _sign_pairs(e, like))
 
 
 def term_magnitudes(expr: sp.Expr) -> sp.Expr:
@@ -238,8 +320,9 @@ class Formula:
         return self.paper or paper_of(self.source)
 
     def latex(self, stable: bool = False) -> str:
-        """LaTeX of the derived formula (the mathematics), or with ``stable`` of the emitted floating-point
-        rewriting (what the generated code computes: Taylor polynomials, expm1, sums kept unexpanded).
+        """LaTeX of the derived formula (the mathematics) in the papers' arrangement (:func:`paper_form`), or with
+        ``stable`` of the emitted floating-point rewriting as it is (what the generated code evaluates: Taylor
+        polynomials, expm1, sums kept unexpanded).
 
         >>> from sympy.codegen.cfunctions import expm1
         >>> x = sp.Symbol("x", positive=True)
@@ -247,4 +330,4 @@ class Formula:
         >>> print(g.latex(), g.latex(stable=True))
         e^{x} - 1 \\left(e^{x} - 1\\right)
         """
-        return latex(self.emitted if stable else self.expr)
+        return latex(self.emitted if stable else paper_form(self.expr, self.printed))

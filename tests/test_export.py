@@ -3,7 +3,8 @@
 The C export is compiled with gcc together with a separate driver program
 (`export.eval_program`) and compared with the Python generated functions on
 random inputs in each formula's domain (``Formula.domain`` when given, else
-the argument assumptions; points the Python float code refuses are dropped,
+the argument assumptions; points the Python float code refuses as outside
+the model must give NaN in C, points where it cannot deliver are dropped,
 and too few points left fails the test).  C and Python agree to
 ``tolerance.EXPORT_REL``, or -- where C's ``pow`` and NumPy's power round a
 cancelling expression differently -- both lie within
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -26,7 +28,7 @@ from hypothesis import given, settings, strategies as st
 from crawlmath.cli import main
 from crawlmath.derive import codegen, export
 from crawlmath.derive.formula import Formula
-from crawlmath.numeric.errors import CrawlmathError
+from crawlmath.numeric.errors import CrawlmathError, InvalidInput
 from crawlmath.numeric.tolerance import EXPORT_REL as C_REL, GENERATED_REL
 GCC = shutil.which("gcc")
 needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc is not installed: the C export cannot be compiled here")
@@ -35,7 +37,7 @@ needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc is not installed: the C 
 def _synthetic() -> list[Formula]:
     """Formulas exercising what the real derivations use: a Piecewise for a
     removable singularity, integer powers, constants (pi, E, golden ratio),
-    special functions and an integer argument."""
+    special functions, an integer argument and a domain bound (``requires``)."""
     rho, gamma, x = sp.symbols("rho gamma x", positive=True)
     K = sp.Symbol("K", integer=True, positive=True)
     pk = sp.Piecewise((1 / (K + 1), sp.Eq(rho, 1)), ((1 - rho) * rho**K / (1 - rho ** (K + 1)), True))
@@ -44,6 +46,8 @@ def _synthetic() -> list[Formula]:
         Formula("golden_bound", (x,), 2 * sp.GoldenRatio**2 / 5 * x + sp.pi - sp.E, "(synthetic)", "constants"),
         Formula("special", (x, gamma), sp.cos(x) * sp.exp(-gamma) + sp.log(1 + x) / sp.sqrt(gamma) + sp.Abs(x - gamma), "(synthetic)", "special functions"),
         Formula("no_args", (), sp.Rational(1, 3) + sp.sqrt(5), "(synthetic)", "a constant"),
+        Formula("bounded", (x, gamma), sp.log(x - gamma + 1), "(synthetic)", "a domain bound in another argument",
+                requires=(sp.Ge(x, gamma, evaluate=False),)),
     ]
 
 
@@ -94,10 +98,11 @@ def _compile(tmp: Path, modules: dict[str, list[Formula]]) -> Path:
 def _agree(tmp: Path, modules: dict[str, list[Formula]], python_of, twin_of, n: int = 60, seed: int = 7) -> int:
     """Compile, evaluate every formula on random inputs in C and in Python,
     assert agreement to C_REL (or, where they differ, both within
-    GENERATED_REL of the mpmath twin); return the number of points compared."""
+    GENERATED_REL of the mpmath twin), and NaN from C where Python refuses the point as outside the model; return
+    (points compared, points refused by both)."""
     exe = _compile(tmp, modules)
     rng = np.random.default_rng(seed)
-    lines, expected = [], []
+    lines, expected, refused = [], [], []
     for module, fs in modules.items():
         for f in fs:
             py = python_of(module, f)
@@ -105,13 +110,16 @@ def _agree(tmp: Path, modules: dict[str, list[Formula]], python_of, twin_of, n: 
             points = list(zip(*cols)) if cols else [()]
             for pt in points:
                 pt = tuple(int(v) if a.is_integer else np.float64(v) for a, v in zip(f.args, pt))
+                name = export.c_name(module, f)
                 try:
                     want = float(py(*pt))
+                except InvalidInput:  # outside the model's domain: C must refuse it too (NaN)
+                    refused.append(" ".join([name, *(repr(float(v)) for v in pt)]))
+                    continue
                 except CrawlmathError:
                     want = math.nan
                 if not math.isfinite(want):
-                    continue  # outside the formula's domain
-                name = export.c_name(module, f)
+                    continue  # the float route cannot deliver there
                 lines.append(" ".join([name, *(repr(float(v)) for v in pt)]))
                 expected.append((name, pt, want, twin_of(module, f)))
     per_formula = {export.c_name(m, f): 0 for m, fs in modules.items() for f in fs}
@@ -120,7 +128,9 @@ def _agree(tmp: Path, modules: dict[str, list[Formula]], python_of, twin_of, n: 
     needed = {export.c_name(m, f): 5 if f.args else 1 for m, fs in modules.items() for f in fs}
     thin = {n: k for n, k in per_formula.items() if k < needed[n]}
     assert not thin, f"too few random inputs inside the domain (the comparison would be vacuous): {thin}"
-    out = subprocess.run([str(exe)], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True).stdout.split("\n")
+    out = subprocess.run([str(exe)], input="\n".join(lines + refused) + "\n", capture_output=True, text=True, check=True).stdout.split("\n")
+    for line, got_text in zip(refused, out[len(lines):]):
+        assert math.isnan(float(got_text)), f"{line}: Python refuses the point, C gives {got_text}"
     for (name, pt, want, twin), got_text in zip(expected, out):
         got = float(got_text)
         if abs(got - want) <= C_REL * max(abs(want), 1e-300):
@@ -132,14 +142,15 @@ def _agree(tmp: Path, modules: dict[str, list[Formula]], python_of, twin_of, n: 
             exact = twin(*pt)
         for route, value in (("C", got), ("Python", want)):
             assert abs(value - exact) <= GENERATED_REL * abs(exact), f"{name}{pt}: {route} {value!r} vs mpmath {exact} (C {got!r}, Python {want!r})"
-    return len(expected)
+    return len(expected), len(refused)
 
 
 @needs_gcc
 def test_synthetic_formulas_compile_and_agree(tmp_path, monkeypatch):
     fs = _synthetic()
     by_name = _python_module(fs, monkeypatch)
-    assert _agree(tmp_path, {"demo": fs}, lambda m, f: by_name[f.name], lambda m, f: by_name[f.name + "_mp"]) > 100
+    compared, refused = _agree(tmp_path, {"demo": fs}, lambda m, f: by_name[f.name], lambda m, f: by_name[f.name + "_mp"])
+    assert compared > 100 and refused > 10  # "bounded" is refused below its bound x >= gamma by both
 
 
 def _real_modules() -> list[str]:
@@ -247,7 +258,7 @@ def test_user_program_links_the_export_without_a_main(tmp_path):
                     'int main(void) { printf("%.17g\\n", crawlmath_demo_blocking(1.0, 4.0)); return 0; }\n')
     _gcc(f"-I{tmp_path / 'export'}", str(user), *(str(p) for p in files if p.suffix == ".c"), "-o", str(tmp_path / "user"))
     assert float(subprocess.run([str(tmp_path / "user")], capture_output=True, text=True, check=True).stdout) == 0.2
-    assert not any("main(" in t for t in files.values())
+    assert not any(re.search(r"\bmain\s*\(", t) for t in files.values())  # (crawlmath_demo_blocking_domain( is not one)
 
 
 def test_latex_typesets_expm1_and_log1p_as_mathematics():
@@ -335,3 +346,33 @@ def test_stale_temporaries_of_killed_runs_are_removed(tmp_path):
     os.utime(old, (1, 1))
     assert codegen.remove_stale_temporaries(tmp_path) == [old]
     assert recent.exists() and not old.exists()
+
+
+def test_latex_reads_like_the_papers():
+    """Item 5 of issue 31: the derived formulas typeset in the paper's arrangement (Liu–Nain 2005, eq. 1.4 is printed
+    (1 - rho)(gamma + mu rho^{K+1}) / (1 - rho^{K+1}); the text after (1.11) gamma (1 - rho); (1.7) (K+1)(mu + gamma)
+    rho^K - (...) rho^{K+1}), by identities only, while --stable-form keeps the floating-point rewriting."""
+    from crawlmath.derive import is_identically_zero, static_mm1k
+    from crawlmath.derive.formula import paper_form
+
+    fs = {f.name: f for f in static_mm1k.formulas()}
+    cost = export.latex_equation("static_mm1k", fs["cost"])
+    assert r"\frac{\left(1 - \rho\right) \left(\gamma + \mu \rho^{K + 1}\right)}{1 - \rho^{K + 1}}" in cost
+    assert r"\rho - 1" not in cost and r"\ln" not in cost
+    assert r"\gamma \left(1 - \rho\right) & \text{for}\: \rho \leq 1" in fs["cost_infinite_K"].latex()
+    seven = fs["stationarity"].latex()
+    assert r"\rho^{K} \left(K + 1\right) \left(\gamma + \mu\right)" in seven and r"- \rho^{K + 1} \left(" in seven
+    stable = export.latex_equation("static_mm1k", fs["cost"], stable=True)
+    assert r"e^{\left(K + 1\right) \ln{\left(\rho \right)}}" in stable and r"\left(1 - \rho\right)" not in stable
+    for f in fs.values():
+        assert is_identically_zero(paper_form(f.expr, f.printed) - f.expr), f.name
+
+
+def test_latex_keeps_the_orientation_the_paper_prints():
+    """Avrachenkov et al. write (R^{K-1} - 1)/(R - 1): a printed form that says R - 1 keeps it; ln for log."""
+    R, h = sp.symbols("R h", positive=True)
+    K = sp.Symbol("K", integer=True, positive=True)
+    ratio = (R**K - 1) / (R - 1)
+    assert r"1 - R" not in Formula("s", (R, K), ratio, "(Avrachenkov et al., Lemma)", "states", printed=ratio).latex()
+    assert r"\frac{1 - R^{K}}{1 - R}" in Formula("s", (R, K), ratio, "(synthetic)", "states").latex()
+    assert Formula("f", (h,), sp.log(h), "(Coffman et al. 1997, Theorem 3.4)", "ln h").latex() == r"\ln{\left(h \right)}"

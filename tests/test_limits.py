@@ -125,7 +125,7 @@ def test_codegen_refuses_a_users_file_before_deriving(tmp_path, monkeypatch):
     (tmp_path / "crawlmath_golden.c").write_text("my own code\n")
     monkeypatch.setattr("crawlmath.derive.codegen.formulas_of", lambda m: pytest.fail("derived before refusing"))
     args = type("A", (), {"lang": "c", "out": str(tmp_path), "check": False, "force": False, "json": False,
-                          "stable_form": False})()
+                          "stable_form": False, "model": None})()
     with pytest.raises(InvalidInput, match="crawlmath_golden.c exists and was not written by crawlmath codegen"):
         codegen.run(args)
     assert (tmp_path / "crawlmath_golden.c").read_text() == "my own code\n"
