@@ -166,7 +166,8 @@ def test_codegen_json_in_all_four_shapes(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(codegen, "formulas_of", functools.cache(codegen.formulas_of))  # derive once for the four runs
     out = run_json(capsys, ["codegen", "--check", "--json"], codes=(0, 1))  # 1: stale code is reported, not an error
     validate("codegen", out)
-    assert out["inputs"] == {"lang": "python", "out": None, "check": True, "force": False, "stable_form": False}
+    assert out["inputs"] == {"lang": "python", "model": None, "out": None, "check": True, "force": False,
+                             "stable_form": False}
     c = tmp_path / "c"
     written = run_json(capsys, ["codegen", "--lang", "c", "--out", str(c), "--json"])
     validate("codegen", written)
@@ -178,6 +179,21 @@ def test_codegen_json_in_all_four_shapes(capsys, tmp_path, monkeypatch):
     # the python generator (no --check) would rewrite the committed modules: its writer is stubbed, its output real
     monkeypatch.setattr(codegen, "generate", lambda: [])
     validate("codegen", run_json(capsys, ["codegen", "--json"]))
+
+
+def test_codegen_model_json_written_and_checked(capsys, tmp_path):
+    """``codegen --model FILE``: a user's model (here M/M/1/K with the loss weighted twice), written then checked."""
+    model = tmp_path / "doubled.json"
+    model.write_text(json.dumps({"kind": "static-mm1k", "name": "doubled", "service": "mu", "capacity": "K",
+                                 "weights": {"idle": "gamma", "loss": 2}}))
+    written = run_json(capsys, ["codegen", "--model", str(model), "--lang", "latex", "--out", str(tmp_path / "tex"), "--json"])
+    validate("codegen", written)
+    checked = run_json(capsys, ["codegen", "--model", str(model), "--lang", "latex", "--out", str(tmp_path / "tex"),
+                                "--check", "--json"])
+    validate("codegen", checked)
+    assert written["kind"] == "static-mm1k" and written["formulas"] and checked["clean"] is True
+    with pytest.raises(jsonschema.ValidationError):  # a model run without the formulas it derived
+        validate("codegen", {k: v for k, v in written.items() if k != "formulas"})
 
 
 def test_report_json_and_its_results_file(capsys, tmp_path):
