@@ -108,17 +108,329 @@ def hyperexponential_variance():
     return sp.simplify(m2 - hyperexponential_mean() ** 2)
 
 
-# --- the Lemma of §3: generator blocks from the model's rules ----------------
+# --- the rules of §2 that define the generator -------------------------------
 #
-# A small symbolic instance (W̄ arrival phases, M service phases, R obsolescence
-# phases, batches up to kmax, buffer K, a mode chi(i) per level) with generic
-# symbols: D_k^(r) off-diagonal and batch rates, S and Γ off-diagonal rates with
-# exit rates S_0, Γ_0, initial vectors β, γ.  Diagonals are fixed by the
-# generator property (rows of D^(r)(1), of (S S_0), of (Γ Γ_0) sum to 0).
+# The model is stated once, as rules in *local* form: a rule yields moves,
+# each a dict ``{"to": level, "ops": (...), "new": (...), "rate": c, ...}``.
+# ``ops`` acts on the source state's slots in the order of §3 -- the arrival
+# phase ν, the server phase m (levels >= 1), the obsolescence phases r_1 ..
+# r_{i-1} of the buffered pages -- one token per slot (None: the slot is
+# kept); ``new`` appends slots (a server phase from β, pages with phases from
+# γ).  A token is a local matrix of the model (see rule_tokens); the counts
+# ``offered``/``lost``/``served``/``expired`` say how many pages the move
+# offers, loses, serves or lets become obsolete (the measures of §4).  Clocks
+# (D_0, S, Γ) carry their diagonals, so the generator is the sum of the moves.
+#
+# From the rules: the generator state by state on a generic symbolic instance
+# (generator_from_rules, the check), and the Lemma's block recipe for any K
+# (recipe_from_rules: which Kronecker factors sit in block (i, i')), emitted to
+# numeric/generated/avrachenkov_lemma.py.  Both interpreters are plain Python
+# (emitted verbatim, SymPy-free).
+
+
+def rule_tokens():
+    """Token name -> (the slot kind it consumes, the slot kinds it produces):
+    ``nu`` (W̄ arrival phases), ``m`` (M service phases), ``r`` (R
+    obsolescence phases); ``("gamma", l)`` produces l pages.
+
+    >>> rule_tokens()["S0"]
+    ('m', '')
+    """
+    return {"D": ("nu", "nu"), "Dtail": ("nu", "nu"), "D1": ("nu", "nu"), "S": ("m", "m"), "S0beta": ("m", "m"),
+            "S0": ("m", ""), "beta": ("", "m"), "Gamma": ("r", "r"), "Gamma0": ("r", ""), "eR": ("r", ""),
+            "gamma": ("", "r"), "scale": ("", "")}
+
+
+def level_layout(level):
+    """The slot kinds of a state at ``level`` (§3): ν; then m and r_1 .. r_{i-1}.
+
+    >>> level_layout(0), level_layout(3)
+    (('nu',), ('nu', 'm', 'r', 'r'))
+    """
+    return ("nu",) if level == 0 else ("nu", "m") + ("r",) * (level - 1)
+
+
+def paper_arrival(level, K_, k):
+    """§2, arrivals (partial admission): between batches the arrival clock
+    runs (k = 0: D_0, its diagonal the rate of leaving ν); a batch of k >= 1
+    pages (D_k of the level's mode) brings min(k, K - i) pages in and loses
+    the rest; at an empty system the first starts service with a phase from
+    β and the others join the buffer, behind the pages there, each with an
+    obsolescence phase from γ.
+
+    >>> paper_arrival(0, 3, 5)["to"], paper_arrival(0, 3, 5)["new"], paper_arrival(0, 3, 5)["lost"]
+    (3, (('beta',), ('gamma', 2)), 2)
+    """
+    slots = 1 if level == 0 else level + 1
+    keep = (None,) * (slots - 1)
+    if k == 0:
+        return {"to": level, "ops": (("D", 0), *keep), "new": (), "rate": 1, "offered": 0, "lost": 0}
+    accepted = min(k, K_ - level)
+    new = ()
+    if accepted and level == 0:
+        new = (("beta",),) + ((("gamma", accepted - 1),) if accepted > 1 else ())
+    elif accepted:
+        new = (("gamma", accepted),)
+    return {"to": level + accepted, "ops": (("D", k), *keep), "new": new, "rate": 1, "offered": k, "lost": k - accepted}
+
+
+def paper_service(level, K_):
+    """§2, service: the server's phase clock runs (S); at a completion (S_0)
+    the page leaves served and the head of the buffer, its obsolescence
+    phase dropped (e_R), starts service with a phase from β; with an empty
+    buffer the server idles.
+
+    >>> [m["ops"] for m in paper_service(2, 3)]
+    [(None, ('S',), None), (None, ('S0beta',), ('eR',))]
+    """
+    if level == 0:
+        return []
+    buffer = (None,) * (level - 1)
+    clock = {"to": level, "ops": (None, ("S",), *buffer), "new": (), "rate": 1}
+    if level == 1:
+        return [clock, {"to": 0, "ops": (None, ("S0",)), "new": (), "rate": 1, "served": 1}]
+    return [clock, {"to": level - 1, "ops": (None, ("S0beta",), ("eR",), *buffer[1:]), "new": (), "rate": 1, "served": 1}]
+
+
+def paper_obsolescence(level, K_):
+    """§2, obsolescence: every buffered page's phase clock runs (Γ, position
+    q = 1 .. i - 1); when it is absorbed (Γ_0) the page leaves the buffer,
+    the pages behind it move up.
+
+    >>> [m["ops"] for m in paper_obsolescence(2, 3)]
+    [(None, None, ('Gamma',)), (None, None, ('Gamma0',))]
+    """
+    out = []
+    for q in range(1, level):
+        before, after = (None,) * q, (None,) * (level - 1 - q)
+        out.append({"to": level, "ops": (None, *before, ("Gamma",), *after), "new": (), "rate": 1})
+        out.append({"to": level - 1, "ops": (None, *before, ("Gamma0",), *after), "new": (), "rate": 1, "expired": 1})
+    return out
+
+
+def paper_rules():
+    """The rules of §2 (arrival rule, then the other rules), as interpreted by
+    :func:`moves_at` and :func:`recipe_from_rules`.
+
+    >>> [f.__name__ for f in (paper_rules()[0], *paper_rules()[1])]
+    ['paper_arrival', 'paper_service', 'paper_obsolescence']
+    """
+    return paper_arrival, (paper_service, paper_obsolescence)
+
+
+def moves_at(rules, level, K_, batch_sizes):
+    """Every move of ``rules`` at ``level``: the arrival rule for each batch
+    size of ``batch_sizes`` (0 = the clock), then the other rules.
+
+    >>> len(moves_at(paper_rules(), 2, 3, range(0, 3)))
+    7
+    """
+    arrival, others = rules
+    out = [arrival(level, K_, k) for k in batch_sizes]
+    for rule in others:
+        out += list(rule(level, K_))
+    return out
+
+
+def _produced(tokens, tok):
+    """The slot kinds a token produces (``("gamma", l)``: l pages)."""
+    kind = tokens[tok[0]][1]
+    return [kind] * (tok[1] if tok[0] == "gamma" else 1) if kind else []
+
+
+def _move_term(move, level):
+    """A move as a Kronecker term: its tokens in slot order, identities for kept
+    slots (``("I", a, b, c)``: size W̄^a M^b R^c), adjacent identities merged,
+    a rate other than 1 as a ``("scale", c)`` factor in front.  Raises
+    ValueError when the move does not fit the state space of §3: a token on
+    the wrong slot, or a target state whose slots are not those of its level
+    (the Lemma's blocks do not exist for such rules)."""
+    kinds, tokens = level_layout(level), rule_tokens()
+    if len(move["ops"]) != len(kinds):
+        raise ValueError(f"a move at level {level} acts on {len(move['ops'])} slots; level {level} has {len(kinds)} {kinds}")
+    out = [("scale", move["rate"])] if move["rate"] != 1 else []
+    produced, start = [], 0  # start: first slot of the run of kept slots not yet written as an identity
+    for q in [q for q, tok in enumerate(move["ops"]) if tok is not None] + [len(kinds)]:
+        if q > start:  # the kept slots start .. q-1: one identity, exponents (ν, m, r) counted
+            out.append(("I", int(start == 0), int(start <= 1 < q), max(0, q - max(start, 2))))
+            produced += kinds[start:q]
+        if q == len(kinds):
+            break
+        tok, start = move["ops"][q], q + 1
+        if tokens[tok[0]][0] != kinds[q]:
+            raise ValueError(f"token {tok} acts on slot {tokens[tok[0]][0]!r}, used on {kinds[q]!r} at level {level}")
+        produced += _produced(tokens, tok)
+        out.append(tok)
+    for tok in move["new"]:
+        produced += _produced(tokens, tok)
+    if tuple(produced) != level_layout(move["to"]):
+        raise ValueError(f"a move from level {level} produces the slots {tuple(produced)}, but a state at level "
+                         f"{move['to']} has {level_layout(move['to'])} (§3): the rules leave the Lemma's state space")
+    return tuple(out) + tuple(move["new"])
+
+
+def _merge_tails(terms):
+    """Merge ``D_k ⊗ X + (Σ_{k'>k} D_k') ⊗ X`` into ``(Σ_{k'>=k} D_k') ⊗ X``
+    (``D^(r)(1)`` when k = 0), until no pair is left."""
+    terms = list(terms)
+    merged = True
+    while merged:
+        merged = False
+        for a, s in enumerate(terms):
+            if s[0][0] != "D":
+                continue
+            for b, t in enumerate(terms):
+                if t[0] == ("Dtail", s[0][1] + 1) and t[1:] == s[1:]:
+                    terms[a] = (("D1",) if s[0][1] == 0 else ("Dtail", s[0][1]),) + s[1:]
+                    del terms[b]
+                    merged = True
+                    break
+            if merged:
+                break
+    return terms
+
+
+def level_moves(rules, level, K_):
+    """The moves at ``level`` for every batch size: sizes 0 .. K - i one by
+    one; sizes beyond the free room K - i must act alike (checked on
+    K - i + 1 and K - i + 2, else ValueError: the Lemma's tail blocks do not
+    exist for these rules) and stand as one move with ``("Dtail", K - i + 1)``.
+
+    >>> [m["ops"][0] for m in level_moves(paper_rules(), 3, 3)][:2]
+    [('D', 0), ('Dtail', 1)]
+    """
+    room = K_ - level
+    moves = moves_at(rules, level, K_, range(0, room + 3))
+    first, second = moves[room + 1], moves[room + 2]
+    same = (first["to"], first["ops"][1:], first["new"], first["rate"]) == (second["to"], second["ops"][1:], second["new"], second["rate"])
+    if not same:
+        raise ValueError(f"level {level}, K = {K_}: batches of {room + 1} and {room + 2} pages act differently, so the "
+                         f"Lemma's tail block (sum of D_k over k > K - i) does not exist for these rules")
+    tail = dict(first, ops=(("Dtail", room + 1), *first["ops"][1:]))
+    return moves[:room + 1] + [tail] + moves[room + 3:]
+
+
+def level_recipe(rules, level, K_, _memo={}):
+    """``{target: terms}``: the blocks Q_{level,target} of every target level,
+    read off the rules (the terms of the moves from ``level`` to each target,
+    tails merged); computed once per (rules, level, K) -- the memo holds plain
+    tuples, never modified.
+
+    >>> sorted(level_recipe(paper_rules(), 1, 3))
+    [0, 1, 2, 3]
+    """
+    key = (rules, level, K_)
+    if key not in _memo:
+        by_target = {}
+        for move in level_moves(rules, level, K_):
+            by_target.setdefault(move["to"], []).append(_move_term(move, level))
+        _memo[key] = {t: tuple(_merge_tails(terms)) for t, terms in by_target.items()}
+    return _memo[key]
+
+
+def recipe_from_rules(rules, level, target, K_):
+    """Block Q_{level,target} as a sum of Kronecker products, read off the
+    rules (:func:`level_recipe`; see :func:`lemma_recipe` for the tokens).
+
+    >>> recipe_from_rules(paper_rules(), 1, 0, 3)
+    [(('I', 1, 0, 0), ('S0',))]
+    """
+    return list(level_recipe(rules, level, K_).get(target, ()))
+
+
+def lemma_recipe(level: int, target: int, K_: int) -> list[tuple]:
+    """The block Q_{level,target} of the Lemma (§3) as a sum of Kronecker
+    products, generated from the rules of §2 (:func:`paper_rules`); each term a
+    tuple of factor tokens (plain data, no SymPy):
+
+    ``("D", k)`` D_k^(chi(level)); ``("Dtail", k)`` sum_{k'>=k} D_k'; ``("D1",)``
+    D(1); ``("I", a, b, c)`` the identity of size W̄^a M^b R^c; ``("beta",)``;
+    ``("gamma", l)`` γ^{⊗l}; ``("S",)``; ``("S0",)``; ``("S0beta",)`` S_0 β;
+    ``("eR",)`` the column of R ones; ``("Gamma",)``; ``("Gamma0",)``;
+    ``("scale", c)`` the 1 x 1 factor c (rules with a rate other than 1).
+
+    The mode is the level's: D^(chi(0)) at level 0 (the Lemma prints D^(N)).
+
+    >>> lemma_recipe(1, 0, 3)
+    [(('I', 1, 0, 0), ('S0',))]
+    >>> lemma_recipe(2, 1, 3)
+    [(('I', 1, 0, 0), ('S0beta',), ('eR',)), (('I', 1, 1, 0), ('Gamma0',))]
+    """
+    return recipe_from_rules(paper_rules(), level, target, K_)
+
+
+def _rules_error(fn, *args):
+    """``fn(*args)`` with the rule interpreter's ValueError as a DerivationError (the step that does not hold)."""
+    try:
+        return fn(*args)
+    except ValueError as exc:
+        raise DerivationError(f"Lemma (§3) from the rules: {exc}") from None
+
+
+# --- modified rules: each changes one rule of §2 -------------------------------
+
+
+def head_only_obsolescence(level, K_):
+    """Modified §2: only the page at the head of the buffer ages (its Γ clock
+    runs and it may become obsolete); the pages behind it keep the phase they
+    arrived with until they reach the head.
+
+    >>> [m["ops"] for m in head_only_obsolescence(3, 3)]
+    [(None, None, ('Gamma',), None), (None, None, ('Gamma0',), None)]
+    """
+    return paper_obsolescence(level, K_)[:2]
+
+
+def doubled_service(level, K_):
+    """Modified §2: the server runs twice as fast (S and S_0 doubled).
+
+    >>> [m["rate"] for m in doubled_service(1, 3)]
+    [2, 2]
+    """
+    return [dict(m, rate=2 * m["rate"]) for m in paper_service(level, K_)]
+
+
+def complete_rejection(level, K_, k):
+    """Modified §2 (the alternative the paper names): a batch that does not fit
+    into the free room is lost whole.
+
+    >>> complete_rejection(2, 3, 2)["to"], complete_rejection(2, 3, 2)["lost"]
+    (2, 2)
+    """
+    move = paper_arrival(level, K_, k)
+    if k <= K_ - level:
+        return move
+    return {"to": level, "ops": move["ops"], "new": (), "rate": 1, "offered": k, "lost": k}
+
+
+def service_keeps_obsolescence(level, K_):
+    """A model outside the paper's structure: the page taken into service
+    keeps its obsolescence phase (it could expire while served), so a busy
+    server's page needs a phase that ξ_t of §3 does not record.
+
+    >>> service_keeps_obsolescence(2, 3)[1]["ops"]
+    (None, ('S0beta',), None)
+    """
+    return [dict(m, ops=tuple(None if t == ("eR",) else t for t in m["ops"])) for m in paper_service(level, K_)]
+
+
+MODIFIED_RULES = {
+    "paper": paper_rules(),
+    "head-only expiry": (paper_arrival, (paper_service, head_only_obsolescence)),
+    "doubled service": (paper_arrival, (doubled_service, paper_obsolescence)),
+    "complete rejection": (complete_rejection, (paper_service, paper_obsolescence)),
+}
+STRUCTURE_BREAK = (paper_arrival, (service_keeps_obsolescence, paper_obsolescence))
+
+
+# --- the model's matrices: generic symbols or given numbers -------------------------
 
 
 class LemmaModel:
-    """Generic symbolic model components for the Lemma (§2-§3).
+    """Model components for the Lemma (§2-§3): generic symbols by default
+    (D_k^(r) off-diagonal and batch rates, S and Γ off-diagonal rates with
+    exit rates S_0, Γ_0, initial vectors β, γ; diagonals fixed by the
+    generator property), or given matrices (:meth:`concrete`).
 
     >>> LemmaModel(W_=2, M_=1, R_=1, kmax=1, modes=1).D(1, 0)
     Matrix([
@@ -143,6 +455,25 @@ class LemmaModel:
         self.S = self._subgenerator("s", M_, self.S0)
         self.Gamma = self._subgenerator("g", R_, self.G0)
 
+    @classmethod
+    def concrete(cls, D: dict, S, beta, Gamma, gamma) -> "LemmaModel":
+        """A model with given exact matrices: ``D[r][k]`` (k = 0 .. kmax, D_0 with its
+        diagonal), S, β, Γ, γ (SymPy matrices or nested lists of rationals); S_0 = -S e,
+        Γ_0 = -Γ e.
+
+        >>> m = LemmaModel.concrete({1: {0: [[-3]], 1: [[3]]}}, [[-2]], [[1]], [[-1]], [[1]])
+        >>> m.D(1, 1), m.S0
+        (Matrix([[3]]), Matrix([[2]]))
+        """
+        self = cls.__new__(cls)
+        self._D = {r: {k: sp.Matrix(m) for k, m in per.items()} for r, per in D.items()}
+        self.modes, self.kmax = max(D), max(max(per) for per in D.values())
+        self.S, self.Gamma = sp.Matrix(S), sp.Matrix(Gamma)
+        self.beta, self.gamma = sp.Matrix(beta), sp.Matrix(gamma)
+        self.W, self.M, self.R = self._D[1][0].rows, self.S.rows, self.Gamma.rows
+        self.S0, self.G0 = -self.S * sp.ones(self.M, 1), -self.Gamma * sp.ones(self.R, 1)
+        return self
+
     @staticmethod
     def _stochastic(name, n):
         """A generic probability row vector: the last entry is 1 minus the others."""
@@ -162,7 +493,7 @@ class LemmaModel:
         >>> LemmaModel(1, 1, 1, kmax=2, modes=1).D(1, 3)
         Matrix([[0]])
         """
-        return self._D[r][k] if k <= self.kmax else sp.zeros(self.W, self.W)
+        return self._D[r].get(k, sp.zeros(self.W, self.W))
 
     def D_tail(self, r, k):
         """sum_{k' >= k} D_k'^(r) = D^(r)(1) - sum_{k' < k} D_k'^(r), k >= 1.
@@ -180,6 +511,10 @@ class LemmaModel:
         """
         return self.D(r, 0) + self.D_tail(r, 1)
 
+    def size(self, kind: str) -> int:
+        """Number of values of a slot kind (``nu``, ``m``, ``r``)."""
+        return {"nu": self.W, "m": self.M, "r": self.R}[kind]
+
 
 def lemma_states(model: LemmaModel, K_: int) -> list[tuple]:
     """States (i, nu, m, r_1, ..., r_{i-1}) of §3 in lexicographic order.
@@ -193,71 +528,6 @@ def lemma_states(model: LemmaModel, K_: int) -> list[tuple]:
     return out
 
 
-def _events(model: LemmaModel, K_: int, chi, state):
-    """(target state, rate) for every event of §2 leaving ``state``: phase
-    changes of the arrival process, batch arrivals (partial admission, the
-    first page of a batch arriving at an empty system starts service with β,
-    buffered pages take an obsolescence phase from γ each), service phase
-    changes and completions (the head of the buffer starts service with β),
-    obsolescence phase changes and expiry of the page at each position."""
-    level, nu = state[0], state[1]
-    r = chi[level]
-    for nu2 in range(model.W):
-        if nu2 != nu:
-            yield (level, nu2, *state[2:]), model.D(r, 0)[nu, nu2]
-        for k in range(1, model.kmax + 1):
-            rate = model.D(r, k)[nu, nu2]
-            accepted = min(k, K_ - level)
-            if accepted == 0:
-                if nu2 != nu:
-                    yield (level, nu2, *state[2:]), rate
-                continue
-            fresh = accepted - 1 if level == 0 else accepted
-            for phases in itertools.product(range(model.R), repeat=fresh):
-                weight = sp.Mul(*[model.gamma[0, x] for x in phases])
-                if level == 0:
-                    for m in range(model.M):
-                        yield (accepted, nu2, m, *phases), rate * model.beta[0, m] * weight
-                else:
-                    yield (level + accepted, nu2, *state[2:], *phases), rate * weight
-    if level == 0:
-        return
-    m, buffer = state[2], state[3:]
-    for m2 in range(model.M):
-        if m2 != m:
-            yield (level, nu, m2, *buffer), model.S[m, m2]
-    if level == 1:
-        yield (0, nu), model.S0[m]
-    else:
-        for m2 in range(model.M):
-            yield (level - 1, nu, m2, *buffer[1:]), model.S0[m] * model.beta[0, m2]
-    for q, x in enumerate(buffer):
-        for x2 in range(model.R):
-            if x2 != x:
-                yield (level, nu, m, *buffer[:q], x2, *buffer[q + 1:]), model.Gamma[x, x2]
-        yield (level - 1, nu, m, *buffer[:q], *buffer[q + 1:]), model.G0[x]
-
-
-def generator_from_rules(model: LemmaModel, K_: int, chi) -> sp.Matrix:
-    """The generator Q of ξ_t built state by state from the rules of §2
-    (diagonal = minus the row's off-diagonal rates); ``chi[i]`` is the mode
-    at level i.
-
-    >>> Q = generator_from_rules(LemmaModel(1, 1, 1, kmax=1, modes=1), 2, (1, 1, 1))
-    >>> sp.simplify(Q * sp.ones(Q.rows, 1)).T
-    Matrix([[0, 0, 0]])
-    """
-    states = lemma_states(model, K_)
-    index = {st: n for n, st in enumerate(states)}
-    Q = sp.zeros(len(states), len(states))
-    for st in states:
-        for target, rate in _events(model, K_, chi, st):
-            Q[index[st], index[target]] += rate
-    for n in range(len(states)):
-        Q[n, n] = -sum(Q[n, c] for c in range(len(states)) if c != n)
-    return Q
-
-
 def _eye(n):
     return sp.eye(n)
 
@@ -269,65 +539,8 @@ def _kron(*factors):
     return out
 
 
-def lemma_recipe(level: int, target: int, K_: int) -> list[tuple]:
-    """The block Q_{level,target} of the Lemma as a sum of Kronecker products,
-    each term a tuple of factor tokens (plain data, no SymPy):
-
-    ``("D", k)`` D_k^(chi(level)); ``("Dtail", k)`` sum_{k'>=k} D_k'; ``("D1",)``
-    D(1); ``("I", a, b, c)`` the identity of size W̄^a M^b R^c; ``("beta",)``;
-    ``("gamma", l)`` γ^{⊗l}; ``("S",)``; ``("S0",)``; ``("S0beta",)`` S_0 β;
-    ``("eR",)`` the column of R ones; ``("Gamma",)``; ``("Gamma0",)``.
-
-    Kronecker sums are expanded (A ⊕ B = A ⊗ I + I ⊗ B), Γ^{⊕n} and
-    Γ_0^{⊕n} as sums over the buffer position q.  Corrections to the printed
-    Lemma: level 0 uses the mode chi(0) (printed: N); Γ_0^{⊕n} is
-    sum_q I_{R^{q-1}} ⊗ Γ_0 ⊗ I_{R^{n-q}} (printed: "Γ_0 ⊕ ... ⊕ Γ").
-
-    >>> lemma_recipe(1, 0, 3)
-    [(('I', 1, 0, 0), ('S0',))]
-    """
-    if level == 0:
-        if target == 0:
-            return [(("D", 0),)]
-        head = ("D", target) if target < K_ else ("Dtail", K_)
-        return [(head, ("beta",), ("gamma", target - 1))]
-    n = level - 1  # pages in the buffer
-    if target == level - 1:
-        if level == 1:
-            return [(("I", 1, 0, 0), ("S0",))]
-        return ([(("I", 1, 0, 0), ("S0beta",), ("eR",), ("I", 0, 0, n - 1))]
-                + [(("I", 1, 1, q - 1), ("Gamma0",), ("I", 0, 0, n - q)) for q in range(1, n + 1)])
-    if target == level:
-        arrivals = ("D", 0) if level < K_ else ("D1",)
-        return ([(arrivals, ("I", 0, 1, n)), (("I", 1, 0, 0), ("S",), ("I", 0, 0, n))]
-                + [(("I", 1, 1, q - 1), ("Gamma",), ("I", 0, 0, n - q)) for q in range(1, n + 1)])
-    if target > level:
-        jump = target - level
-        head = ("D", jump) if jump < K_ - level else ("Dtail", jump)
-        return [(head, ("I", 0, 1, n), ("gamma", jump))]
-    return []
-
-
-def generated_sources() -> dict:
-    """Rule functions emitted verbatim by ``crawlmath codegen`` (plain Python,
-    no SymPy): :func:`lemma_recipe` goes to
-    ``numeric/generated/avrachenkov_lemma.py``, from which
-    ``numeric/bmap_model.kronecker_blocks`` assembles the generator.  The
-    recipe emitted is the one :func:`lemma_residuals` verifies symbolically
-    (claim ``avrachenkov.lemma.derived.blocks``).
-
-    >>> [fn.__name__ for fn in generated_sources()["avrachenkov_lemma"]["functions"]]
-    ['lemma_recipe']
-    """
-    doc = ("The Lemma of §3 (Avrachenkov et al.) as a recipe of Kronecker products:\n"
-           "the rule function of crawlmath.derive.avrachenkov, verified there against the\n"
-           "generator built symbolically from the model's rules (claim\n"
-           "avrachenkov.lemma.derived.blocks); numeric/bmap_model.kronecker_blocks\n"
-           "interprets its tokens.")
-    return {"avrachenkov_lemma": {"doc": doc, "functions": (lemma_recipe,)}}
-
-
 def _factor(model: LemmaModel, mode: int, token: tuple) -> sp.Matrix:
+    """The matrix of one token of a rule or recipe, for mode ``mode``."""
     name = token[0]
     if name == "D":
         return model.D(mode, token[1])
@@ -339,20 +552,87 @@ def _factor(model: LemmaModel, mode: int, token: tuple) -> sp.Matrix:
         return _eye(model.W ** token[1] * model.M ** token[2] * model.R ** token[3])
     if name == "gamma":
         return _kron(sp.ones(1, 1), *[model.gamma] * token[1])
+    if name == "scale":
+        return sp.Matrix([[sp.nsimplify(token[1])]])
     fixed = {"beta": model.beta, "S": model.S, "S0": model.S0, "S0beta": model.S0 * model.beta,
              "eR": sp.ones(model.R, 1), "Gamma": model.Gamma, "Gamma0": model.G0}
     if name not in fixed:
-        raise DerivationError(f"unknown recipe token {token}")
+        raise DerivationError(f"unknown rule token {token}")
     return fixed[name]
 
 
-def lemma_block(model: LemmaModel, level: int, target: int, K_: int, chi) -> sp.Matrix | None:
-    """Q_{level,target} assembled from :func:`lemma_recipe` (None: a zero block).
+def _local(model: LemmaModel, mode: int, token, kind: str, value):
+    """The local transitions of one slot under ``token``: (values produced, rate) pairs.
+    A kept slot keeps its value; a token's matrix is read at the slot's value
+    (row), its columns decoded into the values it produces."""
+    if token is None:
+        return [((value,), 1)]
+    consumed, produced = rule_tokens()[token[0]]
+    mat = _factor(model, mode, token)
+    row = mat.row(value if consumed else 0)
+    count = token[1] if token[0] == "gamma" else int(bool(produced))
+    sizes = [model.size(produced)] * count if count else []
+    out = []
+    for col, rate in enumerate(row):
+        if rate != 0:
+            digits = []
+            for size in reversed(sizes):
+                col, d = divmod(col, size)
+                digits.append(d)
+            out.append((tuple(reversed(digits)), rate))
+    return out
+
+
+def generator_from_rules(model: LemmaModel, K_: int, chi, rules=None) -> sp.Matrix:
+    """The generator Q of ξ_t built state by state from ``rules`` (default: the
+    rules of §2): every move applied to every state, each slot's token read at
+    the slot's value, batch sizes 1 .. kmax one by one; self-loops dropped and
+    the diagonal set to minus the row's off-diagonal rates (so the clocks'
+    diagonals are checked, not used).  ``chi[i]`` is the mode at level i.  A
+    move that leaves the state space of §3 raises DerivationError.
+
+    >>> Q = generator_from_rules(LemmaModel(1, 1, 1, kmax=1, modes=1), 2, (1, 1, 1))
+    >>> sp.simplify(Q * sp.ones(Q.rows, 1)).T
+    Matrix([[0, 0, 0]])
+    """
+    rules = paper_rules() if rules is None else rules
+    states = lemma_states(model, K_)
+    index = {st: n for n, st in enumerate(states)}
+    Q = sp.zeros(len(states), len(states))
+    for level in range(K_ + 1):
+        moves = moves_at(rules, level, K_, range(0, model.kmax + 1))
+        for st in (s for s in states if s[0] == level):
+            for move in moves:
+                _apply(model, Q, index, st, move, chi[level])
+    for n in range(len(states)):
+        Q[n, n] = -sum(Q[n, c] for c in range(len(states)) if c != n)
+    return Q
+
+
+def _apply(model, Q, index, state, move, mode):
+    """Add the rates of ``move`` from ``state`` to the row of Q."""
+    level, kinds = state[0], level_layout(state[0])
+    if len(move["ops"]) != len(kinds):
+        raise DerivationError(f"Lemma (§3) from the rules: a move at level {level} acts on {len(move['ops'])} slots")
+    options = [_local(model, mode, tok, kind, v) for tok, kind, v in zip(move["ops"], kinds, state[1:])]
+    options += [_local(model, mode, tok, "", None) for tok in move["new"]]
+    for combo in itertools.product(*options):
+        target = (move["to"], *itertools.chain.from_iterable(vals for vals, _ in combo))
+        if target not in index:
+            raise DerivationError(f"Lemma (§3) from the rules: a move from {state} reaches {target}, not a state of ξ_t")
+        if target != state:
+            Q[index[state], index[target]] += move["rate"] * sp.Mul(*[rate for _, rate in combo])
+
+
+def lemma_block(model: LemmaModel, level: int, target: int, K_: int, chi, rules=None) -> sp.Matrix | None:
+    """Q_{level,target} assembled from the recipe the rules give
+    (:func:`recipe_from_rules`; None: a zero block).
 
     >>> lemma_block(LemmaModel(1, 1, 1, kmax=1, modes=1), 1, 0, 2, (1, 1, 1))
     Matrix([[s0_0]])
     """
-    terms = lemma_recipe(level, target, K_)
+    rules = paper_rules() if rules is None else rules
+    terms = _rules_error(recipe_from_rules, rules, level, target, K_)
     if not terms:
         return None
     return sum((_kron(*[_factor(model, chi[level], tok) for tok in term]) for term in terms[1:]),
@@ -369,31 +649,98 @@ def level_offsets(model: LemmaModel, K_: int) -> list[int]:
     return [sum(sizes[:lv]) for lv in range(K_ + 2)]
 
 
-@functools.cache
-def lemma_residuals(W_=2, M_=2, R_=2, kmax=3, K_=3, chi=(1, 2, 2, 1)) -> dict:
-    """Compare, block by block, the generator derived from the rules
-    (:func:`generator_from_rules`) with the Lemma's Kronecker form
-    (:func:`lemma_block`) on a generic symbolic instance; returns
-    ``{(i, j): residual}`` for the blocks whose difference does not expand
-    to the zero matrix (empty: the corrected Lemma holds).  The default mode
-    map uses mode 1 at level 0 and mode 2 = N elsewhere, so the level-0
-    correction is exercised; kmax = K exercises the tail blocks.
+def lemma_residuals(W_=2, M_=2, R_=2, kmax=3, K_=3, chi=(1, 2, 2, 1), rules=None) -> dict:
+    """Compare, block by block, the generator built state by state from the
+    rules (:func:`generator_from_rules`) with the Kronecker blocks of the
+    recipe the same rules give (:func:`lemma_block`) on a generic symbolic
+    instance; returns ``{(i, j): residual}`` for the blocks whose difference
+    does not expand to the zero matrix (empty: the recipe is the generator).
+    The default mode map uses mode 1 at level 0 and mode 2 = N elsewhere, so
+    the level-0 mode is exercised; kmax = K exercises the tail blocks.
 
     >>> lemma_residuals(W_=1, M_=2, R_=2, kmax=2, K_=2, chi=(1, 1, 1))
     {}
     """
+    return _residuals(W_, M_, R_, kmax, K_, tuple(chi), paper_rules() if rules is None else rules)
+
+
+@functools.cache
+def _residuals(W_, M_, R_, kmax, K_, chi, rules) -> dict:
     model = LemmaModel(W_, M_, R_, kmax, max(chi))
-    Q = generator_from_rules(model, K_, chi)
+    Q = generator_from_rules(model, K_, chi, rules)
     off = level_offsets(model, K_)
     bad = {}
     for lv in range(K_ + 1):
         for tg in range(K_ + 1):
             block = Q[off[lv]:off[lv + 1], off[tg]:off[tg + 1]]
-            kron = lemma_block(model, lv, tg, K_, chi)
+            kron = lemma_block(model, lv, tg, K_, chi, rules)
             diff = (block if kron is None else block - kron).applyfunc(sp.expand)
             if not diff.is_zero_matrix:
                 bad[(lv, tg)] = diff
     return bad
+
+
+# --- the printed Lemma, transcribed (compared, never used) -----------------------
+
+
+def printed_lemma_recipe(level: int, target: int, K_: int) -> list[tuple]:
+    """The Lemma of §3 as printed, transcribed into the tokens of
+    :func:`lemma_recipe` (Kronecker sums expanded: A ⊕ B = A ⊗ I + I ⊗ B,
+    Γ^{⊕n} and Γ_0^{⊕n} as sums over the buffer position q, the printed last
+    term "Γ" of Γ_0^{⊕n} read as Γ_0, see ``avrachenkov.lemma.gamma0-sum``;
+    identities of size 1 omitted).  The printed level-0 mode N is not a
+    token: :func:`printed_level0_block` compares it.
+
+    >>> printed_lemma_recipe(2, 1, 3)
+    [(('I', 1, 0, 0), ('S0beta',), ('eR',)), (('I', 1, 1, 0), ('Gamma0',))]
+    """
+    def eye(a, b, c):
+        return [("I", a, b, c)] if (a, b, c) != (0, 0, 0) else []
+
+    def gamma(l):
+        return [("gamma", l)] if l else []
+
+    if level == 0:
+        if target == 0:
+            return [(("D", 0),)]
+        head = ("D", target) if target < K_ else ("Dtail", K_)
+        return [(head, ("beta",), *gamma(target - 1))]
+    n = level - 1  # pages in the buffer
+    if target == level - 1:
+        if level == 1:
+            return [(("I", 1, 0, 0), ("S0",))]
+        return ([(("I", 1, 0, 0), ("S0beta",), ("eR",), *eye(0, 0, n - 1))]
+                + [(("I", 1, 1, q - 1), ("Gamma0",), *eye(0, 0, n - q)) for q in range(1, n + 1)])
+    if target == level:
+        arrivals = ("D", 0) if level < K_ else ("D1",)
+        return ([(arrivals, ("I", 0, 1, n)), (("I", 1, 0, 0), ("S",), *eye(0, 0, n))]
+                + [(("I", 1, 1, q - 1), ("Gamma",), *eye(0, 0, n - q)) for q in range(1, n + 1)])
+    if target > level:
+        jump = target - level
+        head = ("D", jump) if jump < K_ - level else ("Dtail", jump)
+        return [(head, ("I", 0, 1, n), ("gamma", jump))]
+    return []
+
+
+def recipe_vs_printed(K_max: int = 8, rules=None) -> dict:
+    """``{(K, i, j): (generated, printed)}`` for every block, K = 1 .. K_max,
+    where the recipe generated from ``rules`` differs from the printed Lemma
+    (terms compared as multisets; empty: the printed Lemma is what the rules give).
+
+    >>> recipe_vs_printed(4)
+    {}
+    >>> sorted(recipe_vs_printed(3, MODIFIED_RULES["head-only expiry"]))
+    [(3, 3, 2), (3, 3, 3)]
+    """
+    rules = paper_rules() if rules is None else rules
+    out = {}
+    for K_ in range(1, K_max + 1):
+        for lv in range(K_ + 1):
+            for tg in range(K_ + 1):
+                got, want = _rules_error(recipe_from_rules, rules, lv, tg, K_), printed_lemma_recipe(lv, tg, K_)
+                if sorted(got) != sorted(want):
+                    out[(K_, lv, tg)] = (got, want)
+    return out
 
 
 def printed_level0_block(model: LemmaModel, target: int, K_: int) -> sp.Matrix:
@@ -403,6 +750,30 @@ def printed_level0_block(model: LemmaModel, target: int, K_: int) -> sp.Matrix:
     Matrix([[-d2_1_00]])
     """
     return lemma_block(model, 0, target, K_, {0: model.modes})
+
+
+def generated_sources() -> dict:
+    """Rule functions emitted verbatim by ``crawlmath codegen`` (plain Python,
+    no SymPy): the rules of §2 and their interpreter go to
+    ``numeric/generated/avrachenkov_lemma.py``, whose :func:`lemma_recipe`
+    ``numeric/bmap_model.kronecker_blocks`` assembles the generator from.
+    The recipe is what the rules give (claim ``avrachenkov.lemma.derived.blocks``
+    checks it against the generator built state by state from the same rules,
+    ``avrachenkov.lemma.derived.printed`` against the printed Lemma).
+
+    >>> [fn.__name__ for fn in generated_sources()["avrachenkov_lemma"]["functions"]][-1]
+    'lemma_recipe'
+    """
+    doc = ("The Lemma of §3 (Avrachenkov et al.) as a recipe of Kronecker products,\n"
+           "generated from the rules of §2 (stated once, in local form, in\n"
+           "crawlmath.derive.avrachenkov) by the interpreter recipe_from_rules; checked\n"
+           "there against the generator built state by state from the same rules\n"
+           "(claim avrachenkov.lemma.derived.blocks) and against the printed Lemma\n"
+           "(avrachenkov.lemma.derived.printed); numeric/bmap_model.kronecker_blocks\n"
+           "interprets its tokens.")
+    functions = (rule_tokens, level_layout, paper_arrival, paper_service, paper_obsolescence, paper_rules, moves_at,
+                 _produced, _move_term, _merge_tails, level_moves, level_recipe, recipe_from_rules, lemma_recipe)
+    return {"avrachenkov_lemma": {"doc": doc, "functions": functions}}
 
 
 def formulas() -> list[Formula]:
