@@ -752,6 +752,167 @@ def printed_level0_block(model: LemmaModel, target: int, K_: int) -> sp.Matrix:
     return lemma_block(model, 0, target, K_, {0: model.modes})
 
 
+# --- §4-§5: the performance measures as functionals of p, from the rules --------
+#
+# Every measure of Theorems 1-3 (and V̄ of Corollary 1, by Little's law) is
+# sum_i p_i f_i / (a normaliser) with one column vector f_i per level.  The
+# vectors are built from the rules: a move that offers, loses, serves or lets
+# become obsolete c pages contributes c times its rates (its Kronecker term
+# times e); the idle and mode indicators come from the levels' slots and the
+# mode map.  The printed vectors (eqs. (5), (7)-(9), (14), (15)) are typed
+# from the paper and compared.
+
+COUNTS = ("offered", "lost", "served", "expired")
+
+
+def _term_rates(model: LemmaModel, mode: int, term: tuple) -> sp.Matrix:
+    """The rates of one Kronecker term summed over its targets: (term) e."""
+    block = _kron(*[_factor(model, mode, tok) for tok in term])
+    return block * sp.ones(block.cols, 1)
+
+
+def rate_functionals(model: LemmaModel, K_: int, chi, rules=None) -> dict:
+    """``{count: [f_0, ..., f_K]}`` for ``offered``, ``lost``, ``served``,
+    ``expired``: f_i = sum over the moves at level i (batch sizes 0 .. kmax
+    one by one) of the move's count times its Kronecker term times e; and
+    ``pages`` (f_i = i e), ``idle`` (e at the levels whose states have no
+    server phase, §3), ``mode n`` (e at the levels with chi(i) = n).
+
+    >>> f = rate_functionals(LemmaModel(1, 1, 1, kmax=1, modes=1), 2, (1, 1, 1))
+    >>> f["offered"][0], f["lost"][2], f["expired"][2], f["idle"]
+    (Matrix([[d1_1_00]]), Matrix([[d1_1_00]]), Matrix([[g0_0]]), [Matrix([[1]]), Matrix([[0]]), Matrix([[0]])])
+    """
+    rules = paper_rules() if rules is None else rules
+    sizes = [b - a for a, b in itertools.pairwise(level_offsets(model, K_))]
+    out = {c: [sp.zeros(n, 1) for n in sizes] for c in COUNTS}
+    for level in range(K_ + 1):
+        for move in moves_at(rules, level, K_, range(0, model.kmax + 1)):
+            rates = None
+            for c in COUNTS:
+                if move.get(c, 0):
+                    if rates is None:
+                        rates = _term_rates(model, chi[level], _rules_error(_move_term, move, level))
+                    out[c][level] += move[c] * rates
+    out["pages"] = [lv * sp.ones(n, 1) for lv, n in enumerate(sizes)]
+    out["idle"] = [sp.ones(n, 1) * int("m" not in level_layout(lv)) for lv, n in enumerate(sizes)]
+    for mode in sorted(set(chi[lv] for lv in range(K_ + 1))):
+        out[f"mode {mode}"] = [sp.ones(n, 1) * int(chi[lv] == mode) for lv, n in enumerate(sizes)]
+    return out
+
+
+def measures_from(p: list, f: dict) -> dict:
+    r"""The measures of §4-§5 from the level blocks ``p`` of a stationary
+    vector and the functionals ``f`` (:func:`rate_functionals`):
+    :math:`\lambda = \sum_i p_i f^{offered}_i` (eq. (9)), P_loss, P_obs,
+    P_success the lost, obsolete and served page rates over λ (Theorems 2, 3),
+    P_star the idle probability (Theorem 1, (5)), φ_n and N_act from the mode
+    indicators ((6), (7)), V̄ = (mean number in system)/λ (Little's law: each
+    offered page stays V̄ on average, 0 when lost; Corollary 1's (22)).
+
+    >>> f = rate_functionals(LemmaModel(1, 1, 1, kmax=1, modes=1), 1, (1, 1))
+    >>> sp.simplify(measures_from([sp.Matrix([[sp.Rational(1, 2)]])] * 2, f)["P_loss"])
+    1/2
+    """
+    def total(name):
+        return sp.expand(sum(((pi * fi)[0, 0] for pi, fi in zip(p, f[name])), sp.Integer(0)))
+
+    lam = total("offered")
+    out = {"lambda": lam, "P_loss": total("lost") / lam, "P_obs": total("expired") / lam,
+           "P_success": total("served") / lam, "P_star": total("idle"), "V_bar": total("pages") / lam}
+    modes = sorted(int(k.split()[1]) for k in f if k.startswith("mode "))
+    out["phi"] = {n: total(f"mode {n}") for n in modes}
+    out["N_act"] = sum(n * out["phi"][n] for n in modes)
+    return out
+
+
+def stationary_exact(model: LemmaModel, K_: int, chi, rules=None) -> list:
+    """The stationary vector of the generator built state by state from the
+    rules (:func:`generator_from_rules`), solved exactly (pQ = 0, pe = 1), as
+    level blocks.  Raises DerivationError when it is not unique.
+
+    >>> m = LemmaModel.concrete({1: {0: [[-1]], 1: [[1]]}}, [[-1]], [[1]], [[-1]], [[1]])
+    >>> stationary_exact(m, 1, (1, 1))
+    [Matrix([[1/2]]), Matrix([[1/2]])]
+    """
+    Q = generator_from_rules(model, K_, chi, rules)
+    n = Q.rows
+    system = Q.T.col_join(sp.ones(1, n))
+    rhs = sp.zeros(n, 1).col_join(sp.Matrix([[1]]))
+    sol = sp.linsolve((system, rhs))
+    if len(sol) != 1 or next(iter(sol)).free_symbols & set(sp.symbols(f"tau0:{n}")):
+        raise DerivationError(f"stationary law of the rules' generator: not unique ({len(sol)} solutions)")
+    p = sp.Matrix([list(next(iter(sol)))]).applyfunc(sp.factor)
+    off = level_offsets(model, K_)
+    return [p[:, off[lv]:off[lv + 1]] for lv in range(K_ + 1)]
+
+
+def printed_functionals(model: LemmaModel, K_: int, chi, thresholds) -> dict:
+    """The per-level vectors of the printed Theorems 1-3, transcribed (compared,
+    never used): (9) λ: sum_k k (D_k ⊗ I) e; (8): P_loss = 1 - (1/λ) sum_i p_i
+    sum_{k=0}^{K-i} (k - K + i)(D_k ⊗ I) e, i.e. the loss vector sum_k k D_k e
+    minus that sum; (14) (I ⊗ I ⊗ Γ_0^{⊕(i-1)}) e; (15) (I ⊗ S_0 ⊗ I) e;
+    (5) p_0 e; (7) φ_n over the levels j_{N-n}+1 .. j_{N+1-n}, ``thresholds``
+    = (j_1, ..., j_{N-1}), j_0 = -1, j_N = K.
+
+    >>> pf = printed_functionals(LemmaModel(1, 1, 1, kmax=1, modes=1), 1, (1, 1), ())
+    >>> pf["served"][1], pf["mode 1"]
+    (Matrix([[s0_0]]), [Matrix([[1]]), Matrix([[1]])])
+    """
+    sizes = [b - a for a, b in itertools.pairwise(level_offsets(model, K_))]
+    rest = [1 if lv == 0 else model.M * model.R ** (lv - 1) for lv in range(K_ + 1)]
+
+    def arrivals(lv, weight):
+        return sum((weight(k) * _kron(model.D(chi[lv], k), _eye(rest[lv])) * sp.ones(sizes[lv], 1)
+                    for k in range(0, model.kmax + 1)), sp.zeros(sizes[lv], 1))
+
+    out = {"offered": [arrivals(lv, lambda k: k) for lv in range(K_ + 1)]}
+    out["lost"] = [arrivals(lv, lambda k: k) - arrivals(lv, lambda k, lv=lv: (k - K_ + lv) * int(k <= K_ - lv))
+                   for lv in range(K_ + 1)]
+    out["served"] = [sp.zeros(sizes[0], 1)] + [_kron(_eye(model.W), model.S0, _eye(model.R ** (lv - 1))) * sp.ones(sizes[lv] // model.M, 1)
+                                        for lv in range(1, K_ + 1)]
+    out["expired"] = [sp.zeros(sizes[lv], 1) if lv < 2 else
+                      sum((_kron(_eye(model.W * model.M * model.R ** (q - 1)), model.G0, _eye(model.R ** (lv - 1 - q)))
+                           * sp.ones(sizes[lv] // model.R, 1) for q in range(1, lv)), sp.zeros(sizes[lv], 1))
+                      for lv in range(K_ + 1)]
+    out["idle"] = [sp.ones(n, 1) * int(lv == 0) for lv, n in enumerate(sizes)]
+    N = len(thresholds) + 1
+    j = (-1, *thresholds, K_)
+    for n in range(1, N + 1):
+        out[f"mode {n}"] = [sp.ones(sz, 1) * int(j[N - n] + 1 <= lv <= j[N + 1 - n]) for lv, sz in enumerate(sizes)]
+    return out
+
+
+def modes_from_thresholds(thresholds, K_: int) -> tuple:
+    """chi(i) of §2/§3: with j_0 = -1 < j_1 <= ... <= j_{N-1} <= j_N = K, the
+    level i with j_{r-1} + 1 <= i <= j_r runs N - r + 1 robots.
+
+    >>> modes_from_thresholds((1,), 3)
+    (2, 2, 1, 1)
+    """
+    j, N = (-1, *thresholds, K_), len(thresholds) + 1
+    return tuple(next(N - r + 1 for r in range(1, N + 1) if j[r - 1] + 1 <= i <= j[r]) for i in range(K_ + 1))
+
+
+def functionals_vs_printed(model: LemmaModel, K_: int, thresholds, rules=None) -> dict:
+    """``{(name, level): difference}`` where the functionals derived from the
+    rules differ from the printed ones (entries expanded; empty: the printed
+    Theorems 1-3 are what the rules give).  The mode map is the paper's
+    (:func:`modes_from_thresholds`).
+
+    >>> functionals_vs_printed(LemmaModel(1, 1, 2, kmax=2, modes=1), 2, ())
+    {}
+    """
+    chi = modes_from_thresholds(thresholds, K_)
+    got, want = rate_functionals(model, K_, chi, rules), printed_functionals(model, K_, chi, thresholds)
+    out = {}
+    for name, vectors in want.items():
+        for lv, (a, b) in enumerate(zip(got[name], vectors)):
+            diff = (a - b).applyfunc(sp.expand)
+            if not diff.is_zero_matrix:
+                out[(name, lv)] = diff
+    return out
+
+
 def generated_sources() -> dict:
     """Rule functions emitted verbatim by ``crawlmath codegen`` (plain Python,
     no SymPy): the rules of §2 and their interpreter go to
