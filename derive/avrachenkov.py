@@ -1,10 +1,33 @@
-r"""Closed forms of Avrachenkov, Dudin, Klimenok, Nain, Semenova (seed 000):
-the state-space dimension of §3 and the two-phase hyperexponential
-relations of §7.
+r"""Derivations for Avrachenkov, Dudin, Klimenok, Nain, Semenova (seed 000):
+the generator blocks of the Lemma (§3) and the performance measures of
+Theorems 1-3 and Corollary 1's V̄ (§4-§5) from the model's rules, the
+state-space dimension of §3 and the two-phase hyperexponential relations of §7.
 
 Notation (the paper's): :math:`\bar W` phases of the arrival process, M of
 service, R of obsolescence; level i (pages in the system) holds
 :math:`\bar W` states for i = 0 and :math:`\bar W M R^{i-1}` for i >= 1.
+
+The model is its rules (§2), stated once in local form (:func:`paper_rules`:
+arrivals with partial admission, FIFO service, obsolescence of every
+buffered page); other rule sets (:data:`MODIFIED_RULES`: head-only expiry,
+doubled service, complete rejection) are models of the same kind.  From the
+rules:
+
+1. the block recipe of the Lemma for any K (:func:`recipe_from_rules`, emitted
+   with the rules to ``numeric/generated/avrachenkov_lemma.py``), compared
+   with the printed Lemma (:func:`recipe_vs_printed`) and with the generator
+   built state by state from the same rules on a generic symbolic instance
+   (:func:`lemma_residuals`);
+2. the measures as functionals of the stationary vector
+   (:func:`rate_functionals`, :func:`measures_from`), compared with the printed
+   eqs. (5), (7)-(9), (14), (15) (:func:`functionals_vs_printed`);
+3. a rule set that leaves the state space of §3 (:data:`STRUCTURE_BREAK`), or
+   whose batches beyond the free room do not act alike, is refused with a
+   DerivationError naming the step.
+
+Theorem 4's transforms and Corollary 1's V̄^(1), V̄^(2) are not derived
+here: the numeric routes (numeric/bmap_lst.py, the tagged page's chain
+enumerated from §2) check the printed formulas.
 
 >>> state_space_dimension()
 Piecewise((W*(K*M + 1), Eq(R, 1)), (W*(M*(R**K - 1)/(R - 1) + 1), True))
@@ -20,8 +43,8 @@ import itertools
 
 import sympy as sp
 
-from . import DerivationError, only_root
-from .formula import Formula
+from . import DerivationError, only_root, require_zero
+from .formula import Formula, assumed, derived, typed
 
 W, M, R, K = sp.symbols("W M R K", integer=True, positive=True)
 i = sp.Symbol("i", integer=True, nonnegative=True)
@@ -32,12 +55,29 @@ CITE = "(Avrachenkov et al., §3)"
 
 
 def level_size(level=i):
-    r""":math:`\bar W M^{a_i} R^{b_i}`, :math:`a_i = \min(i, 1)`, :math:`b_i = \max(i-1, 0)` (§3).
+    r""":math:`\bar W M^{a_i} R^{b_i}`, :math:`a_i = \min(i, 1)`, :math:`b_i = \max(i-1, 0)` (§3),
+    typed from §3 and checked against the slots of :func:`level_layout` (the
+    layout both Lemma interpreters use) by :func:`check_level_size`.
 
     >>> level_size(3)
     M*R**2*W
     """
     return sp.Piecewise((W, sp.Eq(level, 0)), (W * M * R ** (level - 1), True))
+
+
+LEVEL_SIZE_CHECKED = range(0, 11)
+
+
+def check_level_size() -> None:
+    """Raise DerivationError unless :func:`level_size` is the product of the
+    slot sizes (ν: W̄, m: M, r: R) of :func:`level_layout` at the levels
+    ``LEVEL_SIZE_CHECKED``, for symbolic W̄, M, R.
+
+    >>> check_level_size()
+    """
+    size = {"nu": W, "m": M, "r": R}
+    for lv in LEVEL_SIZE_CHECKED:
+        require_zero(level_size(lv) - sp.Mul(*[size[k] for k in level_layout(lv)]), f"level size at i = {lv}")
 
 
 def state_space_dimension():
@@ -65,26 +105,52 @@ def printed_dimension():
     return W * (1 + M * (R ** (K - 1) - 1) / (R - 1))
 
 
+_t = sp.Symbol("t", positive=True)
+
+
+def hyperexponential_moment(order: int):
+    r""":math:`E[X^n] = \int_0^\infty t^n\,\beta e^{St} S_0\,dt` of the two-phase
+    hyperexponential of §7 (:math:`\beta = (\beta_1, 1-\beta_1)`,
+    :math:`S = \mathrm{diag}(-\alpha_1, -\alpha_2)`, :math:`S_0 = -Se`), integrated
+    by SymPy from the density.
+
+    >>> hyperexponential_moment(1)
+    -beta1/alpha2 + 1/alpha2 + beta1/alpha1
+    """
+    density = beta1 * alpha1 * sp.exp(-alpha1 * _t) + (1 - beta1) * alpha2 * sp.exp(-alpha2 * _t)  # β e^{St} S_0
+    return sp.integrate(sp.expand(_t ** order * density), (_t, 0, sp.oo))
+
+
 def hyperexponential_mean():
-    r""":math:`b_1 = \beta(-S)^{-1}e = \beta_1/\alpha_1 + (1-\beta_1)/\alpha_2` for
-    :math:`\beta = (\beta_1, 1-\beta_1)`, :math:`S = \mathrm{diag}(-\alpha_1, -\alpha_2)` (§7).
+    r""":math:`b_1 = \beta_1/\alpha_1 + (1-\beta_1)/\alpha_2`, the first moment of
+    :func:`hyperexponential_moment`; checked against the printed
+    :math:`b_1 = \beta(-S)^{-1}e` (§2, §7) by :func:`check_printed_mean`.
 
     >>> hyperexponential_mean().subs({alpha1: 2, alpha2: 1, beta1: sp.Rational(1, 2)})
     3/4
     """
+    return hyperexponential_moment(1)
+
+
+def check_printed_mean() -> None:
+    """Raise DerivationError unless the mean from the density is the printed
+    :math:`\beta(-S)^{-1}e` (§2: b_1, g_1).
+
+    >>> check_printed_mean()
+    """
     S = sp.diag(-alpha1, -alpha2)
     beta = sp.Matrix([[beta1, 1 - beta1]])
-    return sp.simplify((beta * (-S).inv() * sp.ones(2, 1))[0])
+    require_zero(hyperexponential_mean() - (beta * (-S).inv() * sp.ones(2, 1))[0], "b_1 = beta (-S)^-1 e")
 
 
 def alpha2_for_mean():
-    r"""Solve :math:`b_1 = \beta(-S)^{-1}e` for :math:`\alpha_2`; §7 prints
+    r"""Solve :math:`b_1 = E[X]` for :math:`\alpha_2`; §7 prints
     :math:`\alpha_2 = 0.1\alpha_1/(b_1\alpha_1 - 0.9)` for :math:`\beta_1 = 0.9`.
 
     >>> alpha2_for_mean().subs(beta1, sp.Rational(9, 10))
     alpha1/(10*(alpha1*b1 - 9/10))
     """
-    return sp.simplify(only_root(sp.solve(sp.Eq(hyperexponential_mean(), b1), alpha2), "b1 = beta (-S)^-1 e for alpha2"))
+    return sp.simplify(only_root(sp.solve(sp.Eq(hyperexponential_mean(), b1), alpha2), "b1 = E[X] for alpha2"))
 
 
 def printed_alpha2():
@@ -97,15 +163,13 @@ def printed_alpha2():
 
 
 def hyperexponential_variance():
-    r""":math:`\mathrm{var}_s = 2\beta S^{-2} e - (\beta(-S)^{-1}e)^2` (§7).
+    r""":math:`\mathrm{var}_s = E[X^2] - E[X]^2` from the moments of the density
+    (§7 prints :math:`2\beta S^{-2} e - (\beta(-S)^{-1}e)^2`).
 
     >>> hyperexponential_variance().subs({alpha1: 1, alpha2: 1, beta1: sp.Rational(1, 3)})
     1
     """
-    S = sp.diag(-alpha1, -alpha2)
-    beta = sp.Matrix([[beta1, 1 - beta1]])
-    m2 = 2 * (beta * S.inv() ** 2 * sp.ones(2, 1))[0]
-    return sp.simplify(m2 - hyperexponential_mean() ** 2)
+    return sp.simplify(hyperexponential_moment(2) - hyperexponential_mean() ** 2)
 
 
 # --- the rules of §2 that define the generator -------------------------------
@@ -938,18 +1002,30 @@ def generated_sources() -> dict:
 
 
 def formulas() -> list[Formula]:
-    """The closed forms emitted to ``numeric/generated/avrachenkov.py``.
+    """The closed forms emitted to ``numeric/generated/avrachenkov.py``, with
+    their provenance (the checks named there run here, each time).
 
     >>> [f.name for f in formulas()]
     ['avrachenkov_states', 'avrachenkov_alpha2', 'avrachenkov_h2_variance']
     """
+    check_level_size()
+    check_printed_mean()
+    layout = assumed("the state space of ξ_t (§3): level i holds ν, then m and r_1 .. r_{i-1} (level_layout)")
+    size = typed("level size W̄ M^{a_i} R^{b_i} (§3)", f"check_level_size: the product of level_layout's slot sizes, "
+                 f"symbolic W̄, M, R, i = {LEVEL_SIZE_CHECKED.start}..{LEVEL_SIZE_CHECKED.stop - 1}")
+    h2 = assumed("the two-phase hyperexponential of §7: density β e^{St} S_0, β = (β_1, 1 - β_1), S = diag(-α_1, -α_2)")
+    mean = derived("b_1 = β_1/α_1 + (1 - β_1)/α_2", "integral of t times the density (SymPy), equal to the printed "
+                   "β(-S)^{-1} e (check_printed_mean)")
     return [
         Formula("avrachenkov_states", (W, M, R, K), state_space_dimension(), CITE, "state-space dimension of the chain xi_t",
-                printed=printed_dimension(), domain={"W": (1, 4), "M": (1, 4), "R": (1, 4), "K": (1, 20)}),
+                printed=printed_dimension(), domain={"W": (1, 4), "M": (1, 4), "R": (1, 4), "K": (1, 20)},
+                inputs=(layout, size, derived("the dimension", "symbolic sum of the level sizes over i = 0..K"))),
         Formula("avrachenkov_alpha2", (alpha1, b1, beta1), alpha2_for_mean(), "(Avrachenkov et al., §7)",
                 "alpha2 keeping the hyperexponential mean at b1 (needs alpha1 b1 > beta1)",
-                domain={"alpha1": (2.0, 10.0), "b1": (0.6, 2.0), "beta1": (0.05, 0.9)}),
+                domain={"alpha1": (2.0, 10.0), "b1": (0.6, 2.0), "beta1": (0.05, 0.9)},
+                inputs=(h2, mean, derived("alpha2", "the one root of b_1 = E[X] in alpha2 (sp.solve)"))),
         Formula("avrachenkov_h2_variance", (alpha1, alpha2, beta1), hyperexponential_variance(), "(Avrachenkov et al., §7)",
                 "variance of the two-phase hyperexponential",
-                domain={"alpha1": (0.1, 10.0), "alpha2": (0.1, 10.0), "beta1": (0.01, 0.99)}),
+                domain={"alpha1": (0.1, 10.0), "alpha2": (0.1, 10.0), "beta1": (0.01, 0.99)},
+                inputs=(h2, derived("var = E[X^2] - E[X]^2", "both moments integrated from the density (SymPy)"))),
     ]
