@@ -1,6 +1,6 @@
 r"""Derivations for Avrachenkov, Dudin, Klimenok, Nain, Semenova (seed 000):
 the generator blocks of the Lemma (§3) and the performance measures of
-Theorems 1-3 and Corollary 1's V̄ (§4-§5) from the model's rules, the
+Theorems 1-4 and Corollary 1 (§4-§5) from the model's rules, the
 state-space dimension of §3 and the two-phase hyperexponential relations of §7.
 
 Notation (the paper's): :math:`\bar W` phases of the arrival process, M of
@@ -25,9 +25,11 @@ rules:
    whose batches beyond the free room do not act alike, is refused with a
    DerivationError naming the step.
 
-Theorem 4's transforms and Corollary 1's V̄^(1), V̄^(2) are not derived
-here: the numeric routes (numeric/bmap_lst.py, the tagged page's chain
-enumerated from §2) check the printed formulas.
+4. Theorem 4's transforms and Corollary 1's means from the tagged page's
+   chain built from the same rules (:func:`tagged_chain`,
+   :func:`sojourn_transforms`, :func:`sojourn_means`) -- a symbolic-numeric
+   route (exact linear solves on a given model), assuming that pages behind
+   the tagged one never act on it (true for FIFO rules; not checked).
 
 >>> state_space_dimension()
 Piecewise((W*(K*M + 1), Eq(R, 1)), (W*(M*(R**K - 1)/(R - 1) + 1), True))
@@ -974,6 +976,152 @@ def functionals_vs_printed(model: LemmaModel, K_: int, thresholds, rules=None) -
             diff = (a - b).applyfunc(sp.expand)
             if not diff.is_zero_matrix:
                 out[(name, lv)] = diff
+    return out
+
+
+# --- §5: the tagged page (Theorem 4, Corollary 1) from the rules ------------------
+#
+# An arriving page is followed until it leaves: its chain holds the pages up to
+# it (the server's, then the buffered ones ahead, then its own), without ν and
+# without the pages behind it; its moves are the rules' moves other than
+# arrivals (assumed: later arrivals join behind it and pages behind never act on
+# it -- true for FIFO rules such as §2's, not checked for others).  A move ends
+# the tagged page's sojourn when it removes the last page: a service completion
+# at level 1 (served) or the expiry of the last buffered page (obsolete).
+
+DEPARTS = {"S0": "served", "S0beta": "served", "Gamma0": "expired"}
+
+
+def _tag_term(model: LemmaModel, mode: int, ops, new, rate, first=None) -> sp.Matrix:
+    """Kronecker product over the tagged chain's slots (ν dropped, or replaced by ``first``)."""
+    kinds = {0: "nu", 1: "m"}
+    factors = [first] if first is not None else []
+    for q, tok in enumerate(ops):
+        if q == 0:
+            continue
+        factors.append(_eye(model.size(kinds.get(q, "r"))) if tok is None else _factor(model, mode, tok))
+    factors += [_factor(model, mode, tok) for tok in new]
+    return sp.nsimplify(rate) * _kron(*factors)
+
+
+def tagged_chain(model: LemmaModel, K_: int, rules=None) -> tuple:
+    """(T, exits, offsets): the tagged page's sub-generator over levels 1..K
+    (level l: the tagged page is the l-th page, states m, r_1 .. r_{l-1}),
+    ``exits = {"served": t_s, "expired": t_o}`` its absorption rates, and the
+    first row of each level (index 0: level 1).  Built from the non-arrival
+    rules; raises DerivationError when one of them acts on ν (the tagged
+    page's sojourn would depend on the arrival process, against Theorem 4's
+    proof) or when T e + t_s + t_o is not 0.
+
+    >>> m = LemmaModel.concrete({1: {0: [[-1]], 1: [[1]]}}, [[-2]], [[1]], [[-3]], [[1]])
+    >>> T, exits, _ = tagged_chain(m, 2)
+    >>> T, exits["served"].T, exits["expired"].T
+    (Matrix([
+    [-2,  0],
+    [ 2, -5]]), Matrix([[2, 0]]), Matrix([[0, 3]]))
+    """
+    rules = paper_rules() if rules is None else rules
+    sizes = [model.M * model.R ** (lv - 1) for lv in range(1, K_ + 1)]
+    offsets = [sum(sizes[:n]) for n in range(K_ + 1)]
+    T = sp.zeros(offsets[-1], offsets[-1])
+    exits = {"served": sp.zeros(offsets[-1], 1), "expired": sp.zeros(offsets[-1], 1)}
+    for level in range(1, K_ + 1):
+        for rule in rules[1]:
+            for move in rule(level, K_):
+                if move["ops"][0] is not None:
+                    raise DerivationError(f"Theorem 4 (§5) from the rules: a move at level {level} acts on the arrival "
+                                          f"phase ({move['ops'][0]}), so the tagged page's sojourn depends on arrivals")
+                block = _tag_term(model, 1, move["ops"], move["new"], move["rate"])
+                rows = slice(offsets[level - 1], offsets[level])
+                last = move["ops"][-1]
+                if last is not None and last[0] in DEPARTS:
+                    exits[DEPARTS[last[0]]][rows, :] += block * sp.ones(block.cols, 1)
+                else:
+                    cols = slice(offsets[move["to"] - 1], offsets[move["to"]])
+                    T[rows, cols] += block
+    for entry in T * sp.ones(T.cols, 1) + exits["served"] + exits["expired"]:
+        require_zero(entry, "the tagged page's chain: T e + t_served + t_obsolete = 0")
+    return T, exits, offsets
+
+
+def tagged_arrivals(model: LemmaModel, K_: int, chi, p: list, rules=None) -> sp.Matrix:
+    r"""The tagged page's initial row over :func:`tagged_chain`'s states, times λ:
+    sum over the level i it finds, its batch size k and its place l <= min(k,
+    K - i) in the batch (each with probability 1/k, the k pages of a batch
+    each tagged, Theorem 4's :math:`p_{i,k}` and :math:`C_{i,l}`) of
+    :math:`p_i (D_k e \otimes \cdot)` times the state a batch of l pages
+    leaves (the arrival rule at size l, pages behind the tagged one dropped).
+
+    >>> m = LemmaModel.concrete({1: {0: [[-1]], 1: [[1]]}}, [[-2]], [[1]], [[-3]], [[1]])
+    >>> tagged_arrivals(m, 2, (1, 1, 1), [sp.Matrix([[sp.Rational(1, 2)]]), sp.Matrix([[sp.Rational(1, 3)]]), sp.Matrix([[sp.Rational(1, 6)]])])
+    Matrix([[1/2, 1/3]])
+    """
+    rules = paper_rules() if rules is None else rules
+    sizes = [model.M * model.R ** (lv - 1) for lv in range(1, K_ + 1)]
+    offsets = [sum(sizes[:n]) for n in range(K_ + 1)]
+    alpha = sp.zeros(1, offsets[-1])
+    for level in range(K_):
+        for k in range(1, model.kmax + 1):
+            De = model.D(chi[level], k) * sp.ones(model.W, 1)
+            for l in range(1, min(k, K_ - level) + 1):
+                move = rules[0](level, K_, l)
+                if move["to"] != level + l:
+                    continue  # the tagged page is not admitted
+                row = p[level] * _tag_term(model, chi[level], move["ops"], move["new"], move["rate"], first=De)
+                alpha[:, offsets[level + l - 1]:offsets[level + l]] += row
+    return alpha
+
+
+def sojourn_means(model: LemmaModel, K_: int, chi, p: list, rules=None) -> dict:
+    r"""Corollary 1 from the tagged page's chain: with α the tagged page's
+    initial row (:func:`tagged_arrivals` / λ), :math:`P_{success} = \alpha(-T)^{-1}t_s`,
+    :math:`\bar V^{(1)} = \alpha(-T)^{-2}t_s / P_{success}`, the same with
+    :math:`t_o` for :math:`\bar V^{(2)}` (:math:`E[\tau 1\{\cdot\}] = \alpha(-T)^{-2}t`
+    for an absorbing chain), :math:`\bar V = \bar V^{(1)}P_{success} + \bar V^{(2)}P_{obs}`
+    (22); exact for exact inputs.
+
+    >>> m = LemmaModel.concrete({1: {0: [[-1]], 1: [[1]]}}, [[-2]], [[1]], [[-3]], [[1]])
+    >>> sojourn_means(m, 1, (1, 1), [sp.Matrix([[sp.Rational(2, 3)]]), sp.Matrix([[sp.Rational(1, 3)]])])["V1"]
+    1/2
+    """
+    T, exits, _ = tagged_chain(model, K_, rules)
+    lam = sum(((pi * f)[0, 0] for pi, f in zip(p, rate_functionals(model, K_, chi, rules)["offered"])), sp.Integer(0))
+    alpha = tagged_arrivals(model, K_, chi, p, rules) / lam
+    out = {}
+    for name, key in (("served", "1"), ("expired", "2")):
+        once = (-T).LUsolve(exits[name])
+        twice = (-T).LUsolve(once)
+        prob, time = (alpha * once)[0, 0], (alpha * twice)[0, 0]
+        out[f"P_{name}"], out[f"V{key}"] = prob, (time / prob if prob != 0 else sp.Integer(0))
+    out["V"] = out["V1"] * out["P_served"] + out["V2"] * out["P_expired"]
+    return out
+
+
+
+def sojourn_transforms(model: LemmaModel, K_: int, chi, p: list, u, rules=None) -> dict:
+    r"""Theorem 4 at a catastrophe rate u > 0 from the tagged page's chain:
+    :math:`v^{(1)}(u) = \alpha(uI - T)^{-1}t_s / P_{success}`, :math:`v^{(2)}(u)`
+    the same with :math:`t_o` and :math:`P_{obs}`, and (16)
+    :math:`v(u) = v^{(1)}(u)P_{success} + v^{(2)}(u)P_{obs} + P_{loss}` (a lost
+    page stays 0).
+
+    >>> m = LemmaModel.concrete({1: {0: [[-1]], 1: [[1]]}}, [[-2]], [[1]], [[-3]], [[1]])
+    >>> sojourn_transforms(m, 1, (1, 1), [sp.Matrix([[sp.Rational(2, 3)]]), sp.Matrix([[sp.Rational(1, 3)]])], 1)["v1"]
+    2/3
+    """
+    T, exits, _ = tagged_chain(model, K_, rules)
+    f = rate_functionals(model, K_, chi, rules)
+    lam = sum(((pi * g)[0, 0] for pi, g in zip(p, f["offered"])), sp.Integer(0))
+    lost = sum(((pi * g)[0, 0] for pi, g in zip(p, f["lost"])), sp.Integer(0)) / lam
+    alpha = tagged_arrivals(model, K_, chi, p, rules) / lam
+    shifted = sp.nsimplify(u) * sp.eye(T.rows) - T
+    out = {}
+    for name, key in (("served", "1"), ("expired", "2")):
+        prob = (alpha * (-T).LUsolve(exits[name]))[0, 0]
+        joint = (alpha * shifted.LUsolve(exits[name]))[0, 0]
+        out[f"v{key}"] = joint / prob if prob != 0 else sp.Integer(0)
+        out[f"P_{name}"] = prob
+    out["v"] = out["v1"] * out["P_served"] + out["v2"] * out["P_expired"] + lost
     return out
 
 

@@ -9,8 +9,10 @@ an answer obtained without the derivation under test:
   and V̄ = L/lambda; for the paper's rules, head-only expiry (death rate mu + theta from level 2 on) and
   doubled service (2 mu);
 - complete rejection of batches that do not fit, K = 2, batches of 1 or 2: the two cut equations by hand;
+- Corollary 1 for Poisson arrivals: the tagged page followed by hand through the pages ahead of it;
 - the paper's rules on §7's example (K = 3): crawlmath's numeric exact-rational route (bmap_model.measures on
-  rational_stationary, the generator enumerated in numeric code) against the derived functionals;
+  rational_stationary, the generator enumerated in numeric code; V̄^(1), V̄^(2) from its own tagged-page
+  route) against the derived functionals and the tagged page's chain built from the rules;
 and two models where the paper's structure breaks, refused by name.
 """
 import pytest
@@ -62,6 +64,38 @@ def test_poisson_reduction_matches_the_birth_death_chain(name, death, service_ra
     for key, value in want.items():
         assert sp.simplify(got[key] - value) == 0, (name, key, got[key], value)
     assert got["lambda"] == LAM
+
+
+def _tagged(K, p, ahead, own, service):
+    served = time_served = expired = time_expired = sp.Integer(0)
+    for n in range(K):
+        reach, mean = sp.Integer(1), sp.Integer(0)  # P(reach j pages ahead), E[time so far | reach]
+        for j in range(n, 0, -1):
+            rate = ahead(j) + own(j)
+            expired += p[n] * reach * own(j) / rate
+            time_expired += p[n] * reach * own(j) / rate * (mean + 1 / rate)
+            reach, mean = reach * ahead(j) / rate, mean + 1 / rate
+        served += p[n] * reach
+        time_served += p[n] * reach * (mean + 1 / service)
+    accepted = sum(p[:K])
+    return served / accepted, time_served / served, time_expired / expired if expired else sp.Integer(0)
+
+
+@pytest.mark.parametrize("name, ahead, own, service", [
+    ("paper", lambda j: MU + (j - 1) * THETA, lambda j: THETA, MU),
+    ("head-only expiry", lambda j: MU + THETA * int(j >= 2), lambda j: THETA * int(j == 1), MU),
+    ("doubled service", lambda j: 2 * MU + (j - 1) * THETA, lambda j: THETA, 2 * MU),
+])
+def test_poisson_sojourn_means_match_the_tagged_page_by_hand(name, ahead, own, service):
+    K, rules, model = 4, av.MODIFIED_RULES[name], _exp_model()
+    chi = (1,) * (K + 1)
+    p = av.stationary_exact(model, K, chi, rules)
+    got = av.sojourn_means(model, K, chi, p, rules)
+    m = av.measures_from(p, av.rate_functionals(model, K, chi, rules))
+    success_given_accepted, v1, v2 = _tagged(K, [x[0, 0] for x in p], ahead, own, service)
+    assert got["V1"] == v1 and got["V2"] == v2
+    assert got["P_served"] == m["P_success"] == success_given_accepted * (1 - m["P_loss"])
+    assert got["V"] == m["V_bar"]  # (22) against Little's law
 
 
 def test_paper_and_head_only_expiry_differ_where_they_should():
@@ -150,7 +184,8 @@ def test_numeric_exact_measures_are_the_derived_functionals():
     st = bm.Stationary(bm.split_levels(model, p), "exact rational solve", 0.0)
     numeric = bm.measures(model, levels, st, rational=True)
     blocks = [sp.Matrix([[sp.Rational(int(x.p), int(x.q)) for x in b]]) for b in st.p]
-    derived = av.measures_from(blocks, av.rate_functionals(_concrete(model), model.K, levels))
+    concrete = _concrete(model)
+    derived = av.measures_from(blocks, av.rate_functionals(concrete, model.K, levels))
     as_q = lambda x: sp.Rational(int(x.p), int(x.q))  # noqa: E731
     pairs = {"lambda": numeric.lam, "P_loss": numeric.p_loss, "P_obs": numeric.p_obs, "P_success": numeric.p_success,
              "P_star": numeric.p_star, "N_act": numeric.n_act}
@@ -159,3 +194,6 @@ def test_numeric_exact_measures_are_the_derived_functionals():
     assert derived["V_bar"] == as_q(numeric.mean_number) / as_q(numeric.lam)
     assert derived["P_loss"] + derived["P_obs"] + derived["P_success"] == 1
     assert derived["P_loss"] > 0 and derived["P_obs"] > 0
+    tagged = av.sojourn_means(concrete, model.K, levels, blocks)
+    assert (tagged["V1"], tagged["V2"], tagged["P_served"]) == (as_q(numeric.v1), as_q(numeric.v2), as_q(numeric.p_success_tagged))
+    assert tagged["V"] == derived["V_bar"]

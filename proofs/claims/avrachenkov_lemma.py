@@ -4,7 +4,9 @@ the block recipe the rules give (:func:`~crawlmath.derive.avrachenkov.lemma_reci
 emitted for numeric use) against the generator built state by state from the
 same rules on a generic symbolic instance and against the printed Lemma; the
 measure functionals built from the rules against the printed eqs. (5), (7)-(9),
-(14), (15), and against crawlmath's exact numeric route.
+(14), (15), and against crawlmath's exact numeric route; the tagged page's
+chain built from the rules (Theorem 4, Corollary 1) against the numeric route
+and the printed transforms.
 
 Seed ``000_5df23f3f1376a820.txt``.  The float versions of these checks (the
 numeric generator two ways, the printed level-0 mode against Table 1) are in
@@ -130,3 +132,47 @@ def _numeric() -> Outcome:
     detail = (f"§7 example, K = 3, modes 3,1, j_1 = 1 ({model.states} states, exact rationals): "
               + ", ".join(f"{k} = {float(v):.15g}" for k, v in pairs.items()))
     return Outcome.judge(not off, detail + (": all equal exactly" if not off else f"; differing: {off}"))
+
+
+@claim(f"{THM}.sojourn", source=Source("avrachenkov", "§5", "Theorem 4, eqs. (16)-(21); Corollary 1, eqs. (22)-(25)"),
+       method=Method.FLOAT,
+       statement="The tagged page's chain built from the rules of §2 gives Corollary 1's V̄^(1), V̄^(2), V̄ equal to "
+                 "crawlmath's exact numeric route, and Theorem 4's transforms equal to the printed (16)-(21) at u = 1.")
+def _sojourn() -> Outcome:
+    import numpy as np
+
+    from ...numeric import bmap_model as bm
+    from ...numeric.bmap_io import load_model
+    from ...numeric.tolerance import FLOAT_REL
+    from . import avrachenkov_theorems as th
+
+    model = load_model("avrachenkov-example.json", K=3, reduce=False)
+    levels = model.check_policy(bm.Policy((3, 1), (1,)))
+    st = bm.Stationary(bm.split_levels(model, bm.rational_stationary(model, levels)), "exact rational solve", 0.0)
+    numeric = bm.measures(model, levels, st, rational=True)
+    D = {r: {k: sp.Matrix(model.D_exact(r, k).tolist()) for k in range(model.kmax + 1)} for r in range(1, model.N + 1)}
+    ph, ob = model.service, model.obsolescence
+    concrete = d.LemmaModel.concrete(D, ph.S_exact.tolist(), [list(ph.beta_exact)], ob.S_exact.tolist(), [list(ob.beta_exact)])
+    blocks = [sp.Matrix([[sp.Rational(int(x.p), int(x.q)) for x in b]]) for b in st.p]
+    derived = d.sojourn_means(concrete, model.K, levels, blocks)
+
+    def q(x):
+        return sp.Rational(int(x.p), int(x.q))
+
+    pairs = {"V1": q(numeric.v1), "V2": q(numeric.v2), "P_served": q(numeric.p_success_tagged), "V": q(numeric.v)}
+    off = [k for k, v in pairs.items() if derived[k] != v]
+    # Theorem 4 as printed, in float64 on the float stationary vector (the printed formulas' own route)
+    p_float = [np.array([float(x) for x in b]) for b in st.p]
+    r = bm.measures(model, levels, bm.Stationary(tuple(p_float), "float", 0.0))
+    s1 = th.printed_theorem4(model, levels, p_float, r.lam, th.printed_v1(model, 1.0))
+    s2 = th.printed_theorem4(model, levels, p_float, r.lam, th.printed_v2(model, 1.0))
+    printed = {"v1": s1 / r.p_success, "v2": s2 / r.p_obs}
+    printed["v"] = printed["v1"] * r.p_success + printed["v2"] * r.p_obs + r.p_loss
+    ours = d.sojourn_transforms(concrete, model.K, levels, blocks, 1)
+    worst = max(abs(float(ours[k]) - printed[k]) / abs(float(ours[k])) for k in printed)
+    detail = (f"§7 example, K = 3, modes 3,1, j_1 = 1 (exact rationals): V̄^(1) = {float(derived['V1']):.15g}, "
+              f"V̄^(2) = {float(derived['V2']):.15g}, V̄ = {float(derived['V']):.15g}, P_success = "
+              f"{float(derived['P_served']):.15g}: " + ("equal to the numeric route exactly" if not off else f"differing {off}")
+              + f"; at u = 1: v = {float(ours['v']):.15g}, v^(1) = {float(ours['v1']):.15g}, v^(2) = {float(ours['v2']):.15g}, "
+              f"largest relative difference to the printed (16)-(21) in float64 {worst:.1e} (bound {FLOAT_REL:.0e})")
+    return Outcome.judge(not off and worst <= FLOAT_REL, detail)
