@@ -177,11 +177,11 @@ def hyperexponential_variance():
 # --- the rules of §2 that define the generator -------------------------------
 #
 # The model is stated once, as rules in *local* form: a rule yields moves,
-# each a dict ``{"to": level, "ops": (...), "new": (...), "rate": c, ...}``.
-# ``ops`` acts on the source state's slots in the order of §3 -- the arrival
-# phase ν, the server phase m (levels >= 1), the obsolescence phases r_1 ..
-# r_{i-1} of the buffered pages -- one token per slot (None: the slot is
-# kept); ``new`` appends slots (a server phase from β, pages with phases from
+# each a dict ``{"to": level, "ops": {slot: token}, "new": (...), "rate": c, ...}``.
+# ``ops`` acts on the source state's slots, numbered in the order of §3 -- 0 the
+# arrival phase ν, 1 the server phase m (levels >= 1), 1 + q the obsolescence
+# phase r_q of the q-th buffered page -- one token per slot it changes (the
+# other slots are kept); ``new`` appends slots (a server phase from β, pages with phases from
 # γ).  A token is a local matrix of the model (see rule_tokens); the counts
 # ``offered``/``lost``/``served``/``expired`` say how many pages the move
 # offers, loses, serves or lets become obsolete (the measures of §4).  Clocks
@@ -227,17 +227,15 @@ def paper_arrival(level, K_, k):
     >>> paper_arrival(0, 3, 5)["to"], paper_arrival(0, 3, 5)["new"], paper_arrival(0, 3, 5)["lost"]
     (3, (('beta',), ('gamma', 2)), 2)
     """
-    slots = 1 if level == 0 else level + 1
-    keep = (None,) * (slots - 1)
     if k == 0:
-        return {"to": level, "ops": (("D", 0), *keep), "new": (), "rate": 1, "offered": 0, "lost": 0}
+        return {"to": level, "ops": {0: ("D", 0)}, "new": (), "rate": 1, "offered": 0, "lost": 0}
     accepted = min(k, K_ - level)
     new = ()
     if accepted and level == 0:
         new = (("beta",),) + ((("gamma", accepted - 1),) if accepted > 1 else ())
     elif accepted:
         new = (("gamma", accepted),)
-    return {"to": level + accepted, "ops": (("D", k), *keep), "new": new, "rate": 1, "offered": k, "lost": k - accepted}
+    return {"to": level + accepted, "ops": {0: ("D", k)}, "new": new, "rate": 1, "offered": k, "lost": k - accepted}
 
 
 def paper_service(level, K_):
@@ -247,15 +245,14 @@ def paper_service(level, K_):
     buffer the server idles.
 
     >>> [m["ops"] for m in paper_service(2, 3)]
-    [(None, ('S',), None), (None, ('S0beta',), ('eR',))]
+    [{1: ('S',)}, {1: ('S0beta',), 2: ('eR',)}]
     """
     if level == 0:
         return []
-    buffer = (None,) * (level - 1)
-    clock = {"to": level, "ops": (None, ("S",), *buffer), "new": (), "rate": 1}
+    clock = {"to": level, "ops": {1: ("S",)}, "new": (), "rate": 1}
     if level == 1:
-        return [clock, {"to": 0, "ops": (None, ("S0",)), "new": (), "rate": 1, "served": 1}]
-    return [clock, {"to": level - 1, "ops": (None, ("S0beta",), ("eR",), *buffer[1:]), "new": (), "rate": 1, "served": 1}]
+        return [clock, {"to": 0, "ops": {1: ("S0",)}, "new": (), "rate": 1, "served": 1}]
+    return [clock, {"to": level - 1, "ops": {1: ("S0beta",), 2: ("eR",)}, "new": (), "rate": 1, "served": 1}]
 
 
 def paper_obsolescence(level, K_):
@@ -264,13 +261,12 @@ def paper_obsolescence(level, K_):
     the pages behind it move up.
 
     >>> [m["ops"] for m in paper_obsolescence(2, 3)]
-    [(None, None, ('Gamma',)), (None, None, ('Gamma0',))]
+    [{2: ('Gamma',)}, {2: ('Gamma0',)}]
     """
     out = []
     for q in range(1, level):
-        before, after = (None,) * q, (None,) * (level - 1 - q)
-        out.append({"to": level, "ops": (None, *before, ("Gamma",), *after), "new": (), "rate": 1})
-        out.append({"to": level - 1, "ops": (None, *before, ("Gamma0",), *after), "new": (), "rate": 1, "expired": 1})
+        out.append({"to": level, "ops": {1 + q: ("Gamma",)}, "new": (), "rate": 1})
+        out.append({"to": level - 1, "ops": {1 + q: ("Gamma0",)}, "new": (), "rate": 1, "expired": 1})
     return out
 
 
@@ -298,40 +294,58 @@ def moves_at(rules, level, K_, batch_sizes):
     return out
 
 
-def _produced(tokens, tok):
-    """The slot kinds a token produces (``("gamma", l)``: l pages)."""
-    kind = tokens[tok[0]][1]
-    return [kind] * (tok[1] if tok[0] == "gamma" else 1) if kind else []
+def _add_run(runs, kind, count):
+    """Append ``count`` slots of ``kind`` to the run-length list ``runs`` (kind "": none)."""
+    if not (kind and count):
+        return
+    if runs and runs[-1][0] == kind:
+        runs[-1] = (kind, runs[-1][1] + count)
+    else:
+        runs.append((kind, count))
+
+
+def _layout_runs(level):
+    """:func:`level_layout` as (kind, count) runs."""
+    return [("nu", 1)] + ([("m", 1)] + ([("r", level - 1)] if level > 1 else []) if level else [])
 
 
 def _move_term(move, level):
-    """A move as a Kronecker term: its tokens in slot order, identities for kept
-    slots (``("I", a, b, c)``: size W̄^a M^b R^c), adjacent identities merged,
-    a rate other than 1 as a ``("scale", c)`` factor in front.  Raises
-    ValueError when the move does not fit the state space of §3: a token on
-    the wrong slot, or a target state whose slots are not those of its level
-    (the Lemma's blocks do not exist for such rules)."""
-    kinds, tokens = level_layout(level), rule_tokens()
-    if len(move["ops"]) != len(kinds):
-        raise ValueError(f"a move at level {level} acts on {len(move['ops'])} slots; level {level} has {len(kinds)} {kinds}")
+    """A move as a Kronecker term: its tokens in slot order, one identity
+    ``("I", a, b, c)`` (size W̄^a M^b R^c) for each run of kept slots, a rate
+    other than 1 as a ``("scale", c)`` factor in front; O(tokens), whatever
+    the level.  Raises ValueError when the move does not fit the state space
+    of §3: a slot the level does not have, a token on the wrong slot, or a
+    target state whose slots are not those of its level (the Lemma's blocks
+    do not exist for such rules).
+
+    >>> _move_term({"to": 2, "ops": {1: ("S0beta",), 2: ("eR",)}, "new": (), "rate": 1}, 3)
+    (('I', 1, 0, 0), ('S0beta',), ('eR',), ('I', 0, 0, 1))
+    """
+    tokens, ops = rule_tokens(), move["ops"]
+    slots = 1 if level == 0 else level + 1  # the slots of level_layout(level), not built: O(1) per move
+    if any(not 0 <= q < slots for q in ops):
+        raise ValueError(f"a move at level {level} acts on the slots {sorted(ops)}; level {level} has {slots}")
     out = [("scale", move["rate"])] if move["rate"] != 1 else []
-    produced, start = [], 0  # start: first slot of the run of kept slots not yet written as an identity
-    for q in [q for q, tok in enumerate(move["ops"]) if tok is not None] + [len(kinds)]:
+    runs, start = [], 0  # runs: the produced slots; start: first kept slot not yet written as an identity
+    for q in sorted(ops) + [slots]:
         if q > start:  # the kept slots start .. q-1: one identity, exponents (ν, m, r) counted
-            out.append(("I", int(start == 0), int(start <= 1 < q), max(0, q - max(start, 2))))
-            produced += kinds[start:q]
-        if q == len(kinds):
+            exps = (int(start == 0), int(start <= 1 < q), max(0, q - max(start, 2)))
+            out.append(("I", *exps))
+            for kind, count in zip(("nu", "m", "r"), exps):
+                _add_run(runs, kind, count)
+        if q == slots:
             break
-        tok, start = move["ops"][q], q + 1
-        if tokens[tok[0]][0] != kinds[q]:
-            raise ValueError(f"token {tok} acts on slot {tokens[tok[0]][0]!r}, used on {kinds[q]!r} at level {level}")
-        produced += _produced(tokens, tok)
+        tok, start = ops[q], q + 1
+        kind = "nu" if q == 0 else "m" if q == 1 else "r"
+        if tokens[tok[0]][0] != kind:
+            raise ValueError(f"token {tok} acts on slot {tokens[tok[0]][0]!r}, used on {kind!r} at level {level}")
+        _add_run(runs, tokens[tok[0]][1], tok[1] if tok[0] == "gamma" else 1)
         out.append(tok)
     for tok in move["new"]:
-        produced += _produced(tokens, tok)
-    if tuple(produced) != level_layout(move["to"]):
-        raise ValueError(f"a move from level {level} produces the slots {tuple(produced)}, but a state at level "
-                         f"{move['to']} has {level_layout(move['to'])} (§3): the rules leave the Lemma's state space")
+        _add_run(runs, tokens[tok[0]][1], tok[1] if tok[0] == "gamma" else 1)
+    if runs != _layout_runs(move["to"]):
+        raise ValueError(f"a move from level {level} produces the slots {runs}, but a state at level "
+                         f"{move['to']} has {_layout_runs(move['to'])} (§3): the rules leave the Lemma's state space")
     return tuple(out) + tuple(move["new"])
 
 
@@ -362,17 +376,20 @@ def level_moves(rules, level, K_):
     K - i + 1 and K - i + 2, else ValueError: the Lemma's tail blocks do not
     exist for these rules) and stand as one move with ``("Dtail", K - i + 1)``.
 
-    >>> [m["ops"][0] for m in level_moves(paper_rules(), 3, 3)][:2]
+    >>> [m["ops"][0] for m in level_moves(paper_rules(), 3, 3)[:2]]
     [('D', 0), ('Dtail', 1)]
     """
     room = K_ - level
     moves = moves_at(rules, level, K_, range(0, room + 3))
     first, second = moves[room + 1], moves[room + 2]
-    same = (first["to"], first["ops"][1:], first["new"], first["rate"]) == (second["to"], second["ops"][1:], second["new"], second["rate"])
+    def shape(move):  # the move but for its arrival token
+        return move["to"], {q: t for q, t in move["ops"].items() if q}, move["new"], move["rate"]
+
+    same = shape(first) == shape(second)
     if not same:
         raise ValueError(f"level {level}, K = {K_}: batches of {room + 1} and {room + 2} pages act differently, so the "
                          f"Lemma's tail block (sum of D_k over k > K - i) does not exist for these rules")
-    tail = dict(first, ops=(("Dtail", room + 1), *first["ops"][1:]))
+    tail = dict(first, ops={**first["ops"], 0: ("Dtail", room + 1)})
     return moves[:room + 1] + [tail] + moves[room + 3:]
 
 
@@ -442,7 +459,7 @@ def head_only_obsolescence(level, K_):
     arrived with until they reach the head.
 
     >>> [m["ops"] for m in head_only_obsolescence(3, 3)]
-    [(None, None, ('Gamma',), None), (None, None, ('Gamma0',), None)]
+    [{2: ('Gamma',)}, {2: ('Gamma0',)}]
     """
     return paper_obsolescence(level, K_)[:2]
 
@@ -475,9 +492,9 @@ def service_keeps_obsolescence(level, K_):
     server's page needs a phase that ξ_t of §3 does not record.
 
     >>> service_keeps_obsolescence(2, 3)[1]["ops"]
-    (None, ('S0beta',), None)
+    {1: ('S0beta',)}
     """
-    return [dict(m, ops=tuple(None if t == ("eR",) else t for t in m["ops"])) for m in paper_service(level, K_)]
+    return [dict(m, ops={q: t for q, t in m["ops"].items() if t != ("eR",)}) for m in paper_service(level, K_)]
 
 
 MODIFIED_RULES = {
@@ -678,9 +695,9 @@ def generator_from_rules(model: LemmaModel, K_: int, chi, rules=None) -> sp.Matr
 def _apply(model, Q, index, state, move, mode):
     """Add the rates of ``move`` from ``state`` to the row of Q."""
     level, kinds = state[0], level_layout(state[0])
-    if len(move["ops"]) != len(kinds):
-        raise DerivationError(f"Lemma (§3) from the rules: a move at level {level} acts on {len(move['ops'])} slots")
-    options = [_local(model, mode, tok, kind, v) for tok, kind, v in zip(move["ops"], kinds, state[1:])]
+    if any(not 0 <= q < len(kinds) for q in move["ops"]):
+        raise DerivationError(f"Lemma (§3) from the rules: a move at level {level} acts on the slots {sorted(move['ops'])}")
+    options = [_local(model, mode, move["ops"].get(q), kind, v) for q, (kind, v) in enumerate(zip(kinds, state[1:]))]
     options += [_local(model, mode, tok, "", None) for tok in move["new"]]
     for combo in itertools.product(*options):
         target = (move["to"], *itertools.chain.from_iterable(vals for vals, _ in combo))
@@ -992,14 +1009,14 @@ def functionals_vs_printed(model: LemmaModel, K_: int, thresholds, rules=None) -
 DEPARTS = {"S0": "served", "S0beta": "served", "Gamma0": "expired"}
 
 
-def _tag_term(model: LemmaModel, mode: int, ops, new, rate, first=None) -> sp.Matrix:
-    """Kronecker product over the tagged chain's slots (ν dropped, or replaced by ``first``)."""
-    kinds = {0: "nu", 1: "m"}
+def _tag_term(model: LemmaModel, mode: int, level: int, move, first=None) -> sp.Matrix:
+    """The Kronecker product of a move over the tagged chain's slots (ν dropped, or replaced by ``first``)."""
+    ops, new, rate = move["ops"], move["new"], move["rate"]
     factors = [first] if first is not None else []
-    for q, tok in enumerate(ops):
+    for q, kind in enumerate(level_layout(level)):
         if q == 0:
             continue
-        factors.append(_eye(model.size(kinds.get(q, "r"))) if tok is None else _factor(model, mode, tok))
+        factors.append(_eye(model.size(kind)) if q not in ops else _factor(model, mode, ops[q]))
     factors += [_factor(model, mode, tok) for tok in new]
     return sp.nsimplify(rate) * _kron(*factors)
 
@@ -1028,12 +1045,12 @@ def tagged_chain(model: LemmaModel, K_: int, rules=None) -> tuple:
     for level in range(1, K_ + 1):
         for rule in rules[1]:
             for move in rule(level, K_):
-                if move["ops"][0] is not None:
+                if 0 in move["ops"]:
                     raise DerivationError(f"Theorem 4 (§5) from the rules: a move at level {level} acts on the arrival "
                                           f"phase ({move['ops'][0]}), so the tagged page's sojourn depends on arrivals")
-                block = _tag_term(model, 1, move["ops"], move["new"], move["rate"])
+                block = _tag_term(model, 1, level, move)
                 rows = slice(offsets[level - 1], offsets[level])
-                last = move["ops"][-1]
+                last = move["ops"].get(level)  # the tagged page's slot: m at level 1, r_{l-1} above
                 if last is not None and last[0] in DEPARTS:
                     exits[DEPARTS[last[0]]][rows, :] += block * sp.ones(block.cols, 1)
                 else:
@@ -1067,7 +1084,7 @@ def tagged_arrivals(model: LemmaModel, K_: int, chi, p: list, rules=None) -> sp.
                 move = rules[0](level, K_, l)
                 if move["to"] != level + l:
                     continue  # the tagged page is not admitted
-                row = p[level] * _tag_term(model, chi[level], move["ops"], move["new"], move["rate"], first=De)
+                row = p[level] * _tag_term(model, chi[level], level, move, first=De)
                 alpha[:, offsets[level + l - 1]:offsets[level + l]] += row
     return alpha
 
@@ -1145,7 +1162,7 @@ def generated_sources() -> dict:
            "(avrachenkov.lemma.derived.printed); numeric/bmap_model.kronecker_blocks\n"
            "interprets its tokens.")
     functions = (rule_tokens, level_layout, paper_arrival, paper_service, paper_obsolescence, paper_rules, moves_at,
-                 _produced, _move_term, _merge_tails, level_moves, level_recipe, recipe_from_rules, lemma_recipe)
+                 _add_run, _layout_runs, _move_term, _merge_tails, level_moves, level_recipe, recipe_from_rules, lemma_recipe)
     return {"avrachenkov_lemma": {"doc": doc, "functions": functions}}
 
 

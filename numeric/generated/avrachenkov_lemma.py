@@ -12,7 +12,7 @@ Regenerate with `crawlmath codegen`; `crawlmath codegen --check` fails when
 this file is stale.
 """
 
-__all__ = ['_merge_tails', '_move_term', '_produced', 'lemma_recipe', 'level_layout', 'level_moves', 'level_recipe', 'moves_at', 'paper_arrival', 'paper_obsolescence', 'paper_rules', 'paper_service', 'recipe_from_rules', 'rule_tokens']
+__all__ = ['_add_run', '_layout_runs', '_merge_tails', '_move_term', 'lemma_recipe', 'level_layout', 'level_moves', 'level_recipe', 'moves_at', 'paper_arrival', 'paper_obsolescence', 'paper_rules', 'paper_service', 'recipe_from_rules', 'rule_tokens']
 
 
 def rule_tokens():
@@ -48,17 +48,15 @@ def paper_arrival(level, K_, k):
     >>> paper_arrival(0, 3, 5)["to"], paper_arrival(0, 3, 5)["new"], paper_arrival(0, 3, 5)["lost"]
     (3, (('beta',), ('gamma', 2)), 2)
     """
-    slots = 1 if level == 0 else level + 1
-    keep = (None,) * (slots - 1)
     if k == 0:
-        return {"to": level, "ops": (("D", 0), *keep), "new": (), "rate": 1, "offered": 0, "lost": 0}
+        return {"to": level, "ops": {0: ("D", 0)}, "new": (), "rate": 1, "offered": 0, "lost": 0}
     accepted = min(k, K_ - level)
     new = ()
     if accepted and level == 0:
         new = (("beta",),) + ((("gamma", accepted - 1),) if accepted > 1 else ())
     elif accepted:
         new = (("gamma", accepted),)
-    return {"to": level + accepted, "ops": (("D", k), *keep), "new": new, "rate": 1, "offered": k, "lost": k - accepted}
+    return {"to": level + accepted, "ops": {0: ("D", k)}, "new": new, "rate": 1, "offered": k, "lost": k - accepted}
 
 
 def paper_service(level, K_):
@@ -68,15 +66,14 @@ def paper_service(level, K_):
     buffer the server idles.
 
     >>> [m["ops"] for m in paper_service(2, 3)]
-    [(None, ('S',), None), (None, ('S0beta',), ('eR',))]
+    [{1: ('S',)}, {1: ('S0beta',), 2: ('eR',)}]
     """
     if level == 0:
         return []
-    buffer = (None,) * (level - 1)
-    clock = {"to": level, "ops": (None, ("S",), *buffer), "new": (), "rate": 1}
+    clock = {"to": level, "ops": {1: ("S",)}, "new": (), "rate": 1}
     if level == 1:
-        return [clock, {"to": 0, "ops": (None, ("S0",)), "new": (), "rate": 1, "served": 1}]
-    return [clock, {"to": level - 1, "ops": (None, ("S0beta",), ("eR",), *buffer[1:]), "new": (), "rate": 1, "served": 1}]
+        return [clock, {"to": 0, "ops": {1: ("S0",)}, "new": (), "rate": 1, "served": 1}]
+    return [clock, {"to": level - 1, "ops": {1: ("S0beta",), 2: ("eR",)}, "new": (), "rate": 1, "served": 1}]
 
 
 def paper_obsolescence(level, K_):
@@ -85,13 +82,12 @@ def paper_obsolescence(level, K_):
     the pages behind it move up.
 
     >>> [m["ops"] for m in paper_obsolescence(2, 3)]
-    [(None, None, ('Gamma',)), (None, None, ('Gamma0',))]
+    [{2: ('Gamma',)}, {2: ('Gamma0',)}]
     """
     out = []
     for q in range(1, level):
-        before, after = (None,) * q, (None,) * (level - 1 - q)
-        out.append({"to": level, "ops": (None, *before, ("Gamma",), *after), "new": (), "rate": 1})
-        out.append({"to": level - 1, "ops": (None, *before, ("Gamma0",), *after), "new": (), "rate": 1, "expired": 1})
+        out.append({"to": level, "ops": {1 + q: ("Gamma",)}, "new": (), "rate": 1})
+        out.append({"to": level - 1, "ops": {1 + q: ("Gamma0",)}, "new": (), "rate": 1, "expired": 1})
     return out
 
 
@@ -119,40 +115,58 @@ def moves_at(rules, level, K_, batch_sizes):
     return out
 
 
-def _produced(tokens, tok):
-    """The slot kinds a token produces (``("gamma", l)``: l pages)."""
-    kind = tokens[tok[0]][1]
-    return [kind] * (tok[1] if tok[0] == "gamma" else 1) if kind else []
+def _add_run(runs, kind, count):
+    """Append ``count`` slots of ``kind`` to the run-length list ``runs`` (kind "": none)."""
+    if not (kind and count):
+        return
+    if runs and runs[-1][0] == kind:
+        runs[-1] = (kind, runs[-1][1] + count)
+    else:
+        runs.append((kind, count))
+
+
+def _layout_runs(level):
+    """:func:`level_layout` as (kind, count) runs."""
+    return [("nu", 1)] + ([("m", 1)] + ([("r", level - 1)] if level > 1 else []) if level else [])
 
 
 def _move_term(move, level):
-    """A move as a Kronecker term: its tokens in slot order, identities for kept
-    slots (``("I", a, b, c)``: size W̄^a M^b R^c), adjacent identities merged,
-    a rate other than 1 as a ``("scale", c)`` factor in front.  Raises
-    ValueError when the move does not fit the state space of §3: a token on
-    the wrong slot, or a target state whose slots are not those of its level
-    (the Lemma's blocks do not exist for such rules)."""
-    kinds, tokens = level_layout(level), rule_tokens()
-    if len(move["ops"]) != len(kinds):
-        raise ValueError(f"a move at level {level} acts on {len(move['ops'])} slots; level {level} has {len(kinds)} {kinds}")
+    """A move as a Kronecker term: its tokens in slot order, one identity
+    ``("I", a, b, c)`` (size W̄^a M^b R^c) for each run of kept slots, a rate
+    other than 1 as a ``("scale", c)`` factor in front; O(tokens), whatever
+    the level.  Raises ValueError when the move does not fit the state space
+    of §3: a slot the level does not have, a token on the wrong slot, or a
+    target state whose slots are not those of its level (the Lemma's blocks
+    do not exist for such rules).
+
+    >>> _move_term({"to": 2, "ops": {1: ("S0beta",), 2: ("eR",)}, "new": (), "rate": 1}, 3)
+    (('I', 1, 0, 0), ('S0beta',), ('eR',), ('I', 0, 0, 1))
+    """
+    tokens, ops = rule_tokens(), move["ops"]
+    slots = 1 if level == 0 else level + 1  # the slots of level_layout(level), not built: O(1) per move
+    if any(not 0 <= q < slots for q in ops):
+        raise ValueError(f"a move at level {level} acts on the slots {sorted(ops)}; level {level} has {slots}")
     out = [("scale", move["rate"])] if move["rate"] != 1 else []
-    produced, start = [], 0  # start: first slot of the run of kept slots not yet written as an identity
-    for q in [q for q, tok in enumerate(move["ops"]) if tok is not None] + [len(kinds)]:
+    runs, start = [], 0  # runs: the produced slots; start: first kept slot not yet written as an identity
+    for q in sorted(ops) + [slots]:
         if q > start:  # the kept slots start .. q-1: one identity, exponents (ν, m, r) counted
-            out.append(("I", int(start == 0), int(start <= 1 < q), max(0, q - max(start, 2))))
-            produced += kinds[start:q]
-        if q == len(kinds):
+            exps = (int(start == 0), int(start <= 1 < q), max(0, q - max(start, 2)))
+            out.append(("I", *exps))
+            for kind, count in zip(("nu", "m", "r"), exps):
+                _add_run(runs, kind, count)
+        if q == slots:
             break
-        tok, start = move["ops"][q], q + 1
-        if tokens[tok[0]][0] != kinds[q]:
-            raise ValueError(f"token {tok} acts on slot {tokens[tok[0]][0]!r}, used on {kinds[q]!r} at level {level}")
-        produced += _produced(tokens, tok)
+        tok, start = ops[q], q + 1
+        kind = "nu" if q == 0 else "m" if q == 1 else "r"
+        if tokens[tok[0]][0] != kind:
+            raise ValueError(f"token {tok} acts on slot {tokens[tok[0]][0]!r}, used on {kind!r} at level {level}")
+        _add_run(runs, tokens[tok[0]][1], tok[1] if tok[0] == "gamma" else 1)
         out.append(tok)
     for tok in move["new"]:
-        produced += _produced(tokens, tok)
-    if tuple(produced) != level_layout(move["to"]):
-        raise ValueError(f"a move from level {level} produces the slots {tuple(produced)}, but a state at level "
-                         f"{move['to']} has {level_layout(move['to'])} (§3): the rules leave the Lemma's state space")
+        _add_run(runs, tokens[tok[0]][1], tok[1] if tok[0] == "gamma" else 1)
+    if runs != _layout_runs(move["to"]):
+        raise ValueError(f"a move from level {level} produces the slots {runs}, but a state at level "
+                         f"{move['to']} has {_layout_runs(move['to'])} (§3): the rules leave the Lemma's state space")
     return tuple(out) + tuple(move["new"])
 
 
@@ -183,17 +197,20 @@ def level_moves(rules, level, K_):
     K - i + 1 and K - i + 2, else ValueError: the Lemma's tail blocks do not
     exist for these rules) and stand as one move with ``("Dtail", K - i + 1)``.
 
-    >>> [m["ops"][0] for m in level_moves(paper_rules(), 3, 3)][:2]
+    >>> [m["ops"][0] for m in level_moves(paper_rules(), 3, 3)[:2]]
     [('D', 0), ('Dtail', 1)]
     """
     room = K_ - level
     moves = moves_at(rules, level, K_, range(0, room + 3))
     first, second = moves[room + 1], moves[room + 2]
-    same = (first["to"], first["ops"][1:], first["new"], first["rate"]) == (second["to"], second["ops"][1:], second["new"], second["rate"])
+    def shape(move):  # the move but for its arrival token
+        return move["to"], {q: t for q, t in move["ops"].items() if q}, move["new"], move["rate"]
+
+    same = shape(first) == shape(second)
     if not same:
         raise ValueError(f"level {level}, K = {K_}: batches of {room + 1} and {room + 2} pages act differently, so the "
                          f"Lemma's tail block (sum of D_k over k > K - i) does not exist for these rules")
-    tail = dict(first, ops=(("Dtail", room + 1), *first["ops"][1:]))
+    tail = dict(first, ops={**first["ops"], 0: ("Dtail", room + 1)})
     return moves[:room + 1] + [tail] + moves[room + 3:]
 
 
