@@ -29,7 +29,8 @@ rules:
    chain built from the same rules (:func:`tagged_chain`,
    :func:`sojourn_transforms`, :func:`sojourn_means`) -- a symbolic-numeric
    route (exact linear solves on a given model), assuming that pages behind
-   the tagged one never act on it (true for FIFO rules; not checked).
+   the tagged one never act on it (true for FIFO rules; a rule that takes the
+   tagged page into service ahead of others, LIFO, is refused).
 
 >>> state_space_dimension()
 Piecewise((W*(K*M + 1), Eq(R, 1)), (W*(M*(R**K - 1)/(R - 1) + 1), True))
@@ -497,11 +498,26 @@ def service_keeps_obsolescence(level, K_):
     return [dict(m, ops={q: t for q, t in m["ops"].items() if t != ("eR",)}) for m in paper_service(level, K_)]
 
 
+def lifo_service(level, K_):
+    """Modified §2: at a completion the server takes the page that arrived
+    last (the tail of the buffer).  The Lemma's blocks exist (with the e_R
+    factor at the last position); Theorem 4's tagged-page recursion does not.
+
+    >>> lifo_service(3, 3)[1]["ops"]
+    {1: ('S0beta',), 3: ('eR',)}
+    """
+    moves = paper_service(level, K_)
+    if level >= 2:
+        moves[1] = dict(moves[1], ops={1: ("S0beta",), level: ("eR",)})
+    return moves
+
+
 MODIFIED_RULES = {
     "paper": paper_rules(),
     "head-only expiry": (paper_arrival, (paper_service, head_only_obsolescence)),
     "doubled service": (paper_arrival, (doubled_service, paper_obsolescence)),
     "complete rejection": (complete_rejection, (paper_service, paper_obsolescence)),
+    "LIFO service": (paper_arrival, (lifo_service, paper_obsolescence)),
 }
 STRUCTURE_BREAK = (paper_arrival, (service_keeps_obsolescence, paper_obsolescence))
 
@@ -1002,7 +1018,8 @@ def functionals_vs_printed(model: LemmaModel, K_: int, thresholds, rules=None) -
 # it (the server's, then the buffered ones ahead, then its own), without ν and
 # without the pages behind it; its moves are the rules' moves other than
 # arrivals (assumed: later arrivals join behind it and pages behind never act on
-# it -- true for FIFO rules such as §2's, not checked for others).  A move ends
+# it -- true for FIFO rules such as §2's; a rule that takes the tagged page into
+# service while pages are ahead of it, e.g. LIFO, is refused).  A move ends
 # the tagged page's sojourn when it removes the last page: a service completion
 # at level 1 (served) or the expiry of the last buffered page (obsolete).
 
@@ -1051,6 +1068,10 @@ def tagged_chain(model: LemmaModel, K_: int, rules=None) -> tuple:
                 block = _tag_term(model, 1, level, move)
                 rows = slice(offsets[level - 1], offsets[level])
                 last = move["ops"].get(level)  # the tagged page's slot: m at level 1, r_{l-1} above
+                if last == ("eR",) and level != 2:
+                    raise DerivationError(f"Theorem 4 (§5) from the rules: at level {level} the tagged page is taken "
+                                          f"into service ahead of the pages in front of it (pages are not served in "
+                                          f"order), so its sojourn is not the recursion over the pages ahead")
                 if last is not None and last[0] in DEPARTS:
                     exits[DEPARTS[last[0]]][rows, :] += block * sp.ones(block.cols, 1)
                 else:

@@ -13,7 +13,8 @@ an answer obtained without the derivation under test:
 - the paper's rules on §7's example (K = 3): crawlmath's numeric exact-rational route (bmap_model.measures on
   rational_stationary, the generator enumerated in numeric code; V̄^(1), V̄^(2) from its own tagged-page
   route) against the derived functionals and the tagged page's chain built from the rules;
-and two models where the paper's structure breaks, refused by name.
+and models where the paper's structure breaks, refused by name (the page in service keeping its obsolescence
+phase: no Lemma; LIFO service: the Lemma's blocks exist, Theorem 4's tagged-page recursion does not).
 """
 import pytest
 import sympy as sp
@@ -159,6 +160,15 @@ def test_structure_break_is_refused_by_name():
         av.recipe_vs_printed(3, av.STRUCTURE_BREAK)
     with pytest.raises(DerivationError, match="not a state of"):
         av.generator_from_rules(av.LemmaModel(1, 1, 2, kmax=1, modes=1), 2, (1, 1, 1), av.STRUCTURE_BREAK)
+
+
+def test_lifo_has_lemma_blocks_but_no_tagged_page_recursion():
+    rules = av.MODIFIED_RULES["LIFO service"]
+    assert {key for key in av.recipe_vs_printed(3, rules) if key[0] == 3} == {(3, 3, 2)}
+    assert av.lemma_residuals(W_=1, M_=2, R_=2, kmax=3, K_=3, chi=(1, 2, 2, 1), rules=rules) == {}
+    with pytest.raises(DerivationError, match="not served in order"):
+        av.tagged_chain(_exp_model(), 3, rules)
+    assert av.tagged_chain(_exp_model(), 2, rules)[0].shape == (2, 2)  # one page ahead at most: LIFO = FIFO
 
 
 def test_batches_beyond_the_room_that_act_differently_have_no_tail_block():
