@@ -185,14 +185,15 @@ def hyperexponential_variance():
 # other slots are kept); ``new`` appends slots (a server phase from β, pages with phases from
 # γ).  A token is a local matrix of the model (see rule_tokens); the counts
 # ``offered``/``lost``/``served``/``expired`` say how many pages the move
-# offers, loses, serves or lets become obsolete (the measures of §4).  Clocks
+# offers, loses, serves or lets become obsolete (the measures of §4); a state's
+# slots at level i are level_layout(i).  Clocks
 # (D_0, S, Γ) carry their diagonals, so the generator is the sum of the moves.
 #
 # From the rules: the generator state by state on a generic symbolic instance
 # (generator_from_rules, the check), and the Lemma's block recipe for any K
 # (recipe_from_rules: which Kronecker factors sit in block (i, i')), emitted to
-# numeric/generated/avrachenkov_lemma.py.  Both interpreters are plain Python
-# (emitted verbatim, SymPy-free).
+# numeric/generated/avrachenkov_lemma.py.  The rules and the recipe's
+# interpreter are plain Python (emitted verbatim, SymPy-free).
 
 
 def rule_tokens():
@@ -306,7 +307,11 @@ def _add_run(runs, kind, count):
 
 
 def _layout_runs(level):
-    """:func:`level_layout` as (kind, count) runs."""
+    """The slots of a state at ``level`` (§3: ν; then m and r_1 .. r_{i-1}) as (kind, count) runs.
+
+    >>> _layout_runs(3)
+    [('nu', 1), ('m', 1), ('r', 2)]
+    """
     return [("nu", 1)] + ([("m", 1)] + ([("r", level - 1)] if level > 1 else []) if level else [])
 
 
@@ -323,7 +328,7 @@ def _move_term(move, level):
     (('I', 1, 0, 0), ('S0beta',), ('eR',), ('I', 0, 0, 1))
     """
     tokens, ops = rule_tokens(), move["ops"]
-    slots = 1 if level == 0 else level + 1  # the slots of level_layout(level), not built: O(1) per move
+    slots = 1 if level == 0 else level + 1  # ν, then m and i - 1 pages; the kinds are not built: O(1) per move
     if any(not 0 <= q < slots for q in ops):
         raise ValueError(f"a move at level {level} acts on the slots {sorted(ops)}; level {level} has {slots}")
     out = [("scale", move["rate"])] if move["rate"] != 1 else []
@@ -1182,7 +1187,7 @@ def generated_sources() -> dict:
            "(claim avrachenkov.lemma.derived.blocks) and against the printed Lemma\n"
            "(avrachenkov.lemma.derived.printed); numeric/bmap_model.kronecker_blocks\n"
            "interprets its tokens.")
-    functions = (rule_tokens, level_layout, paper_arrival, paper_service, paper_obsolescence, paper_rules, moves_at,
+    functions = (rule_tokens, paper_arrival, paper_service, paper_obsolescence, paper_rules, moves_at,
                  _add_run, _layout_runs, _move_term, _merge_tails, level_moves, level_recipe, recipe_from_rules, lemma_recipe)
     return {"avrachenkov_lemma": {"doc": doc, "functions": functions}}
 

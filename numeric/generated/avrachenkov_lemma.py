@@ -12,7 +12,7 @@ Regenerate with `crawlmath codegen`; `crawlmath codegen --check` fails when
 this file is stale.
 """
 
-__all__ = ['_add_run', '_layout_runs', '_merge_tails', '_move_term', 'lemma_recipe', 'level_layout', 'level_moves', 'level_recipe', 'moves_at', 'paper_arrival', 'paper_obsolescence', 'paper_rules', 'paper_service', 'recipe_from_rules', 'rule_tokens']
+__all__ = ['_add_run', '_layout_runs', '_merge_tails', '_move_term', 'lemma_recipe', 'level_moves', 'level_recipe', 'moves_at', 'paper_arrival', 'paper_obsolescence', 'paper_rules', 'paper_service', 'recipe_from_rules', 'rule_tokens']
 
 
 def rule_tokens():
@@ -26,15 +26,6 @@ def rule_tokens():
     return {"D": ("nu", "nu"), "Dtail": ("nu", "nu"), "D1": ("nu", "nu"), "S": ("m", "m"), "S0beta": ("m", "m"),
             "S0": ("m", ""), "beta": ("", "m"), "Gamma": ("r", "r"), "Gamma0": ("r", ""), "eR": ("r", ""),
             "gamma": ("", "r"), "scale": ("", "")}
-
-
-def level_layout(level):
-    """The slot kinds of a state at ``level`` (§3): ν; then m and r_1 .. r_{i-1}.
-
-    >>> level_layout(0), level_layout(3)
-    (('nu',), ('nu', 'm', 'r', 'r'))
-    """
-    return ("nu",) if level == 0 else ("nu", "m") + ("r",) * (level - 1)
 
 
 def paper_arrival(level, K_, k):
@@ -126,7 +117,11 @@ def _add_run(runs, kind, count):
 
 
 def _layout_runs(level):
-    """:func:`level_layout` as (kind, count) runs."""
+    """The slots of a state at ``level`` (§3: ν; then m and r_1 .. r_{i-1}) as (kind, count) runs.
+
+    >>> _layout_runs(3)
+    [('nu', 1), ('m', 1), ('r', 2)]
+    """
     return [("nu", 1)] + ([("m", 1)] + ([("r", level - 1)] if level > 1 else []) if level else [])
 
 
@@ -143,7 +138,7 @@ def _move_term(move, level):
     (('I', 1, 0, 0), ('S0beta',), ('eR',), ('I', 0, 0, 1))
     """
     tokens, ops = rule_tokens(), move["ops"]
-    slots = 1 if level == 0 else level + 1  # the slots of level_layout(level), not built: O(1) per move
+    slots = 1 if level == 0 else level + 1  # ν, then m and i - 1 pages; the kinds are not built: O(1) per move
     if any(not 0 <= q < slots for q in ops):
         raise ValueError(f"a move at level {level} acts on the slots {sorted(ops)}; level {level} has {slots}")
     out = [("scale", move["rate"])] if move["rate"] != 1 else []
