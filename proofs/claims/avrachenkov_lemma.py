@@ -135,7 +135,7 @@ def _numeric() -> Outcome:
 
 
 @claim(f"{THM}.sojourn", source=Source("avrachenkov", "§5", "Theorem 4, eqs. (16)-(21); Corollary 1, eqs. (22)-(25)"),
-       method=Method.FLOAT,
+       method=Method.FLOAT, slow=True,
        statement="The tagged page's chain built from the rules of §2 gives Corollary 1's V̄^(1), V̄^(2), V̄ equal to "
                  "crawlmath's exact numeric route, and Theorem 4's transforms equal to the printed (16)-(21) at u = 1.")
 def _sojourn() -> Outcome:
