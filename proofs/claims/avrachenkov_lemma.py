@@ -40,7 +40,7 @@ def _blocks() -> Outcome:
     states = len(d.lemma_states(model, K))
     nonzero = sum(1 for i in range(K + 1) for j in range(K + 1) if d.lemma_recipe(i, j, K))
     detail = (f"generic symbolic instance W̄ = M = R = 2, batches <= 3, K = 3, modes chi = {INSTANCE['chi']}: "
-              f"{states} states; {(K + 1) ** 2} blocks compared ({nonzero} non-zero in the Lemma), "
+              f"{states} states; {(K + 1) ** 2} blocks compared ({nonzero} non-zero in the generated recipe), "
               f"every difference expands to 0" if not bad else f"blocks differing: {sorted(bad)}")
     return Outcome.judge(not bad, detail)
 
