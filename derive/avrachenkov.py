@@ -402,19 +402,22 @@ def level_moves(rules, level, K_):
 def level_recipe(rules, level, K_, _memo={}):
     """``{target: terms}``: the blocks Q_{level,target} of every target level,
     read off the rules (the terms of the moves from ``level`` to each target,
-    tails merged); computed once per (rules, level, K) -- the memo holds plain
-    tuples, never modified.
+    tails merged); computed once per level for the latest (rules, K) -- the
+    memo holds plain tuples, never modified, and is emptied when the rules or
+    K change, so a sweep over K does not accumulate.
 
     >>> sorted(level_recipe(paper_rules(), 1, 3))
     [0, 1, 2, 3]
     """
-    key = (rules, level, K_)
-    if key not in _memo:
+    if _memo.get("for") != (rules, K_):
+        _memo.clear()
+        _memo["for"] = (rules, K_)
+    if level not in _memo:
         by_target = {}
         for move in level_moves(rules, level, K_):
             by_target.setdefault(move["to"], []).append(_move_term(move, level))
-        _memo[key] = {t: tuple(_merge_tails(terms)) for t, terms in by_target.items()}
-    return _memo[key]
+        _memo[level] = {t: tuple(_merge_tails(terms)) for t, terms in by_target.items()}
+    return _memo[level]
 
 
 def recipe_from_rules(rules, level, target, K_):
