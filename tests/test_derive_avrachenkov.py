@@ -207,3 +207,12 @@ def test_numeric_exact_measures_are_the_derived_functionals():
     tagged = av.sojourn_means(concrete, model.K, levels, blocks)
     assert (tagged["V1"], tagged["V2"], tagged["P_served"]) == (as_q(numeric.v1), as_q(numeric.v2), as_q(numeric.p_success_tagged))
     assert tagged["V"] == derived["V_bar"]
+
+
+def test_every_formula_states_its_provenance_and_typed_pieces_name_their_check():
+    for f in av.formulas():
+        kinds = {i.kind for i in f.inputs}
+        assert f.inputs and "derived" in kinds, f.name
+        assert all(i.how for i in f.inputs if i.kind == "typed"), f.name
+    states = next(f for f in av.formulas() if f.name == "avrachenkov_states")
+    assert "typed: level size" in states.provenance()
