@@ -222,7 +222,7 @@ def validate_mdp(P, c):
 # ----------------------------------------------------------------- policy iteration (the one evaluator)
 
 
-def optimal_policy(mats, cost, allowed, *, max_iter: int = 1000):
+def optimal_policy(mats, cost, allowed, *, max_iter: int = 1000, unichain: bool = False):
     """Multichain policy iteration (Puterman 1994, §9.2) on validated arrays
     (:func:`validate_mdp`): from the cheapest action per state, evaluate the
     policy (:class:`PolicySystem`), improve first on P g, then on
@@ -231,7 +231,9 @@ def optimal_policy(mats, cost, allowed, *, max_iter: int = 1000):
     tie relative to the largest bias in the MDP hid improvements of 1e-2 in
     the 10^4-state admission MDP, where h reaches 2.5e7 far from the optimum's
     recurrent class).  Returns (policy, g, h, classes, iterations), h as the two rows
-    (hi, lo) of :meth:`PolicySystem.evaluate`.
+    (hi, lo) of :meth:`PolicySystem.evaluate`.  ``unichain=True`` (the start of
+    :func:`crawlmath.numeric.sparse_refine.float_policy`, whose exact stage
+    assumes it) refuses, SolverError, any policy met with several recurrent classes.
     :func:`crawlmath.numeric.sparse_refine.float_policy` starts its exact stage from it.
 
     >>> import numpy as np
@@ -241,7 +243,11 @@ def optimal_policy(mats, cost, allowed, *, max_iter: int = 1000):
     """
     policy = np.where(allowed, cost, np.inf).argmin(axis=1)
     for k in range(1, max_iter + 1):
-        g, h, classes = PolicySystem(mats, cost, policy).evaluate()
+        system = PolicySystem(mats, cost, policy)
+        if unichain and len(system.classes) != 1:
+            raise SolverError(f"policy iteration met a policy with {len(system.classes)} recurrent classes: the "
+                              "exact stage needs a unichain MDP")
+        g, h, classes = system.evaluate()
         new = _improve(mats, cost, allowed, g, h, policy)
         if np.array_equal(new, policy):
             return policy, g, h, classes, k

@@ -610,15 +610,15 @@ def float_mdp(model, cost: np.ndarray):
 
 
 def float_policy(model, cost: np.ndarray, *, max_iter: int = 200) -> np.ndarray:
-    """A start for the exact stage, the choice per state: the multichain policy
-    iteration of :func:`crawlmath.numeric.average_cost.optimal_policy` (the one
-    float64 evaluator) on :func:`float_mdp`'s arrays.  No residual test here:
-    the exact stage improves the policy further, certifies the result and
-    refuses an optimal policy with more than one recurrent class."""
+    """A start for the exact stage, the choice per state: the policy iteration of
+    :func:`crawlmath.numeric.average_cost.optimal_policy` (the one float64
+    evaluator) on :func:`float_mdp`'s arrays with ``unichain=True``: every
+    policy it meets must have one recurrent class (SolverError otherwise).  No residual test here: the
+    exact stage improves the policy further and certifies the result."""
     from .average_cost import optimal_policy, validate_mdp
 
     P, c, rank = float_mdp(model, cost)
-    return policy_choices(model, rank, optimal_policy(*validate_mdp(P, c), max_iter=max_iter)[0])
+    return policy_choices(model, rank, optimal_policy(*validate_mdp(P, c), max_iter=max_iter, unichain=True)[0])
 
 
 def policy_choices(model, rank: np.ndarray, policy: np.ndarray) -> np.ndarray:
