@@ -157,18 +157,17 @@ def average_cost_mdp(P, c, digits: int | None = None, *, max_iter: int = 1000,
             raise TooLarge("P", f"{S} states exceed the high-precision limit {limit}; pass max_states= to raise it",
                            value=S)
     policy, g, h, classes, k = optimal_policy(mats, cost, allowed, max_iter=max_iter)
-    residual, lower, upper = optimality_check(mats, cost, allowed, g, h, policy)
-    scale = float(np.abs(cost[allowed]).max())
+    residual, lower, upper, size = optimality_check(mats, cost, allowed, g, h, policy)
     if len(classes) == 1 or float(np.ptp(g)) <= MDP_TIE_REL * float(np.abs(g).max()):
         gain = float(g[classes[0][0]])
         error = max(gain - lower, upper - gain)
-        if not error < max(abs(gain), FLOAT_REL * scale):
+        if not error < max(abs(gain), FLOAT_REL * size):
             raise SolverError(f"the float route bounds the optimal gain {gain!r} only within [{lower!r}, {upper!r}] "
-                              f"(optimality residual {residual:.3g}): not one digit; digits= gives it exactly")
+                              f"(optimality residual {residual:.3g}): not one digit; digits= (--digits) gives it exactly")
         bounds = (lower, upper)
     else:
         gain, error, bounds = None, None, None
-        if not residual <= FLOAT_REL * max(scale, float(np.abs(g).max())):
+        if not residual <= FLOAT_REL * size:
             raise SolverError(f"optimality equations violated by {residual:.3g} at the final policy (gains "
                               f"{float(g.min())!r} to {float(g.max())!r})")
     pi = _stationary(mats, policy, classes[0]) if len(classes) == 1 else None
@@ -448,8 +447,8 @@ def _strict_argmin(Q: np.ndarray, policy: np.ndarray, tie: np.ndarray) -> np.nda
     return np.where(keep, policy, best)
 
 
-def optimality_check(mats, cost, allowed, g, h, policy) -> tuple[float, float, float]:
-    """(residual, lower, upper): the largest violation of the optimality equations
+def optimality_check(mats, cost, allowed, g, h, policy) -> tuple[float, float, float, float]:
+    """(residual, lower, upper, size): the largest violation of the optimality equations
     min_a Σ_j P_a(s, j) g(j) = g(s) and min_a [c(s, a) + Σ_j P_a(s, j) h(j)] = g(s) + h(s)
     (the second over the actions attaining the first), and bounds lower ≤ g*(s) ≤ upper for
     every state s of the float64 MDP (rows renormalised to sum 1), rigorous including rounding:
@@ -459,18 +458,20 @@ def optimality_check(mats, cost, allowed, g, h, policy) -> tuple[float, float, f
 
     hold for *any* h (Odoni 1969; Puterman 1994, §8.5.2): T h ≥ h + lower iterates to
     v*_N ≥ N lower − 2 max|h|, and c_d + P_d h − h ≤ upper gives g_d ≤ upper, g* ≤ g_d.
-    Each value is widened by the bound on its rounding (:func:`_rounding_bound`).
+    Each value is widened by the bound on its rounding (:func:`_rounding_bound`).  ``size``:
+    the largest magnitude the residual is computed from, max over s, a of |g(s)| + |c(s, a)| +
+    Σ_j P_a(s, j)|h(j) − h(s)| (the scale of its rounding).
 
     >>> import numpy as np
     >>> mats, cost, allowed = validate_mdp([np.eye(2), np.array([[0, 1.0], [1, 0]])], [[2, 1], [5, 0]])
     >>> policy, g, h, _, _ = optimal_policy(mats, cost, allowed)
-    >>> r, lo, hi = optimality_check(mats, cost, allowed, g, h, policy)
-    >>> r, lo <= 0.5 <= hi, hi - lo < 1e-13
-    (0.0, True, True)
+    >>> r, lo, hi, size = optimality_check(mats, cost, allowed, g, h, policy)
+    >>> r, lo <= 0.5 <= hi, hi - lo < 1e-13, size
+    (0.0, True, True, 5.5)
     """
     S = len(policy)
     G, gmag, _ = _values(mats, cost, allowed, g, with_cost=False)
-    V, _, rnd = _values(mats, cost, allowed, h, with_cost=True)
+    V, mag, rnd = _values(mats, cost, allowed, h, with_cost=True)
     r1 = np.abs(G.min(axis=1))
     tie_g = MDP_TIE_REL * (np.abs(g) + gmag.max(axis=1))
     Vg = np.where(G > G.min(axis=1)[:, None] + tie_g[:, None], np.inf, V)
@@ -478,7 +479,8 @@ def optimality_check(mats, cost, allowed, g, h, policy) -> tuple[float, float, f
     lower = float(np.nextafter(np.where(allowed, V - rnd, np.inf).min(), -np.inf))
     here = np.arange(S), policy
     upper = float(np.nextafter((V[here] + rnd[here]).max(), np.inf))
-    return float(max(r1.max(), r2.max())), lower, upper
+    size = float((np.abs(g) + mag.max(axis=1)).max())
+    return float(max(r1.max(), r2.max())), lower, upper, size
 
 
 def _stationary(mats, policy, C) -> np.ndarray:
