@@ -78,8 +78,8 @@ class AverageCostSolution:
     class, else None), ``classes`` (its recurrent classes), ``iterations``,
     ``residual`` (max violation of the optimality equations), ``method``;
     ``inputs`` (which MDP the digits are for: ``"exact"`` or
-    ``"shortest-decimal"``, see :mod:`crawlmath.numeric.exact`); with
-    without ``digits``, when the gain is constant: ``gain_bounds`` (lower,
+    ``"shortest-decimal"``, see :mod:`crawlmath.numeric.exact`); without
+    ``digits``, when the gain is constant: ``gain_bounds`` (lower,
     upper) containing the optimal gain of the float64 MDP (rows renormalised
     to sum 1), rigorous including rounding (:func:`optimality_check`; the
     rounding of decimal inputs to binary is not in it: ``digits`` is) and
@@ -230,10 +230,9 @@ def optimal_policy(mats, cost, allowed, *, max_iter: int = 1000, unichain: bool 
     tie relative to the largest bias in the MDP hid improvements of 1e-2 in
     the 10^4-state admission MDP, where h reaches 2.5e7 far from the optimum's
     recurrent class).  Returns (policy, g, h, classes, iterations), h as the two rows
-    (hi, lo) of :meth:`PolicySystem.evaluate`.  ``unichain=True`` (the start of
+    (hi, lo) of :meth:`PolicySystem.evaluate`.  ``unichain=True`` (used by
     :func:`crawlmath.numeric.sparse_refine.float_policy`, whose exact stage
     assumes it) refuses, SolverError, any policy met with several recurrent classes.
-    :func:`crawlmath.numeric.sparse_refine.float_policy` starts its exact stage from it.
 
     >>> import numpy as np
     >>> mats, cost, allowed = validate_mdp([np.eye(2), np.array([[0, 1.0], [1, 0]])], [[2, 1], [5, 0]])
