@@ -33,6 +33,7 @@ from pathlib import Path
 
 import mpmath
 
+from crawlmath.numeric.errors import SolverError, TooLarge
 from crawlmath.numeric.explicit_io import read_model
 from crawlmath.numeric.sparse_refine import chain_average, optimal_average
 from crawlmath.numeric.tolerance import digits_agreed
@@ -206,14 +207,18 @@ def _compare(name: str, size: int, a, tmp: Path) -> None:
         print(f"{name:>14} {'~' + str(size):>7}  Storm did not build the model in {a.timeout:g} s", flush=True)
         return
     states = built[0]
-    st, us, storm, mine = [], [], None, None
+    st, us, storm, mine, refused = [], [], None, None, "-"
     for _ in range(a.repeat):
         storm = timed_child(storm_exact, (text, prop), a.storm_timeout, f"{name} {states}: Storm exact LRA")
-        mine = timed_child(ours, (drn, reward, a.digits), a.timeout, f"{name} {states}: crawlmath --digits")
+        try:
+            mine = timed_child(ours, (drn, reward, a.digits), a.timeout, f"{name} {states}: crawlmath --digits")
+        except (SolverError, TooLarge) as exc:  # a refusal is a result of the comparison, printed in the row
+            mine, refused = None, f"refused ({type(exc).__name__})"
+            print(f"  {name} {states}: crawlmath refused: {exc}", file=sys.stderr, flush=True)
         st.append(storm[1] if storm else math.inf)
-        us.append(mine[2] if mine else math.inf)
+        us.append(mine[2] if mine else math.nan if refused != "-" else math.inf)
     s_sec, o_sec = sorted(st)[len(st) // 2], sorted(us)[len(us) // 2]
-    shown, agreed, same = (mine[1] if mine else "-"), "-", ""
+    shown, agreed, same = (mine[1] if mine else refused), "-", ""
     if storm and mine:
         value = mine[0]
         with mpmath.workdps(a.digits + 20):
@@ -225,7 +230,7 @@ def _compare(name: str, size: int, a, tmp: Path) -> None:
 
 
 def _sec(x: float, timeout: float) -> str:
-    return f"{x:.3f}" if math.isfinite(x) else f">{timeout:g}"
+    return f"{x:.3f}" if math.isfinite(x) else "-" if math.isnan(x) else f">{timeout:g}"
 
 
 if __name__ == "__main__":
