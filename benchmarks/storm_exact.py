@@ -11,16 +11,20 @@ Storm in exact (rational) arithmetic, then exported as DRN:
 
 For each: Storm's ``LRA=? [...]`` / ``R{"cost"}min=? [ LRA ]`` in exact mode
 (the model built from the program, timed with the check) and crawlmath's
-``--digits 30`` on the exported DRN (read + solve, timed in the same process,
-alternating).  Printed: both values, the digits agreed, seconds and the ratio
-Storm / ours.  stormpy is not a dependency (``pip install stormpy``): the
+``--digits 30`` on the exported DRN (read + solve), each side in a forked child
+process stopped after ``--timeout`` seconds (progress on stderr), alternating.
+Printed: our value, the digits agreed with Storm's exact rational ("==" when
+equal as rationals), seconds and the ratio ours / Storm ('>' for a side stopped
+at the timeout).  stormpy is not a dependency (``pip install stormpy``): the
 benchmark says so and stops when it is missing.
 
-Usage: ``python benchmarks/storm_exact.py [--sizes 10,100] [--digits 30] [--models retrial,tandem KxK]``.
+Usage: ``python benchmarks/storm_exact.py [--sizes 10,100] [--digits 30] [--models retrial,tandem KxK]
+[--timeout 600] [--storm-timeout 300]``.
 """
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import tempfile
 import time
@@ -29,6 +33,7 @@ from pathlib import Path
 
 import mpmath
 
+from crawlmath.numeric.errors import SolverError, TooLarge
 from crawlmath.numeric.explicit_io import read_model
 from crawlmath.numeric.sparse_refine import chain_average, optimal_average
 from crawlmath.numeric.tolerance import digits_agreed
@@ -96,8 +101,9 @@ MODELS = {"M/M/1/K": (mm1k, lambda s: s - 1), "tandem KxK": (tandem, lambda s: m
           "retrial": (retrial, lambda s: s // 2 - 1), "admission MDP": (admission, lambda s: s - 1)}
 
 
-def storm_exact(program_text: str, prop: str, drn: Path) -> tuple[Fraction, int, float]:
-    """(Storm's exact value, states, seconds to build and check); the model is also exported to ``drn``."""
+def storm_build(program_text: str, prop: str, drn: Path | None):
+    """(model, properties, states, seconds to parse and build the exact model); exported to ``drn``
+    when given (not timed)."""
     import stormpy
     import stormpy.developer as dev
 
@@ -107,11 +113,21 @@ def storm_exact(program_text: str, prop: str, drn: Path) -> tuple[Fraction, int,
     program = stormpy.parse_prism_program(f.name, prism_compatibility=True)
     props = stormpy.parse_properties(prop, program)
     model = stormpy.build_model[stormpy.Rational](program, props)
+    seconds = time.perf_counter() - t
+    if drn is not None:
+        dev.export_sparse_model_as_drn(model, str(drn), dev.DirectEncodingExporterOptions())
+    return model, props, model.nr_states, seconds
+
+
+def storm_exact(program_text: str, prop: str) -> tuple[Fraction, float]:
+    """(Storm's exact value, seconds to build and check)."""
+    import stormpy
+
+    model, props, _, build = storm_build(program_text, prop, None)
+    t = time.perf_counter()
     result = stormpy.model_checking(model, props[0], environment=stormpy.environments.exact())
     value = Fraction(str(result.get_value(model.initial_states[0])))
-    seconds = time.perf_counter() - t
-    dev.export_sparse_model_as_drn(model, str(drn), dev.DirectEncodingExporterOptions())
-    return value, model.nr_states, seconds
+    return value, build + time.perf_counter() - t
 
 
 def ours(drn: Path, reward: str, digits: int) -> tuple[Fraction, str, float]:
@@ -121,42 +137,100 @@ def ours(drn: Path, reward: str, digits: int) -> tuple[Fraction, str, float]:
     return r.value, r.text, time.perf_counter() - t
 
 
+def timed_child(fn, args, timeout: float, what: str):
+    """``fn(*args)`` in a forked child process (Storm's C++ cannot be interrupted in-process), its
+    result, or None when it did not finish within ``timeout`` seconds (the child is then ended).
+    Progress goes to stderr."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_run_child, args=(send, fn, args), daemon=True)
+    t = time.perf_counter()
+    print(f"  {what} ...", file=sys.stderr, flush=True)
+    child.start()
+    send.close()
+    out = recv.recv() if recv.poll(timeout) else None
+    child.join(1)
+    if child.is_alive():
+        child.terminate()
+        child.join()
+    print(f"  {what}: {'done' if out is not None else 'stopped'} after {time.perf_counter() - t:.1f} s",
+          file=sys.stderr, flush=True)
+    if isinstance(out, BaseException):
+        raise out
+    return out
+
+
+def _run_child(send, fn, args) -> None:
+    sys.set_int_max_str_digits(0)
+    try:
+        out = fn(*args)
+    except BaseException as exc:  # noqa: BLE001 - handed to the parent, which re-raises it
+        out = exc
+    send.send(out[2:] if fn is storm_build else out)  # a built model does not pickle: (states, seconds)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10,100", help="approximate state counts (comma separated)")
     ap.add_argument("--digits", type=int, default=30)
     ap.add_argument("--repeat", type=int, default=1, help="runs of each side (medians)")
     ap.add_argument("--models", default=",".join(MODELS), help=f"comma separated, from {', '.join(MODELS)}")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds allowed to each side of each run")
+    ap.add_argument("--storm-timeout", type=float, help="seconds allowed to Storm's check (default --timeout)")
     a = ap.parse_args(argv)
+    a.storm_timeout = a.timeout if a.storm_timeout is None else a.storm_timeout
     sys.set_int_max_str_digits(0)  # Storm's exact value of a 10^4-state chain has ~10^4 digits
     try:
         import stormpy  # noqa: F401
     except ImportError:
         print("stormpy not installed (pip install stormpy): the Storm exact anchor is skipped")
         return 0
-    print(f"crawlmath --digits {a.digits} vs Storm exact mode (LRA); seconds are medians of {a.repeat}")
+    print(f"crawlmath --digits {a.digits} vs Storm exact mode (LRA); seconds are medians of {a.repeat}; "
+          f"'>' = stopped at the timeout ({a.timeout:g} s ours, {a.storm_timeout:g} s Storm)")
     print(f"{'model':>14} {'states':>7} {'ours (' + str(a.digits) + ' digits)':>36} {'agreed':>6} {'=':>2} "
-          f"{'ours s':>8} {'Storm s':>8} {'Storm/ours':>10}")
+          f"{'ours s':>8} {'Storm s':>8} {'ours/Storm':>10}")
     tmp = Path(tempfile.mkdtemp(prefix="crawlmath-storm-"))
     for size in (int(s) for s in a.sizes.split(",")):
         for name in a.models.split(","):
-            build, param = MODELS[name]
-            text, prop, reward = build(param(size))
-            drn = tmp / f"{name.split()[0].replace('/', '')}-{size}.drn"
-            st, us = [], []
-            for _ in range(a.repeat):
-                storm, states, s_sec = storm_exact(text, prop, drn)
-                value, shown, o_sec = ours(drn, reward, a.digits)
-                st.append(s_sec)
-                us.append(o_sec)
-            s_sec, o_sec = sorted(st)[len(st) // 2], sorted(us)[len(us) // 2]
-            with mpmath.workdps(a.digits + 20):
-                agreed = digits_agreed(mpmath.mpf(value.numerator) / value.denominator,
-                                       mpmath.mpf(storm.numerator) / storm.denominator)
-            same = "==" if value == storm else ""
-            print(f"{name:>14} {states:>7} {shown:>36} {min(agreed, a.digits):6.0f} {same:>2} {o_sec:8.3f} "
-                  f"{s_sec:8.3f} {s_sec / o_sec:10.2f}", flush=True)
+            _compare(name, size, a, tmp)
     return 0
+
+
+def _compare(name: str, size: int, a, tmp: Path) -> None:
+    build, param = MODELS[name]
+    text, prop, reward = build(param(size))
+    drn = tmp / f"{name.split()[0].replace('/', '')}-{size}.drn"
+    built = timed_child(storm_build, (text, prop, drn), a.timeout, f"{name} {size}: Storm builds and exports")
+    if built is None:
+        print(f"{name:>14} {'~' + str(size):>7}  Storm did not build the model in {a.timeout:g} s", flush=True)
+        return
+    states = built[0]
+    st, us, storm, mine, refused = [], [], None, None, "-"
+    for _ in range(a.repeat):
+        storm = timed_child(storm_exact, (text, prop), a.storm_timeout, f"{name} {states}: Storm exact LRA")
+        try:
+            mine = timed_child(ours, (drn, reward, a.digits), a.timeout, f"{name} {states}: crawlmath --digits")
+        except (SolverError, TooLarge) as exc:  # a refusal is a result of the comparison, printed in the row
+            mine, refused = None, f"refused ({type(exc).__name__})"
+            print(f"  {name} {states}: crawlmath refused: {exc}", file=sys.stderr, flush=True)
+        st.append(storm[1] if storm else math.inf)
+        us.append(mine[2] if mine else math.nan if refused != "-" else math.inf)
+    s_sec, o_sec = sorted(st)[len(st) // 2], sorted(us)[len(us) // 2]
+    shown, agreed, same = (mine[1] if mine else refused), "-", ""
+    if storm and mine:
+        value = mine[0]
+        with mpmath.workdps(a.digits + 20):
+            agreed = f"{min(digits_agreed(mpmath.mpf(value.numerator) / value.denominator, mpmath.mpf(storm[0].numerator) / storm[0].denominator), a.digits):.0f}"
+        same = "==" if value == storm[0] else ""
+    ratio = f"{o_sec / s_sec:10.3g}" if math.isfinite(s_sec) and math.isfinite(o_sec) else f"{'-':>10}"
+    print(f"{name:>14} {states:>7} {shown:>36} {agreed:>6} {same:>2} {_sec(o_sec, a.timeout):>8} "
+          f"{_sec(s_sec, a.storm_timeout):>8} {ratio}", flush=True)
+
+
+def _sec(x: float, timeout: float) -> str:
+    return f"{x:.3f}" if math.isfinite(x) else "-" if math.isnan(x) else f">{timeout:g}"
 
 
 if __name__ == "__main__":

@@ -10,8 +10,12 @@ for your own solver:
 - float64: multichain policy iteration (Puterman 1994, §9.2): each policy is
   evaluated exactly (per closed class a bordered sparse LU for the gain and
   bias, then the transient states), improved first on P g and then on
-  c + P h, an action changing only on a strict improvement, so it terminates.
-  The result carries the optimality-equation residual.
+  c + P h, an action changing only on an improvement beyond ``MDP_TIE_REL``
+  of that state's magnitudes, so it terminates.  The result carries the
+  optimality-equation residual and, for a constant gain, bounds
+  [min_{s,a} (c + P h − h), max_s (c_d + P_d h − h)] that contain the optimal
+  gain whatever h (Odoni 1969), widened by their rounding; refused (SolverError)
+  only when they do not determine its first digit.
 - ``digits=D``: the optimal gain to D significant digits for the *exact*
   MDP the input names (see :mod:`crawlmath.numeric.exact`: ints, Fractions,
   SymPy Rationals, Decimals and decimal strings are exact; a float means its
@@ -74,7 +78,12 @@ class AverageCostSolution:
     class, else None), ``classes`` (its recurrent classes), ``iterations``,
     ``residual`` (max violation of the optimality equations), ``method``;
     ``inputs`` (which MDP the digits are for: ``"exact"`` or
-    ``"shortest-decimal"``, see :mod:`crawlmath.numeric.exact`); with
+    ``"shortest-decimal"``, see :mod:`crawlmath.numeric.exact`); without
+    ``digits``, when the gain is constant: ``gain_bounds`` (lower,
+    upper) containing the optimal gain of the float64 MDP (rows renormalised
+    to sum 1), rigorous including rounding (:func:`optimality_check`; the
+    rounding of decimal inputs to binary is not in it: ``digits`` is) and
+    ``error_bound`` = max(gain − lower, upper − gain); with
     ``digits``: ``gain_text`` (the gain to that many digits), ``digits``
     (digits on which the two routes agree), ``error_bound`` (rigorous
     absolute bound on ``abs(gain_mp - optimal gain)``), ``gain_exact`` (the optimal
@@ -100,6 +109,7 @@ class AverageCostSolution:
     inputs: str = ex.EXACT
     gain_exact: Fraction | None = None
     gain_mp: object = None
+    gain_bounds: tuple[float, float] | None = None
 
 
 def average_cost_mdp(P, c, digits: int | None = None, *, max_iter: int = 1000,
@@ -137,7 +147,7 @@ def average_cost_mdp(P, c, digits: int | None = None, *, max_iter: int = 1000,
         P = list(P)
     except TypeError:
         raise InvalidInput("P", "must be a sequence of A transition matrices", value=type(P).__name__) from None
-    mats, cost, allowed = _validate(P, c)
+    mats, cost, allowed = validate_mdp(P, c)
     inputs = ex.input_kind((P, c), floats=floats)
     S = cost.shape[0]
     limit = HP_MAX if max_states is None else int(max_states)
@@ -146,24 +156,23 @@ def average_cost_mdp(P, c, digits: int | None = None, *, max_iter: int = 1000,
         if S > limit:
             raise TooLarge("P", f"{S} states exceed the high-precision limit {limit}; pass max_states= to raise it",
                            value=S)
-    policy = np.where(allowed, cost, np.inf).argmin(axis=1)
-    for k in range(1, max_iter + 1):
-        ev = _evaluate(mats, cost, policy)
-        new = _improve(mats, cost, allowed, ev, policy)
-        if np.array_equal(new, policy):
-            break
-        policy = new
+    policy, g, h, classes, k = optimal_policy(mats, cost, allowed, max_iter=max_iter)
+    residual, lower, upper, size = optimality_check(mats, cost, allowed, g, h, policy)
+    if len(classes) == 1 or float(np.ptp(g)) <= MDP_TIE_REL * float(np.abs(g).max()):
+        gain = float(g[classes[0][0]])
+        error = max(gain - lower, upper - gain)
+        if not error < max(abs(gain), FLOAT_REL * size):
+            raise SolverError(f"the float route bounds the optimal gain {gain!r} only within [{lower!r}, {upper!r}] "
+                              f"(optimality residual {residual:.3g}): not one digit; digits= (--digits) gives it exactly")
+        bounds = (lower, upper)
     else:
-        raise SolverError(f"policy iteration did not settle in {max_iter} iterations")
-    g, h, classes = ev
-    residual = _optimality_residual(mats, cost, allowed, g, h)
-    scale = max(1.0, float(np.abs(cost[allowed]).max()))
-    if not residual <= 1e3 * FLOAT_REL * scale:
-        raise SolverError(f"optimality equations violated by {residual:.3g} at the final policy")
-    constant = float(g.max() - g.min()) <= 1e3 * FLOAT_REL * scale
+        gain, error, bounds = None, None, None
+        if not residual <= FLOAT_REL * size:
+            raise SolverError(f"optimality equations violated by {residual:.3g} at the final policy (gains "
+                              f"{float(g.min())!r} to {float(g.max())!r})")
     pi = _stationary(mats, policy, classes[0]) if len(classes) == 1 else None
-    sol = AverageCostSolution(float(g[classes[0][0]]) if constant else None, g, h, policy, pi, classes, k, residual,
-                              "multichain-policy-iteration", inputs=inputs)
+    sol = AverageCostSolution(gain, g, h.sum(axis=0), policy, pi, classes, k, residual, "multichain-policy-iteration",
+                              error_bound=error, inputs=inputs, gain_bounds=bounds)
     if digits is None:
         return sol
     return _certify(sol, P, c, digits, floats, max_iter)
@@ -172,7 +181,7 @@ def average_cost_mdp(P, c, digits: int | None = None, *, max_iter: int = 1000,
 # ----------------------------------------------------------------- input
 
 
-def _validate(P, c):
+def validate_mdp(P, c):
     cost = ex.float_array(c, argument="c")
     if cost.ndim != 2 or 0 in cost.shape:
         raise InvalidInput("c", "must be a non-empty (S, A) array", value=cost.shape)
@@ -209,13 +218,46 @@ def _validate(P, c):
     return out, cost, allowed
 
 
-# ----------------------------------------------------------------- policy iteration
+# ----------------------------------------------------------------- policy iteration (the one evaluator)
+
+
+def optimal_policy(mats, cost, allowed, *, max_iter: int = 1000, unichain: bool = False):
+    """Multichain policy iteration (Puterman 1994, §9.2) on validated arrays
+    (:func:`validate_mdp`): from the cheapest action per state, evaluate the
+    policy (:class:`PolicySystem`), improve first on P g, then on
+    c + P h among the actions keeping P g minimal, an action changing only
+    when beaten by more than ``MDP_TIE_REL`` of *that state's* magnitudes (a
+    tie relative to the largest bias in the MDP hid improvements of 1e-2 in
+    the 10^4-state admission MDP, where h reaches 2.5e7 far from the optimum's
+    recurrent class).  Returns (policy, g, h, classes, iterations), h as the two rows
+    (hi, lo) of :meth:`PolicySystem.evaluate`.  ``unichain=True`` (used by
+    :func:`crawlmath.numeric.sparse_refine.float_policy`, whose exact stage
+    assumes it) refuses, SolverError, any policy met with several recurrent classes.
+
+    >>> import numpy as np
+    >>> mats, cost, allowed = validate_mdp([np.eye(2), np.array([[0, 1.0], [1, 0]])], [[2, 1], [5, 0]])
+    >>> optimal_policy(mats, cost, allowed)[0].tolist()          # alternate between the states
+    [1, 1]
+    """
+    policy = np.where(allowed, cost, np.inf).argmin(axis=1)
+    for k in range(1, max_iter + 1):
+        system = PolicySystem(mats, cost, policy)
+        if unichain and len(system.classes) != 1:
+            raise SolverError(f"policy iteration met a policy with {len(system.classes)} recurrent classes: the "
+                              "exact stage needs a unichain MDP")
+        g, h, classes = system.evaluate()
+        new = _improve(mats, cost, allowed, g, h, policy)
+        if np.array_equal(new, policy):
+            return policy, g, h, classes, k
+        policy = new
+    raise SolverError(f"policy iteration did not settle in {max_iter} iterations")
 
 
 def _policy_matrix(mats, policy) -> sps.csr_matrix:
-    S = len(policy)
-    rows = [mats[a][s] for s, a in enumerate(policy)]
-    return sps.vstack(rows, format="csr") if S else sps.csr_matrix((0, 0))
+    """The rows P_{policy(s)}(s, ·), picked per action and put back in state order."""
+    picks = [np.flatnonzero(policy == a) for a in range(len(mats))]
+    stacked = sps.vstack([M[i] for M, i in zip(mats, picks)], format="csr")
+    return stacked[np.argsort(np.concatenate(picks))]
 
 
 def closed_classes(P: sps.csr_matrix) -> list[np.ndarray]:
@@ -250,81 +292,202 @@ def bordered_lu(sub: sps.spmatrix, ref: int):
         raise SolverError(f"policy evaluation system is singular: {exc}") from None
 
 
-def _bordered_solve(sub: sps.spmatrix, rhs: np.ndarray) -> np.ndarray:
-    """Solve g + h = rhs + P_C h with h(first) = 0; returns z with z[0] = g."""
-    z = bordered_lu(sub, 0).solve(rhs)
-    if not np.all(np.isfinite(z)):
-        raise SolverError("policy evaluation gave a non-finite value")
-    return z
+REFINE_STEPS = 4  # iterative-refinement steps of an evaluation (each stops early once the residual stops halving)
 
 
-def _evaluate(mats, cost, policy):
-    """Per-state gain g and bias h of a pure stationary policy (Puterman §9.1)."""
-    import scipy.sparse.linalg as spla
+class PolicySystem:
+    """The evaluation equations of one pure stationary policy d (Puterman 1994, §9.1):
 
-    S = len(policy)
-    P = _policy_matrix(mats, policy)
-    c = cost[np.arange(S), policy]
-    classes = closed_classes(P)
-    g, h = np.zeros(S), np.zeros(S)
-    rec = np.zeros(S, dtype=bool)
-    for C in classes:
-        z = _bordered_solve(P[C][:, C], c[C])
-        g[C] = z[0]
-        h[C] = np.concatenate([[0.0], z[1:]])
-        rec[C] = True
-    T = np.flatnonzero(~rec)
-    if T.size:
-        R = np.flatnonzero(rec)
-        lu = spla.splu((sps.identity(T.size, format="csc") - P[T][:, T]).tocsc())
-        PTR = P[T][:, R]
-        g[T] = lu.solve(PTR @ g[R])
-        h[T] = lu.solve(c[T] - g[T] + PTR @ h[R])
-    return g, h, classes
+        g(s) = Σ_j P_d(s, j) g(j),   g(s) + h(s) = c_d(s) + Σ_j P_d(s, j) h(j),
+
+    h = 0 at the first state of each closed class, factorised once: per
+    closed class C a bordered sparse LU (:func:`bordered_lu`: g constant on
+    C, h on C), and one LU of I − P_TT for the transient states T (g_T, then
+    h_T, from the recurrent values).  :meth:`evaluate` solves them and refines
+    the solution with residuals written as differences,
+    c_d(s) − g(s) + Σ_j P_d(s, j)(h(j) − h(s)): h grows like n² in a queue
+    with holding costs, and the differences are what the equations are
+    about, so their rounding is relative to |h(j) − h(s)|, not to |h|.
+
+    >>> import numpy as np
+    >>> P = [sps.csr_matrix(np.array([[0.9, 0.1], [0.8, 0.2]]))]
+    >>> g, h, classes = PolicySystem(P, np.array([[0.0], [1.0]]), np.array([0, 0])).evaluate()
+    >>> round(float(g[0]), 15), round(float(h.sum(axis=0)[1]), 15)  # π = (8/9, 1/9): g = 1/9, h(1) = 1/0.9
+    (0.111111111111111, 1.111111111111111)
+    """
+
+    def __init__(self, mats, cost, policy):
+        import scipy.sparse.linalg as spla
+
+        S = len(policy)
+        self.P = _policy_matrix(mats, policy)
+        self.c = cost[np.arange(S), policy]
+        self.classes = closed_classes(self.P)
+        self.lus = [(C, bordered_lu(self.P[C][:, C], 0)) for C in self.classes]
+        rec = np.zeros(S, dtype=bool)
+        for C in self.classes:
+            rec[C] = True
+        self.T, self.R = np.flatnonzero(~rec), np.flatnonzero(rec)
+        if self.T.size:
+            PT = self.P[self.T]
+            try:
+                self.lu_T = spla.splu((sps.identity(self.T.size, format="csc") - PT[:, self.T]).tocsc())
+            except RuntimeError as exc:
+                raise SolverError(f"policy evaluation: the transient system is singular: {exc}") from None
+            self.PTR = PT[:, self.R]
+
+    def solve(self, r1: np.ndarray, r2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(g, h) with g − P g = r1 on the transient states (g constant on each
+        closed class) and g + h − P h = r2, h = 0 at each class's first state."""
+        g, h = np.zeros_like(r2), np.zeros_like(r2)
+        for C, lu in self.lus:
+            z = lu.solve(r2[C])
+            g[C], h[C] = z[0], np.concatenate([[0.0], z[1:]])
+        T, R = self.T, self.R
+        if T.size:
+            g[T] = self.lu_T.solve(r1[T] + self.PTR @ g[R])
+            h[T] = self.lu_T.solve(r2[T] - g[T] + self.PTR @ h[R])
+        if not (np.all(np.isfinite(g)) and np.all(np.isfinite(h))):
+            raise SolverError("policy evaluation gave a non-finite value")
+        return g, h
+
+    def residuals(self, g: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(Σ_j P(s, j)(g(j) − g(s)), c(s) − g(s) + Σ_j P(s, j)(h(j) − h(s))) per state."""
+        return _row_differences(self.P, g)[0], self.c - g + _row_differences(self.P, h)[0]
+
+    def evaluate(self) -> tuple[np.ndarray, np.ndarray, list]:
+        """(g, h, closed classes): the solution, refined while the residual halves.
+
+        h is kept as two rows, h = h[0] + h[1] (a double-double value; Dekker's
+        two-sum keeps the correction's lost low part): where |h| ≈ 2e9 (a
+        10^5-state queue) one float64 resolves it only to 2.4e-7, and the
+        refined residual, hence the gain's bounds, could not go below that."""
+        g, hi = self.solve(np.zeros_like(self.c), self.c)
+        h = np.stack([hi, np.zeros_like(hi)])
+        last = math.inf
+        for _ in range(REFINE_STEPS):
+            r1, r2 = self.residuals(g, h)
+            size = float(max(np.abs(r1).max(), np.abs(r2).max()))
+            if not size < last / 2:
+                break
+            last = size
+            dg, dh = self.solve(r1, r2)
+            g, h = g + dg, _two_sum(h, dh)
+        return g, h, self.classes
 
 
-def _q(mats, vec) -> np.ndarray:
-    return np.column_stack([M @ vec for M in mats])
+def _two_sum(h: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """(hi, lo) + d as a new (hi, lo) with hi = fl(hi + d) and the rounding error
+    of that sum carried into lo exactly (Knuth's TwoSum)."""
+    s = h[0] + d
+    t = s - h[0]
+    err = (h[0] - (s - t)) + (d - t)
+    return np.stack([s, h[1] + err])
 
 
-def _improve(mats, cost, allowed, ev, policy):
-    g, h, _ = ev
-    S = len(policy)
-    scale_g = max(1.0, float(np.abs(g).max()))
-    Pg = np.where(allowed, _q(mats, g), np.inf)
-    new = _strict_argmin(Pg, policy, MDP_TIE_REL * scale_g)
+def _row_differences(M: sps.csr_matrix, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row s: (Σ_j M(s, j)(v(j) − v(s)), Σ_j M(s, j) Σ_parts |v_part(j) − v_part(s)|, stored
+    entries in the row); ``v`` is one vector or the two rows of a double-double (hi + lo), whose
+    parts are differenced separately (hi(j) − hi(s) is exact between neighbours of like size)."""
+    S = M.shape[0]
+    row = np.repeat(np.arange(S), np.diff(M.indptr))
+    parts = [w[M.indices] - w[row] for w in np.atleast_2d(v)]
+    d = M.data * sum(parts)
+    mag = M.data * sum(np.abs(x) for x in parts)
+    return np.bincount(row, d, S), np.bincount(row, mag, S), np.diff(M.indptr)
+
+
+def _values(mats, cost, allowed, v, with_cost: bool):
+    """Per (s, a), inf where unavailable: V = [c(s, a)] + Σ_j P_a(s, j)(v(j) − v(s)), the
+    magnitude |c(s, a)| + Σ_j P_a(s, j)|v(j) − v(s)| of its terms, and a rigorous bound on
+    V's rounding (below)."""
+    S, A = cost.shape
+    V, mag, rnd = np.empty((S, A)), np.empty((S, A)), np.empty((S, A))
+    for a, M in enumerate(mats):
+        d, m, k = _row_differences(M, v)
+        c = np.where(allowed[:, a], cost[:, a], 0.0) if with_cost else 0.0
+        sigma = np.where(allowed[:, a], np.asarray(M.sum(axis=1)).ravel(), 1.0)  # unavailable rows may be empty
+        V[:, a], mag[:, a] = c + d, np.abs(c) + m
+        rnd[:, a] = _rounding_bound(k, mag[:, a], sigma)
+    return np.where(allowed, V, np.inf), np.where(allowed, mag, 0.0), np.where(allowed, rnd, 0.0)
+
+
+def _rounding_bound(k: np.ndarray, mag: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """Bound on |computed V − V| for V = c + Σ_j p_j (v_j − v_s) of the row renormalised to sum 1.
+
+    Each v_j − v_s (two for a double-double and their sum), product and the k + 1 additions
+    commit relative errors u = 2^-53, so the computed sum is within γ_{k+5} · mag,
+    γ_m = m u / (1 − m u) (Higham 2002, §3.1); the row's
+    sum σ ≠ 1 by a few ulps of the float input adds |1/σ − 1| · mag.  Doubled to cover the
+    rounding of this bound itself."""
+    u = 2.0 ** -53
+    m = (k + 5) * u
+    return 2 * (m / (1 - m) + np.abs(1 / sigma - 1)) * mag
+
+
+def _improve(mats, cost, allowed, g, h, policy):
+    """The improved policy: first on P g, then on c + P h among the actions keeping P g minimal,
+    ties (within ``MDP_TIE_REL`` of the state's magnitudes) kept (Puterman 1994, §9.2.1)."""
+    G, gmag, _ = _values(mats, cost, allowed, g, with_cost=False)
+    tie_g = MDP_TIE_REL * (np.abs(g) + gmag.max(axis=1))
+    new = _strict_argmin(G, policy, tie_g)
     if not np.array_equal(new, policy):
         return new
-    Q = np.where(allowed, cost + _q(mats, h), np.inf)
-    Q[Pg > Pg[np.arange(S), policy][:, None] + MDP_TIE_REL * scale_g] = np.inf
-    scale = max(1.0, float(np.abs(Q[np.isfinite(Q)]).max()))
-    return _strict_argmin(Q, policy, MDP_TIE_REL * scale)
+    V, mag, _ = _values(mats, cost, allowed, h, with_cost=True)
+    V[G > G[np.arange(len(policy)), policy][:, None] + tie_g[:, None]] = np.inf
+    return _strict_argmin(V, policy, MDP_TIE_REL * (np.abs(g) + mag.max(axis=1)))
 
 
-def _strict_argmin(Q: np.ndarray, policy: np.ndarray, tie: float) -> np.ndarray:
-    """The argmin per row, keeping the current action unless beaten by more than ``tie``."""
+def _strict_argmin(Q: np.ndarray, policy: np.ndarray, tie: np.ndarray) -> np.ndarray:
+    """The argmin per row, keeping the current action unless beaten by more than that row's ``tie``."""
     S = len(policy)
     best = Q.argmin(axis=1)
     keep = Q[np.arange(S), policy] <= Q[np.arange(S), best] + tie
     return np.where(keep, policy, best)
 
 
-def _optimality_residual(mats, cost, allowed, g, h) -> float:
-    Pg = np.where(allowed, _q(mats, g), np.inf)
-    r1 = np.abs(Pg.min(axis=1) - g)
-    Q = np.where(allowed, cost + _q(mats, h), np.inf)
-    Q[Pg > Pg.min(axis=1)[:, None] + MDP_TIE_REL * max(1.0, float(np.abs(g).max()))] = np.inf
-    r2 = np.abs(Q.min(axis=1) - g - h)
-    return float(max(r1.max(), r2.max()))
+def optimality_check(mats, cost, allowed, g, h, policy) -> tuple[float, float, float, float]:
+    """(residual, lower, upper, size): the largest violation of the optimality equations
+    min_a Σ_j P_a(s, j) g(j) = g(s) and min_a [c(s, a) + Σ_j P_a(s, j) h(j)] = g(s) + h(s)
+    (the second over the actions attaining the first), and bounds lower ≤ g*(s) ≤ upper for
+    every state s of the float64 MDP (rows renormalised to sum 1), rigorous including rounding:
+
+        lower = min_{s,a} [c(s, a) + Σ_j P_a(s, j)(h(j) − h(s))],
+        upper = max_s [c_d(s) + Σ_j P_d(s, j)(h(j) − h(s))]
+
+    hold for *any* h (Odoni 1969; Puterman 1994, §8.5.2): T h ≥ h + lower iterates to
+    v*_N ≥ N lower − 2 max|h|, and c_d + P_d h − h ≤ upper gives g_d ≤ upper, g* ≤ g_d.
+    Each value is widened by the bound on its rounding (:func:`_rounding_bound`).  ``size``:
+    the largest magnitude the residual is computed from, max over s, a of |g(s)| + |c(s, a)| +
+    Σ_j P_a(s, j)|h(j) − h(s)| (the scale of its rounding).
+
+    >>> import numpy as np
+    >>> mats, cost, allowed = validate_mdp([np.eye(2), np.array([[0, 1.0], [1, 0]])], [[2, 1], [5, 0]])
+    >>> policy, g, h, _, _ = optimal_policy(mats, cost, allowed)
+    >>> r, lo, hi, size = optimality_check(mats, cost, allowed, g, h, policy)
+    >>> r, lo <= 0.5 <= hi, hi - lo < 1e-13, size
+    (0.0, True, True, 5.5)
+    """
+    S = len(policy)
+    G, gmag, _ = _values(mats, cost, allowed, g, with_cost=False)
+    V, mag, rnd = _values(mats, cost, allowed, h, with_cost=True)
+    r1 = np.abs(G.min(axis=1))
+    tie_g = MDP_TIE_REL * (np.abs(g) + gmag.max(axis=1))
+    Vg = np.where(G > G.min(axis=1)[:, None] + tie_g[:, None], np.inf, V)
+    r2 = np.abs(Vg.min(axis=1) - g)
+    lower = float(np.nextafter(np.where(allowed, V - rnd, np.inf).min(), -np.inf))
+    here = np.arange(S), policy
+    upper = float(np.nextafter((V[here] + rnd[here]).max(), np.inf))
+    size = float((np.abs(g) + mag.max(axis=1)).max())
+    return float(max(r1.max(), r2.max())), lower, upper, size
 
 
 def _stationary(mats, policy, C) -> np.ndarray:
     from .ctmc import ctmc_stationary
 
-    P = _policy_matrix(mats, policy)
-    sub = P[C][:, C].toarray()
+    sub = _policy_matrix(mats, policy)[C][:, C]
     pi = np.zeros(len(policy))
-    pi[C] = ctmc_stationary(sub - np.diag(sub.sum(axis=1))).pi
+    pi[C] = ctmc_stationary((sub - sps.diags(np.asarray(sub.sum(axis=1)).ravel())).tocsr()).pi
     return pi
 
 

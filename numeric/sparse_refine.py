@@ -679,57 +679,22 @@ def float_mdp(model, cost: np.ndarray):
 
 
 def float_policy(model, cost: np.ndarray, *, max_iter: int = 200) -> np.ndarray:
-    """A start for the exact stage: unichain policy iteration in float64
-    (Puterman 1994, §8.6), the choice per state.  Each policy is evaluated
-    with the bordered sparse LU of its generator (g and h, h_ref = 0), then
-    every state takes the choice with the least c + Σ_j p (h_j − h_s) unless the
-    current one is within 1e-9 of it.  No residual test here: the exact stage
-    improves the policy further and certifies the result."""
-    from .tolerance import MDP_TIE_REL
+    """A start for the exact stage, the choice per state: the policy iteration of
+    :func:`crawlmath.numeric.average_cost.optimal_policy` (the one float64
+    evaluator) on :func:`float_mdp`'s arrays with ``unichain=True``: every
+    policy it meets must have one recurrent class (SolverError otherwise).  No residual test here: the
+    exact stage improves the policy further and certifies the result."""
+    from .average_cost import optimal_policy, validate_mdp
 
-    cs = model.choice_state
-    m = cs.size
-    Pc = sps.csr_matrix((model.value.astype(float), (model.src, model.dst)), shape=(m, model.n))
-    out = np.asarray(Pc.sum(axis=1)).ravel()
-    cf = cost.astype(float)
-    V = cf.copy()
-    choice = _argmin_per_state(cs, V, model.n, None, 0.0)
-    for _ in range(max_iter):
-        rows = Pc[choice]
-        Q = (rows - sps.diags(out[choice])).tocsr()
-        classes = closed_classes(model.n, *_edges(rows))
-        if len(classes) != 1:
-            raise SolverError(f"policy iteration met a policy with {len(classes)} recurrent classes: the exact "
-                              "stage needs a unichain MDP")
-        ref = int(classes[0][0])
-        z = _bordered_lu(Q, ref).solve(-cf[choice])
-        h = z.copy()
-        h[ref] = 0.0
-        V = cf + Pc @ h - out * h[cs]
-        new = _argmin_per_state(cs, V, model.n, choice, MDP_TIE_REL * max(1.0, float(np.abs(V).max())))
-        if np.array_equal(new, choice):
-            return choice
-        choice = new
-    raise SolverError(f"float policy iteration did not settle in {max_iter} iterations")
+    P, c, rank = float_mdp(model, cost)
+    return policy_choices(model, rank, optimal_policy(*validate_mdp(P, c), max_iter=max_iter, unichain=True)[0])
 
 
-def _edges(rows: sps.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
-    C = rows.tocoo()
-    keep = C.data != 0
-    return C.row[keep].astype(np.int64), C.col[keep].astype(np.int64)
-
-
-def _argmin_per_state(owner: np.ndarray, V, n: int, current, tie: float) -> np.ndarray:
-    """Per state the choice of least V (the first on ties); ``current`` kept unless beaten by more than ``tie``."""
-    order = np.lexsort((np.arange(owner.size), V, owner))
-    first = np.ones(order.size, dtype=bool)
-    first[1:] = owner[order[1:]] != owner[order[:-1]]
-    best = np.empty(n, dtype=np.int64)
-    best[owner[order[first]]] = order[first]
-    if current is None:
-        return best
-    keep = V[current] <= V[best] + tie
-    return np.where(keep, current, best)
+def policy_choices(model, rank: np.ndarray, policy: np.ndarray) -> np.ndarray:
+    """The model's choice index per state for a policy over :func:`float_mdp`'s actions."""
+    choice_of = np.full((model.n, int(rank.max()) + 1), -1, dtype=np.int64)
+    choice_of[model.choice_state, rank] = np.arange(rank.size)
+    return choice_of[np.arange(model.n), policy]
 
 
 def _policy_chain(model, W, L: int, C, Lc: int, choice: np.ndarray) -> IntegerChain:

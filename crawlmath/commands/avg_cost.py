@@ -47,15 +47,15 @@ def _float_result(model, reward) -> dict:
     import numpy as np
 
     from ..numeric.average_cost import average_cost_mdp
-    from ..numeric.sparse_refine import float_mdp
+    from ..numeric.sparse_refine import float_mdp, policy_choices
 
     P, c, rank = float_mdp(model, model.reward_per_choice(reward))
     sol = average_cost_mdp(P, c)
-    by_rank = {(int(s), int(r)): k for k, (s, r) in enumerate(zip(model.choice_state, rank))}
-    choice = [by_rank[(s, int(a))] for s, a in enumerate(sol.policy)]
     g = sol.gain if sol.gain is not None else sol.g.tolist()
-    return {"gain": g, "gain_bounds": None, "policy": _labels(model, choice), "bias": np.asarray(sol.bias).tolist(),
-            "residual": sol.residual, "iterations": sol.iterations, "changes": 0, "digits": None,
+    return {"gain": g, "gain_bounds": None if sol.gain_bounds is None else list(sol.gain_bounds),
+            "error_bound": sol.error_bound, "policy": _labels(model, policy_choices(model, rank, sol.policy)),
+            "bias": np.asarray(sol.bias).tolist(), "residual": sol.residual, "iterations": sol.iterations,
+            "changes": 0, "digits": None,
             "method": f"float64 {sol.method} (inputs read exactly, solved in float64)"}
 
 
@@ -67,7 +67,7 @@ def _certified_result(model, reward, digits: int) -> dict:
     method = ("float policy iteration, then exact policy improvement on the refined bias; " + a.method
               + "; lower bound min over all states and actions of c + P h - h")
     bounds = [outward_text(b, digits + 3, up) for b, up in zip(r.bounds, (False, True))]
-    return {"gain": a.text, "gain_bounds": bounds,
+    return {"gain": a.text, "gain_bounds": bounds, "error_bound": None,
             "policy": _labels(model, r.policy), "bias": r.bias.tolist(), "residual": None, "iterations": None,
             "changes": r.changes, "digits": digits, "method": method}
 
@@ -75,8 +75,11 @@ def _certified_result(model, reward, digits: int) -> dict:
 def _show(out: dict, model) -> None:
     print(f"{model.source}: MDP, {out['states']} states, {out['choices']} choices")
     print(f"optimal average cost g*  {out['gain']}")
-    if out["gain_bounds"]:
+    if out["gain_bounds"] and out["digits"] is not None:
         print(f"  in [{out['gain_bounds'][0]}, {out['gain_bounds'][1]}]  (exact bounds)")
+    elif out["gain_bounds"]:
+        print(f"  in [{out['gain_bounds'][0]!r}, {out['gain_bounds'][1]!r}]  (error <= {out['error_bound']:.2g}: "
+              "rigorous bounds for the float64 MDP; --digits for the exact one)")
     print(f"method  {out['method']}")
     if out["changes"]:
         print(f"exact improvement changed {out['changes']} actions of the float policy")

@@ -1,0 +1,116 @@
+"""The float route of `average_cost_mdp` (the one policy evaluator, `optimal_policy`):
+per-state ties, refined bias, rigorous bounds on the optimal gain, and the refusal
+when they do not give one digit; `sparse_refine.float_policy` on the same evaluator."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import scipy.sparse as sps
+
+from crawlmath.cli import main
+from crawlmath.numeric import average_cost as AC
+from crawlmath.numeric import explicit_io as E
+from crawlmath.numeric import sparse_refine as R
+from crawlmath.numeric.average_cost import average_cost_mdp
+from crawlmath.numeric.errors import SolverError
+
+
+def admission(K: int):
+    """benchmarks/storm_exact.py's admission MDP as arrays: arrivals 0.4, service 0.5, states 0..K;
+    action 0 admits (not at K), action 1 rejects at cost 3; holding cost n/4 per step."""
+    n = np.arange(K + 1)
+
+    def law(up):
+        rows = np.concatenate([n, n, n])
+        cols = np.concatenate([up, np.maximum(n - 1, 0), n])
+        p = np.concatenate([np.full(K + 1, 0.4), np.full(K + 1, 0.5), np.full(K + 1, 0.1)])
+        return sps.csr_matrix((p, (rows, cols)), shape=(K + 1, K + 1))
+
+    c = np.column_stack([n / 4, n / 4 + 3.0])
+    c[K, 0] = np.inf
+    return [law(np.minimum(n + 1, K)), law(n)], c
+
+
+@pytest.fixture(scope="module")
+def exact_admission_gain():
+    """The optimal gain of the admission MDP by the exact route (fmpq policy iteration and
+    mpmath GTH), at K = 60: admit below 5, so the recurrent class {0..5} is far from the buffer."""
+    r = average_cost_mdp(*admission(60), digits=30)
+    assert r.policy.tolist()[:7] == [0, 0, 0, 0, 0, 1, 1] and r.error_bound == 0
+    return r.gain_exact, r.policy
+
+
+def test_float_route_delivers_the_10k_state_admission_mdp(exact_admission_gain):
+    """It was refused ("optimality equations violated by 0.0123"): the tie 1e-9 x max|Q| (h reaches
+    2.5e7 at the buffer end) hid the improvement 0.0123 at state 5, policy iteration stopped one
+    threshold off (g 0.73463).  Now: the exact optimum's policy and gain, inside rigorous bounds."""
+    gain, policy = exact_admission_gain
+    s = average_cost_mdp(*admission(9999))
+    assert s.policy[:61].tolist() == policy.tolist()[:61] and (s.policy[61:] == 1).all()
+    lo, hi = s.gain_bounds
+    assert Fraction(lo) <= gain <= Fraction(hi)
+    assert s.error_bound == max(s.gain - lo, hi - s.gain) and s.error_bound < 1e-10
+    assert abs(Fraction(s.gain) - gain) < Fraction(1, 10 ** 15)
+    assert s.residual < 1e-12  # the refined (double-double) bias: a single float64 h resolves 2.5e7 to 4e-9 only
+
+
+def test_bounds_contain_the_optimum_when_a_tie_hides_an_improvement():
+    """State 0 chooses state 1 (cost 1) or state 2 (cost 1 - 1e-7) after paying 1000: the 1e-7
+    improvement is below the per-state tie (1e-9 x ~1500), so the policy keeps state 1, and the
+    lower bound min_{s,a} (c + P h - h) = g - 1e-7 reports the gap: the optimum 500.49999995 is inside."""
+    P = [np.array([[0, 1, 0], [1, 0, 0], [1, 0, 0.0]]), np.array([[0, 0, 1], [1, 0, 0], [1, 0, 0.0]])]
+    c = np.array([[1000.0, 1000.0], [1.0, np.inf], [1 - 1e-7, np.inf]])
+    s = average_cost_mdp(P, c)
+    assert s.policy[0] == 0 and s.gain == pytest.approx(500.5, rel=1e-15)
+    lo, hi = s.gain_bounds
+    optimum = (Fraction(1000) + Fraction(1 - 1e-7)) / 2  # the float MDP's costs, exactly
+    assert Fraction(lo) <= optimum <= Fraction(hi) < Fraction(s.gain) + Fraction(1, 10 ** 11)
+    assert 0.99e-7 < s.error_bound < 1.01e-7 and s.residual == pytest.approx(1e-7, rel=1e-5)  # the gap, reported
+
+
+def test_multichain_transient_states_take_their_class_gains():
+    """A transient start 0 that moves to absorbing 1 (cost 1) or 2 (cost 2) with probability 1/2
+    each, or stays (cost 5): gains 1.5, 1, 2, no single gain, no bounds."""
+    P = [np.array([[0, 0.5, 0.5], [0, 1, 0], [0, 0, 1.0]]), np.array([[1.0, 0, 0], [0, 1, 0], [0, 0, 1]])]
+    c = np.array([[0.0, 5.0], [1.0, np.inf], [2.0, np.inf]])
+    s = average_cost_mdp(P, c)
+    assert s.gain is None and s.gain_bounds is None and s.error_bound is None
+    assert s.g.tolist() == pytest.approx([1.5, 1.0, 2.0], rel=1e-15) and s.policy[0] == 0
+
+
+def test_refused_when_the_bounds_give_no_digit(monkeypatch, capsys, tmp_path):
+    """The refusal path (a rounding bound as wide as the gain stands in for a failed float solve):
+    SolverError with the bounds and the measured residual; the CLI exits 3 with one line."""
+    monkeypatch.setattr(AC, "_rounding_bound", lambda k, mag, sigma: mag + 1.0)
+    with pytest.raises(SolverError, match=r"only within .*optimality residual"):
+        average_cost_mdp(*admission(20))
+    code = main(["avg-cost", "tests/data/storm_admission.drn"])
+    err = capsys.readouterr().err
+    assert code == 3 and err.count("\n") == 1 and "optimality residual" in err
+
+
+@pytest.mark.parametrize("name, extra", [("storm_admission.drn", {}),
+                                         ("admission.tra", {"srew": "tests/data/admission.srew",
+                                                            "trew": "tests/data/admission.trew"})])
+def test_float_policy_is_average_cost_mdps_policy(name, extra):
+    m = E.read_model(f"tests/data/{name}", **extra)
+    cost = m.reward_per_choice(None)
+    P, c, rank = R.float_mdp(m, cost)
+    s = average_cost_mdp(P, c)
+    choice = R.float_policy(m, cost)
+    assert choice.tolist() == R.policy_choices(m, rank, s.policy).tolist()
+    assert [m.choice_label[k] for k in choice] == ["acc", "acc", "rej"]
+    assert Fraction(s.gain_bounds[0]) <= Fraction(2, 3) <= Fraction(s.gain_bounds[1])
+
+
+def test_float_policy_refuses_a_multichain_policy_on_its_way():
+    """The exact stage's start keeps its rule: every policy met must be unichain.  Here the cheapest
+    actions (the start) make states 0 and 1 absorbing."""
+    m = E.parse_json('{"type": "mdp", "states": 2, "transitions": [[0, 0, 0, 1], [0, 1, 1, 1], [1, 0, 1, 1], '
+                     '[1, 1, 0, 1]], "choice_rewards": {"c": [[0, 0, 1], [0, 1, 2], [1, 0, 1], [1, 1, 2]]}}')
+    with pytest.raises(SolverError, match="2 recurrent classes"):
+        R.float_policy(m, m.reward_per_choice("c"))
+    s = average_cost_mdp(*R.float_mdp(m, m.reward_per_choice("c"))[:2])  # the general route accepts it
+    assert s.gain == 1.0 and s.policy.tolist() == [0, 0]
