@@ -325,6 +325,47 @@ def exact_uniform(K: int, C: int, method: str = "lu", keep_pi: bool = False) -> 
                        pif if keep_pi else None, parts if keep_pi else None, S if method == "rational" else None)
 
 
+CERTIFIED_PARTITIONS = 6000  # the certified partition chain's work cap: 5604 states (K = 30) take ~9 s, 14883 ~130 s
+
+
+def certified_uniform(K: int, C: int, digits: int = 30) -> ExactResult:
+    r"""E[S] and P_new of the uniform-colour chain on occupancy partitions
+    (:func:`uniform_transitions` with exact Fractions, p_c = 1/C), certified
+    to ``digits`` digits by the two routes of
+    :func:`crawlmath.numeric.sparse_refine.average` (exact rational bounds from
+    the refined bias, and π refined with exact integer residuals inside them),
+    as :func:`exact_general` does for any rational law.  `TooLarge` before the
+    work when the refinement's estimated cost exceeds the limits.
+
+    >>> r = certified_uniform(3, 2, digits=25)
+    >>> r.colours_bounds[0] <= Fraction(5, 3) <= r.colours_bounds[1], r.inputs
+    (True, 'exact')
+    """
+    from .sparse_refine import averages_of, check_cost, integer_chain
+
+    K = require_int(K, "K", minimum=1)
+    C = require_int(C, "C", minimum=1)
+    digits = require_int(digits, "digits", minimum=1)
+    require_chain_states(K, C)
+    parts, rows, cols, probs = uniform_transitions(K, C, exact=True)
+    check_cost(len(rows), digits, argument="K")
+    present = [len(q) for q in parts]
+    chain = integer_chain(len(parts), rows, cols, probs, present, argument="K")
+    out, (mass, _) = averages_of(chain, {"colours": present, "p_new": [Fraction(C - s, C) for s in present]}, digits)
+    colours, p_new = out["colours"], out["p_new"]
+    weight = int(sum(mass))
+    nu = np.zeros(K + 1)
+    for x, q in zip(mass, parts):
+        for v in q:
+            nu[v] += int(x) / weight
+    nu[0] = C - float(colours.value)
+    method = (f"partition chain ({len(parts)} states) with exact transitions (p_c = 1/C), certified to {digits} "
+              f"digits: E[S] {colours.method}")
+    return ExactResult(K, C, len(parts), float(colours.value), float(p_new.value), nu, method, 0.0, 0, digits=digits,
+                       colours_bounds=colours.bounds, p_new_bounds=p_new.bounds, inputs=EXACT,
+                       model="uniform p_c = 1/C (exact)")
+
+
 def _stationary_lu(P, pin: int = -1) -> np.ndarray:
     """Solve πP = π, Σπ = 1 by sparse LU: fix π_pin = 1 and drop that
     balance equation (no dense normalisation row, so little fill-in).  The

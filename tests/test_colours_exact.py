@@ -280,3 +280,29 @@ def test_exact_chain_of_a_skewed_law_starts_from_gth_when_the_lu_loses_small_ent
     monkeypatch.setattr(R, "GTH_LEVELS_SLOW_WORK", 0)
     with pytest.raises(SolverError, match="entries <= 0"):
         nc.exact_general(p, 10, digits=30)
+
+
+def test_uniform_chain_is_certified_and_contains_the_rational_solution():
+    """``certified_uniform`` (exact partition chain, two routes) encloses E[S] solved in exact Fractions."""
+    from crawlmath.numeric import colours as nc
+
+    for K, C in [(3, 2), (6, 4), (8, 20)]:
+        r = nc.certified_uniform(K, C, digits=30)
+        exact = nc.exact_uniform(K, C, method="rational").colours_exact
+        assert r.colours_bounds[0] <= exact <= r.colours_bounds[1] and r.inputs == "exact"
+        assert r.colours_bounds[1] - r.colours_bounds[0] < Fraction(1, 10**30)
+
+
+def test_cli_uniform_chain_certified_below_the_cap_and_labelled_float_above(capsys, monkeypatch):
+    import json
+
+    from crawlmath.cli import main
+    from crawlmath.numeric import colours as nc
+
+    assert main(["colours", "--K", "6", "--C", "4", "--exact", "chain", "--json"]) == 0
+    certified = json.loads(capsys.readouterr().out)["exact"]
+    assert certified["digits"] == 30 and certified["bounds"][0] <= "2.875" <= certified["bounds"][1]
+    monkeypatch.setattr(nc, "CERTIFIED_PARTITIONS", 1)
+    assert main(["colours", "--K", "6", "--C", "4", "--exact", "chain", "--json"]) == 0
+    labelled = json.loads(capsys.readouterr().out)["exact"]
+    assert "not certified" in labelled["method"] and "residual" in labelled and "digits" not in labelled

@@ -1,6 +1,8 @@
 """``crawlmath colours``: colours in the BUbiNG workbench (Buijsrogge 2014, Ch. 3–8)."""
 from __future__ import annotations
 
+import dataclasses
+
 import math
 
 from ._common import Progress, add_progress_option, inputs, integer, print_json, progress_wanted, require_finite_output
@@ -126,16 +128,22 @@ def run(args) -> int:
         out["mean_field"] = None  # Theorem 4.2.1 is for uniform colours only
         out["p_new"] = None
     if args.exact == "chain":
-        if kind == "uniform":
+        if kind == "uniform" and nc.partition_count(K, C) <= nc.CERTIFIED_PARTITIONS:
+            r = nc.certified_uniform(K, C)
+        elif kind == "uniform":  # past the certified route's cap: a float64 solve, and it says so
             r = nc.exact_uniform(K, C)
+            r = dataclasses.replace(r, method=f"float64 sparse LU on the {r.states}-state partition chain, not "
+                                    f"certified (above {nc.CERTIFIED_PARTITIONS} states); --exact product gives a "
+                                    "certified E[S]")
         else:
             r = nc.exact_general(p, K)
         out["exact"] = {"colours": r.colours, "p_new": r.p_new, "states": r.states, "method": r.method}
         if r.digits is None:  # the float64 solve of the uniform chain
             out["exact"]["residual"] = r.residual
-        else:  # the certified chain of p as colour_distribution gives it, each float read as its shortest decimal
+        else:  # certified: p_c = 1/C exactly, or p as colour_distribution gives it, each float read as its shortest decimal
             out["exact"].update(digits=r.digits, inputs=r.inputs,
-                                model=f"{kind} p_c as float64 values (Ch. 5), each read as its shortest decimal",
+                                model=r.model if kind == "uniform" else
+                                f"{kind} p_c as float64 values (Ch. 5), each read as its shortest decimal",
                                 bounds=[outward_text(b, r.digits + 3, up) for b, up in zip(r.colours_bounds, (False, True))])
     elif args.exact == "product":
         r = nc.exact_stationary(nc.colour_law_of(kind, C, *texts), K)  # the law from the exact parameters
