@@ -398,3 +398,28 @@ def test_scheduling_weight_mu_squared_is_refused_with_its_step(tmp_path, capsys)
     assert [f["name"] for f in out["formulas"]] == ["exclusion_multiplier"]
     for name in ("optimal_frequency", "optimal_multiplier", "optimal_cost"):
         assert refused[name].startswith("the pages share no common level") and "'mu'" in refused[name]
+
+
+# --- static M/M/1/K: service mu sqrt(n), a law with square roots of factorials ----------------------------
+
+def test_sqrt_service_stationarity_derives_and_matches_the_chain(tmp_path, capsys):
+    """mu(n) = mu sqrt(n): p_i ∝ rho^i / sqrt(i!), no closed-form normaliser.  Q = Z^2 dC/drho was refused (the check
+    at K = 3 left sqrt(2) sqrt(3) - sqrt(6) uncancelled); it derives, and equals Z^2 dC/drho of the chain's cost
+    (mpmath.diff at 40 digits) at K = 3, 7; (1.7) is refused because the normaliser has no closed form."""
+    model = _write(tmp_path, {**DOUBLED, "name": "sqrt_service", "service": "mu*sqrt(n)", "weights": {}})
+    assert main(["codegen", "--model", str(model), "--out", str(tmp_path / "py"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    refused = {r["formula"]: r["step"] for r in out["refused"]}
+    assert "stationarity_deflated" in [f["name"] for f in out["formulas"]] and "no polynomial (1.7)" in refused["stationarity"]
+    gen = _import(tmp_path / "py" / "sqrt_service.py")
+    with mpmath.workdps(40):
+        for rho, gamma, K, mu in (("0.4", "2.5", 3, "1.5"), ("1.7", "0.3", 7, "0.8")):
+            rho, gamma, mu = map(mpmath.mpf, (rho, gamma, mu))
+
+            def chain_cost(r):
+                return _cost(r, gamma, K, mu, lambda k, m: m * mpmath.sqrt(k))
+
+            Z = mpmath.fsum(rho**i / mpmath.sqrt(mpmath.factorial(i)) for i in range(K + 1))
+            want = Z**2 * mpmath.diff(chain_cost, rho)
+            got = gen.stationarity_deflated_mp(rho, gamma, K, mu)
+            assert abs(got - want) < mpmath.mpf(10) ** -30 * (1 + abs(want))
