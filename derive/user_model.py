@@ -291,7 +291,7 @@ def register(kind: ModelKind) -> ModelKind:
     """Add ``kind`` to :data:`KINDS` (its ``$defs`` entry must exist in the schema).
 
     >>> sorted(KINDS)
-    ['scheduling', 'static-mm1k']
+    ['scheduling', 'static-mm1k', 'workbench']
     """
     if kind.name not in _schema()["$defs"]:
         raise ValueError(f"model kind {kind.name!r} has no $defs entry in {SCHEMA_PATH.name}")
@@ -484,3 +484,34 @@ def _scheduling_formulas(model):
 
 register(ModelKind("scheduling", _scheduling, _scheduling_formulas,
                    "page-visit frequencies minimising sum_i term(x_i) under sum x_i = 1 (Coffman–Liu–Weber 1997, §3–4)"))
+
+
+# --- the workbench kind (Buijsrogge 2014, Ch. 4) ------------------------------------------
+
+def _workbench(document: Mapping[str, Any], where: str):
+    """A `buijsrogge.WorkbenchModel` from a ``workbench`` document: ``slots`` "K" or an integer, ``colours`` "C" or
+    an integer, ``removal`` one of the rules, ``redraw`` a boolean, ``draw`` and ``weights`` lists of numbers (one
+    per colour, so only with an integer ``colours``)."""
+    from . import buijsrogge as b
+
+    size = {"slots": b.K, "colours": b.C}
+    parts = {name: symbol if document.get(name, str(symbol)) == str(symbol) else sp.Integer(document[name])
+             for name, symbol in size.items()}
+    for name in ("draw", "weights"):
+        if name in document:
+            parts[name] = tuple(parse_expression(v, {}, f"{where}: .{name}[{k}]") for k, v in enumerate(document[name]))
+    try:
+        return b.WorkbenchModel(**parts, removal=document.get("removal", "colour"), redraw=document.get("redraw", False))
+    except ValueError as exc:  # the model's own rules: one probability per colour summing to 1, weights for 'colour'
+        field = next((f".{n}" for n in ("draw", "weights", "slots", "colours") if n in str(exc)), "(top level)")
+        raise InvalidInput(f"{where}: {field}", str(exc)) from None
+
+
+def _workbench_formulas(model):
+    from . import buijsrogge
+
+    return buijsrogge.model_formulas(model)
+
+
+register(ModelKind("workbench", _workbench, _workbench_formulas,
+                   "the BUbiNG workbench game: K balls, C colours, a removal rule; colours online (Buijsrogge 2014, Ch. 4)"))

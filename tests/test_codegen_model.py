@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import importlib.util
+import itertools
 import json
 import math
 import shutil
@@ -131,6 +132,9 @@ def test_json_numbers_are_read_exactly():
     ({"kind": "scheduling", "name": "a", "term": "c*nu"}, ".term"),
     ({"kind": "scheduling", "name": "a", "term": "c*x", "weight": "x*mu"}, ".weight"),
     ({"kind": "scheduling", "name": "a", "term": "c*x", "parameters": ["lambda"]}, ".parameters"),
+    ({"kind": "workbench", "name": "a", "removal": "random"}, ".removal"),
+    ({"kind": "workbench", "name": "a", "colours": 2, "draw": ["1/3", "1/2"]}, ".draw"),
+    ({"kind": "workbench", "name": "a", "redraw": "yes"}, ".redraw"),
     ("[1, 2", None), ('{"kind": NaN}', None),
 ])
 def test_bad_model_file_is_one_line_exit_2_naming_the_field(tmp_path, capsys, document, field):
@@ -423,3 +427,54 @@ def test_sqrt_service_stationarity_derives_and_matches_the_chain(tmp_path, capsy
             want = Z**2 * mpmath.diff(chain_cost, rho)
             got = gen.stationarity_deflated_mp(rho, gamma, K, mu)
             assert abs(got - want) < mpmath.mpf(10) ** -30 * (1 + abs(want))
+
+
+# --- the workbench kind (Buijsrogge 2014, Ch. 4) ------------------------------------------------
+
+def _ball_removal_colours(K: int, C: int) -> Fraction:
+    """E[S] of the stationary law of the random-ball game, built here from its rules alone: a uniformly random ball
+    leaves (colour r with probability q_r/K), a ball of a uniformly drawn colour joins; pi solved exactly."""
+    states = [q for q in itertools.product(range(K + 1), repeat=C) if sum(q) == K]
+    index = {q: k for k, q in enumerate(states)}
+    P = sp.zeros(len(states))
+    for q in states:
+        for r in range(C):
+            for t in range(C):
+                nxt = list(q)
+                nxt[r] -= 1
+                nxt[t] += 1
+                if q[r]:
+                    P[index[q], index[tuple(nxt)]] += sp.Rational(q[r], K) / C
+    A = (P.T - sp.eye(len(states))).col_join(sp.ones(1, len(states)))
+    pi = A.solve_least_squares(sp.Matrix([0] * len(states) + [1]))
+    assert (A * pi - sp.Matrix([0] * len(states) + [1])).is_zero_matrix
+    total = sum(pi[index[q]] * sum(1 for v in q if v) for q in states)
+    return Fraction(int(total.p), int(total.q))
+
+
+def test_workbench_random_ball_colours_match_the_exact_chain(tmp_path, capsys):
+    """Random-ball removal: the emitted S is C (1 - (1 - 1/C)^K) (eq. (3.1)'s form), equal to E[S] of the exact
+    chain on small instances (the law is multinomial, so the mean field is exact here); its float form survives
+    C = K = 1000, where C^(1-K) (C-1)^K is 0 * inf."""
+    model = _write(tmp_path, {"kind": "workbench", "name": "ball_removal", "removal": "ball"})
+    assert main(["codegen", "--model", str(model), "--out", str(tmp_path / "py"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [f["name"] for f in out["formulas"]] == ["mean_field_colours", "mean_field_p_new", "mean_field_nu"]
+    assert "not proportional to G(q)" in {r["formula"]: r["step"] for r in out["refused"]}["exact_colours"]
+    gen = _import(tmp_path / "py" / "ball_removal.py")
+    for K, C in ((3, 2), (4, 3), (2, 4)):
+        want = _ball_removal_colours(K, C)
+        assert want == C * (1 - (1 - Fraction(1, C)) ** K)
+        with mpmath.workdps(40):
+            assert abs(gen.mean_field_colours_mp(K, C) - mpmath.mpf(want.numerator) / want.denominator) < mpmath.mpf(10) ** -35
+        assert gen.mean_field_colours(K, C) == pytest.approx(float(want), rel=1e-15)
+        assert gen.mean_field_p_new(K, C) == pytest.approx(float((1 - Fraction(1, C)) ** K), rel=1e-15)
+    assert gen.mean_field_colours(1000, 1000) == pytest.approx(1000 * (1 - (1 - 1e-3) ** 1000), rel=1e-13)
+
+
+def test_workbench_redraw_derives_nothing_exit_3(tmp_path, capsys):
+    """The redraw rule's draw depends on the present mass: neither the mean field nor the product form derives."""
+    model = _write(tmp_path, {"kind": "workbench", "name": "redraw", "redraw": True})
+    assert main(["codegen", "--model", str(model), "--out", str(tmp_path / "py")]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "redraw" in err
