@@ -1467,14 +1467,17 @@ def model_formulas(model: WorkbenchModel) -> ModelFormulas:
     [('mean_field_colours', (K, C)), ('mean_field_p_new', (K, C)), ('mean_field_nu', (i, K, C))]
     >>> mf.formulas[0].stable, mf.refused[0][1][:21]
     (-C*((C - 1)/C)**K + C, 'exact moments: the co')
+    >>> [(f.name, f.expr) for f in model_formulas(WorkbenchModel(slots=3, colours=2)).formulas if f.name.endswith("colours")]
+    [('mean_field_colours', 3/2), ('exact_colours', 5/3)]
     """
-    steps = (("mean_field_colours", lambda: mean_field_colours(model=model), "S: the mean-field number of colours online",
-              "Theorem 4.2.1"),
-             ("mean_field_p_new", lambda: mean_field_p_new(model=model),
+    size = (model.slots, model.colours)  # the model's K and C: symbols, or the integers of an instance
+    steps = (("mean_field_colours", lambda: mean_field_colours(*size, model=model),
+              "S: the mean-field number of colours online", "Theorem 4.2.1"),
+             ("mean_field_p_new", lambda: mean_field_p_new(*size, model=model),
               "P_new: the mean-field probability that the drawn ball's colour is absent", "Theorem 4.2.1"),
-             ("mean_field_nu", lambda: mean_field_nu(model=model), "nu(i): the mean-field number of colours with i balls",
-              "Corollary 4.2.1"),
-             ("exact_colours", lambda: exact_colours_uniform(model=model),
+             ("mean_field_nu", lambda: mean_field_nu(i, *size, model=model),
+              "nu(i): the mean-field number of colours with i balls", "Corollary 4.2.1"),
+             ("exact_colours", lambda: exact_colours_uniform(*size, model=model),
               "E[S] under the exact stationary law (product form from detailed balance)", "§4.1 chain, new"))
     built, refused = [], []
     for name, derive_it, doc, where in steps:
