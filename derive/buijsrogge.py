@@ -1471,13 +1471,16 @@ def model_formulas(model: WorkbenchModel) -> ModelFormulas:
     [('mean_field_colours', 3/2), ('exact_colours', 5/3)]
     """
     size = (model.slots, model.colours)  # the model's K and C: symbols, or the integers of an instance
-    steps = (("mean_field_colours", lambda: mean_field_colours(*size, model=model),
+    # an instance with no per-colour draw or weights is derived for all K, C and then evaluated at its K, C (the
+    # integer route solves the instance's recurrences: K = C = 50 with random-ball removal ran for minutes)
+    general = dataclasses.replace(model, slots=K, colours=C) if model.draw is None and model.weights is None else model
+    steps = (("mean_field_colours", lambda: mean_field_colours(*size, model=general),
               "S: the mean-field number of colours online", "Theorem 4.2.1"),
-             ("mean_field_p_new", lambda: mean_field_p_new(*size, model=model),
+             ("mean_field_p_new", lambda: mean_field_p_new(*size, model=general),
               "P_new: the mean-field probability that the drawn ball's colour is absent", "Theorem 4.2.1"),
-             ("mean_field_nu", lambda: mean_field_nu(i, *size, model=model),
+             ("mean_field_nu", lambda: mean_field_nu(i, *size, model=general),
               "nu(i): the mean-field number of colours with i balls", "Corollary 4.2.1"),
-             ("exact_colours", lambda: exact_colours_uniform(*size, model=model),
+             ("exact_colours", lambda: exact_colours_uniform(*size, model=general),
               "E[S] under the exact stationary law (product form from detailed balance)", "§4.1 chain, new"))
     built, refused = [], []
     for name, derive_it, doc, where in steps:

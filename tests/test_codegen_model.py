@@ -478,3 +478,14 @@ def test_workbench_redraw_derives_nothing_exit_3(tmp_path, capsys):
     assert main(["codegen", "--model", str(model), "--out", str(tmp_path / "py")]) == 3
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "redraw" in err
+
+
+def test_workbench_integer_instance_is_the_general_result_at_its_size(tmp_path, capsys):
+    """slots = 4, colours = 3 (random ball): the formulas take no K, C and give the exact chain's E[S] = 65/27."""
+    model = _write(tmp_path, {"kind": "workbench", "name": "ball_4_3", "slots": 4, "colours": 3, "removal": "ball"})
+    assert main(["codegen", "--model", str(model), "--out", str(tmp_path / "py")]) == 0
+    gen = _import(tmp_path / "py" / "ball_4_3.py")
+    want = _ball_removal_colours(4, 3)
+    assert want == Fraction(65, 27)
+    with mpmath.workdps(40):
+        assert abs(gen.mean_field_colours_mp() - mpmath.mpf(65) / 27) < mpmath.mpf(10) ** -35
