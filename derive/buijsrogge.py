@@ -55,7 +55,7 @@ import sympy as sp
 from sympy.codegen.cfunctions import log1p
 from sympy.codegen.rewriting import expm1_opt, optimize
 
-from . import DerivationError, only_root, require_zero
+from . import DerivationError, only_root, require_zero, vanishes_identically
 from .formula import Formula, assumed, derived
 
 K, C, S, i, a, lam, x = sp.symbols("K C S i a lambda x", positive=True)
@@ -1418,3 +1418,82 @@ def formulas() -> list[Formula]:
                 inputs=(_DRAWS, derived("C(1 - (1-1/C)^K)", "colour_drawn_probability at p = 1/C summed over C colours"),
                         derived("the float form", "expm1(K log1p(-1/C)) by SymPy's expm1_opt"))),
     ]
+
+
+@dataclass(frozen=True)
+class ModelFormulas:
+    """The closed forms derived for a user's workbench model (:func:`model_formulas`) and the ones refused."""
+    formulas: tuple[Formula, ...]
+    refused: tuple[tuple[str, str], ...]  # (formula name, the DerivationError's message)
+
+
+def _float_form(expr):
+    r"""``expr`` with powers of one exponent merged (:math:`C^{1-K}(C-1)^K \to C((C-1)/C)^K`), when that differs
+    and is shown equal (:func:`_in_powers_of_K`): the derived form's :math:`C^{-K}` and :math:`(C-1)^K` under- and
+    overflow separately in floating point (C = K = 1000: 0 * inf); None otherwise.
+
+    >>> _float_form(C**(1 - K) * (C - 1)**K)
+    C*((C - 1)/C)**K
+    """
+    merged = sp.powsimp(sp.expand_power_exp(sp.powsimp(sp.expand(expr), force=True)), combine="base", force=True)
+    if merged == expr or not any(p.exp.has(K) for p in merged.atoms(sp.Pow)):
+        return None
+    fresh: dict = {}
+    return merged if vanishes_identically(_in_powers_of_K(merged, fresh) - _in_powers_of_K(expr, fresh)) else None
+
+
+def _in_powers_of_K(expr, fresh: dict):
+    r"""``expr`` with every power :math:`b^{aK + c}` (a an integer) written :math:`t_b^a b^c`, one indeterminate
+    :math:`t_b` per base b (``fresh``), after splitting powers of products and quotients (bases positive: C >= 2):
+    an identity in the t_b and the other atoms is one in K."""
+    split = sp.powsimp(sp.expand_power_base(sp.expand_power_exp(sp.powdenest(expr, force=True)), force=True),
+                       force=True, combine="exp")
+
+    def by_K(power):
+        a_ = power.exp.coeff(K)
+        return fresh.setdefault(power.base, sp.Dummy()) ** a_ * power.base ** sp.expand(power.exp - a_ * K)
+
+    return split.replace(lambda e: e.is_Pow and e.exp.has(K) and e.exp.coeff(K).is_Integer, by_K)
+
+
+def model_formulas(model: WorkbenchModel) -> ModelFormulas:
+    r"""What derives for ``model`` as `Formula` objects for ``crawlmath codegen --model``: the mean-field colours
+    online S and :math:`P_{new}` (Theorem 4.2.1's route: :func:`mean_field_colours`, :func:`mean_field_p_new`),
+    the occupancy :math:`\nu(i)` (:func:`mean_field_nu`), and the exact stationary :math:`E[S]`
+    (:func:`exact_colours_uniform`, the product-form law); a step that refuses is listed with its message.
+
+    >>> mf = model_formulas(WorkbenchModel(removal="ball"))
+    >>> [(f.name, f.args) for f in mf.formulas]
+    [('mean_field_colours', (K, C)), ('mean_field_p_new', (K, C)), ('mean_field_nu', (i, K, C))]
+    >>> mf.formulas[0].stable, mf.refused[0][1][:21]
+    (-C*((C - 1)/C)**K + C, 'exact moments: the co')
+    >>> [(f.name, f.expr) for f in model_formulas(WorkbenchModel(slots=3, colours=2)).formulas if f.name.endswith("colours")]
+    [('mean_field_colours', 3/2), ('exact_colours', 5/3)]
+    """
+    size = (model.slots, model.colours)  # the model's K and C: symbols, or the integers of an instance
+    # an instance with no per-colour draw or weights is derived for all K, C and then evaluated at its K, C (the
+    # integer route solves the instance's recurrences: K = C = 50 with random-ball removal ran for minutes)
+    general = dataclasses.replace(model, slots=K, colours=C) if model.draw is None and model.weights is None else model
+    steps = (("mean_field_colours", lambda: mean_field_colours(*size, model=general),
+              "S: the mean-field number of colours online", "Theorem 4.2.1"),
+             ("mean_field_p_new", lambda: mean_field_p_new(*size, model=general),
+              "P_new: the mean-field probability that the drawn ball's colour is absent", "Theorem 4.2.1"),
+             ("mean_field_nu", lambda: mean_field_nu(i, *size, model=general),
+              "nu(i): the mean-field number of colours with i balls", "Corollary 4.2.1"),
+             ("exact_colours", lambda: exact_colours_uniform(*size, model=general),
+              "E[S] under the exact stationary law (product form from detailed balance)", "§4.1 chain, new"))
+    built, refused = [], []
+    for name, derive_it, doc, where in steps:
+        try:
+            expr = derive_it()
+        except DerivationError as exc:
+            refused.append((name, str(exc)))
+            continue
+        args = tuple(s_ for s_ in (i, K, C) if s_ in expr.free_symbols)
+        requires = tuple(r for a_, r in ((i, sp.Ge(i, 1, evaluate=False)), (K, sp.Ge(K, 1, evaluate=False)),
+                                        (C, sp.Ge(C, 2, evaluate=False))) if a_ in args)
+        built.append(Formula(name, args, expr, CITE.format(f"{where}, for {model}"), doc, paper="buijsrogge",
+                             stable=_float_form(expr), requires=requires,
+                             inputs=(assumed(f"the model {model}"), derived(name, "crawlmath.derive.buijsrogge on that "
+                                                                           "model, from the one step() of its rules"))))
+    return ModelFormulas(tuple(built), tuple(refused))

@@ -1005,3 +1005,67 @@ def _formulas() -> list[Formula]:
                 printed=c0 * (mu - nu + nu * sp.exp(-mu / nu)), stable=cstar_limit_stable(psi2_stable), settle_mp=True,
                 domain={"c0": (1e-2, 10.0), "mu": (1e-10, 50.0), "nu": (1e-300, 1e6)}),
     ]
+
+
+@dataclass(frozen=True)
+class ModelFormulas:
+    """The closed forms derived for a user's scheduling model (:func:`model_formulas`) and the ones refused."""
+    formulas: tuple[Formula, ...]
+    refused: tuple[tuple[str, str], ...]  # (formula name, the DerivationError's message)
+
+
+# The argument order of a user's formulas: the page's own symbols, the multiplier, the aggregates, the common ones.
+_ORDER = (x, h, mu, c, lam, S, G, c0, nu)
+_AGGREGATE_MEANING = {S: "S = sum_i ln h_i", G: "G = sum_i (1/h_i - 1)"}
+
+
+def _model_requires(args) -> tuple:
+    """The model's ranges on the arguments: 0 < h < 1 (h = E e^(-mu X), X not 0, §2), S < 0, G > 0, lambda > 0."""
+    bounds = {h: (sp.Gt(h, 0, evaluate=False), sp.Lt(h, 1, evaluate=False)), S: (sp.Lt(S, 0, evaluate=False),),
+              G: (sp.Gt(G, 0, evaluate=False),), lam: (sp.Gt(lam, 0, evaluate=False),)}
+    return tuple(r for a in args for r in bounds.get(a, ()))
+
+
+def model_formulas(model: SchedulingModel) -> ModelFormulas:
+    r"""The optimum of ``model`` as `Formula` objects for ``crawlmath codegen --model``: the page's exclusion
+    multiplier (:func:`exclusion_multiplier`), its frequency at a multiplier x_i(lambda)
+    (:func:`frequency_at_multiplier`), the optimal frequency x_i (:func:`optimal_frequency`, in the page's h and
+    the aggregates S, G), the multiplier and the cost at the optimum (:func:`optimal_multiplier`,
+    :func:`optimal_cost`; there ``mu`` is the sum of the pages' mu_i); each derivation that refuses is listed in
+    ``refused`` with its step.  A cost that keeps a sum over the pages other than S, G or sum mu_i is refused:
+    the generated function takes numbers, not the pages.
+
+    >>> mf = model_formulas(SchedulingModel(lower_bound_objective_term().subs(h**(1/x), h**(2/x)), c0*mu))
+    >>> [(f.name, f.args) for f in mf.formulas][1:]
+    [('optimal_frequency', (h, S)), ('optimal_multiplier', (S, c0, nu)), ('optimal_cost', (mu, S, c0, nu))]
+    >>> [(name, step[:31]) for name, step in model_formulas(lower_bound_model(c0 * mu**2)).refused][1:]
+    [('optimal_frequency', 'the pages share no common level'), ('optimal_multiplier', 'the pages share no common level'), ('optimal_cost', 'the pages share no common level')]
+    """
+    cite = f"{SRC}, §3-4, the Lagrangian of sum_i term(x_i) under sum x_i = 1) for {model}"
+    steps = (("exclusion_multiplier", exclusion_multiplier, "the multiplier above which page i is left out (x_i = 0): "
+              "the stationarity at x = 0+ solved for lambda", derived("the exclusion multiplier",
+                                                                     "the stationarity as x -> 0+ (limit) solved for lambda")),
+             ("frequency_at_multiplier", frequency_at_multiplier, "x_i(lambda), page i's frequency while it is kept: "
+              "the stationarity solved for x, the admissible root", _ROOT),
+             ("optimal_frequency", optimal_frequency, "x_i at the optimum with every page kept (valid where >= 0)", _LEVEL),
+             ("optimal_multiplier", optimal_multiplier, "lambda at the optimum", _MULT),
+             ("optimal_cost", optimal_cost, "the objective at the optimum; mu is sum_i mu_i", _COST))
+    built, refused = [], []
+    for name, derive_it, doc, how in steps:
+        try:
+            expr = derive_it(model)
+            if expr.has(sp.Sum, sp.Indexed):
+                raise DerivationError(f"{expr} keeps a sum over the pages that is not one of S, G, sum mu_i: "
+                                      "no function of numbers to emit")
+            if expr.has(sp.LambertW):
+                raise DerivationError(f"derived as {expr}, but the code printers have no LambertW (its k = -1 "
+                                      "branch): not emitted; kkt_frequencies evaluates it with mpmath")
+        except DerivationError as exc:
+            refused.append((name, str(exc)))
+            continue
+        args = tuple([a for a in _ORDER if a in expr.free_symbols] + sorted(expr.free_symbols - set(_ORDER), key=str))
+        named = "; ".join(_AGGREGATE_MEANING[a] for a in args if a in _AGGREGATE_MEANING)
+        built.append(Formula(name, args, expr, cite, doc + (f" ({named})" if named else ""), paper="coffman",
+                             requires=_model_requires(args),
+                             inputs=(assumed(f"the model {model}"), _STAT, how)))
+    return ModelFormulas(tuple(built), tuple(refused))

@@ -19,7 +19,8 @@ parentheses and the functions ``exp``, ``log``, ``sqrt`` -- and refuses
 anything else with `InvalidInput` naming the field.  Sizes are bounded
 (:data:`MAX_CHARS` characters, :data:`MAX_DEPTH` nested parentheses, number
 literals of at most :data:`MAX_LITERAL` characters, exponents a number of
-size at most :data:`MAX_EXPONENT` or linear in the names, no towers of
+size at most :data:`MAX_EXPONENT` or linear in the names (any exponent on
+a power of names for a kind that never substitutes numbers, ``any_exponent``), no towers of
 powers, a number to a symbolic power growing by at most 2^8 per unit of a
 name), so no input makes SymPy build a gigantic number.
 
@@ -85,8 +86,8 @@ class _Parser:
 
     (Python's precedence: ``-x**2`` is ``-(x**2)``, ``2**-1`` is 1/2, ``**`` binds to the right)."""
 
-    def __init__(self, text: str, names: Mapping[str, sp.Expr], where: str):
-        self.text, self.names, self.where = text, names, where
+    def __init__(self, text: str, names: Mapping[str, sp.Expr], where: str, any_exponent: bool = False):
+        self.text, self.names, self.where, self.any_exponent = text, names, where, any_exponent
         self.tokens = self._tokenize()
         self.pos = 0
         self.depth = 0
@@ -175,6 +176,8 @@ class _Parser:
         if any(abs(c) > MAX_EXPONENT for c in exponent.atoms(sp.Number)):
             raise self.fail(f"an exponent's numbers must be at most {MAX_EXPONENT} in size")
         if not exponent.is_number:
+            if self.any_exponent and not base.is_number:
+                return  # a name's power never becomes a number while deriving (any_exponent): nothing to grow
             linear = exponent.is_polynomial() and sp.Poly(exponent).total_degree() <= 1
             if not linear or any(not p.exp.is_number for p in base.atoms(sp.Pow)) or base.has(sp.exp):
                 raise self.fail("an exponent must be a number or linear in the names, with no power tower "
@@ -231,12 +234,15 @@ class _Parser:
         return value
 
 
-def parse_expression(text, names: Mapping[str, sp.Expr], where: str) -> sp.Expr:
+def parse_expression(text, names: Mapping[str, sp.Expr], where: str, any_exponent: bool = False) -> sp.Expr:
     """The SymPy expression ``text`` states, read by the whitelist grammar of
     :class:`_Parser` (never ``eval``): numbers exactly (``0.1`` is 1/10), the
     ``names`` given (name -> SymPy symbol), ``+ - * / **``, parentheses,
     ``exp``, ``log``, ``sqrt``.  A JSON number (int or `DecimalText`) is read
     from its text.  Anything else is `InvalidInput` naming ``where``.
+    ``any_exponent``: a power of an expression that is not a number may have any exponent (h**(2/x)), for a kind
+    whose derivation never replaces a name by a number (a numeric capacity makes n**(n**5) a huge integer, so the
+    static kind keeps exponents linear); a number's power keeps the linear, growth-bounded rule.
 
     >>> parse_expression("2.5*mu**2 - 1/3", {"mu": mu}, "w")
     5*mu**2/2 - 1/3
@@ -254,7 +260,7 @@ def parse_expression(text, names: Mapping[str, sp.Expr], where: str) -> sp.Expr:
         text = getattr(text, "text", None) or repr(text)  # a DecimalText keeps the digits as written
     if len(text) > MAX_CHARS:
         raise _refuse(where, f"is longer than {MAX_CHARS} characters", text[:40] + "...")
-    value = _Parser(text, names, where).parse()
+    value = _Parser(text, names, where, any_exponent).parse()
     if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
         raise _refuse(where, "is not finite (a division by zero or an infinite value)", text)
     if value.has(sp.I):
@@ -285,7 +291,7 @@ def register(kind: ModelKind) -> ModelKind:
     """Add ``kind`` to :data:`KINDS` (its ``$defs`` entry must exist in the schema).
 
     >>> sorted(KINDS)
-    ['static-mm1k']
+    ['scheduling', 'static-mm1k', 'workbench']
     """
     if kind.name not in _schema()["$defs"]:
         raise ValueError(f"model kind {kind.name!r} has no $defs entry in {SCHEMA_PATH.name}")
@@ -448,3 +454,64 @@ def _with_stable_cost(model, cost):
 
 register(ModelKind("static-mm1k", _static, _static_formulas,
                    "the static crawler count, an M/M/1/K queue with cost w0 P(X=0) + wK rho mu P(X=K) (Liu–Nain 2005, §1.2.1)"))
+
+
+# --- the scheduling kind (Coffman–Liu–Weber 1997, §3-4) ----------------------------------
+
+def _scheduling(document: Mapping[str, Any], where: str):
+    """A `scheduling.SchedulingModel` from a ``scheduling`` document: one page's objective ``term`` in x (its
+    frequency), h, mu, c (the page's) and nu, c0 and the declared ``parameters`` (common to the pages); the
+    ``weight`` c_i in the same names less x (default c: general weights)."""
+    from . import scheduling as s
+
+    reserved = ("x", "h", "mu", "c", "nu", "c0", "lambda")
+    names = {"x": s.x, "h": s.h, "mu": s.mu, "c": s.c, "nu": s.nu, "c0": s.c0,
+             **declared_parameters(document, where, reserved=reserved)}
+    term = parse_expression(document["term"], names, f"{where}: .term", any_exponent=True)  # h**(1/x) is (7)'s
+    weight = parse_expression(document.get("weight", "c"), {k: v for k, v in names.items() if k != "x"},
+                              f"{where}: .weight", any_exponent=True)
+    try:
+        return s.SchedulingModel(term=term, weight=weight)
+    except ValueError as exc:  # the model's own rules: the term depends on x, the weight is a page constant
+        raise InvalidInput(f"{where}: {'.weight' if 'weight' in str(exc) else '.term'}", str(exc)) from None
+
+
+def _scheduling_formulas(model):
+    from . import scheduling
+
+    return scheduling.model_formulas(model)
+
+
+register(ModelKind("scheduling", _scheduling, _scheduling_formulas,
+                   "page-visit frequencies minimising sum_i term(x_i) under sum x_i = 1 (Coffman–Liu–Weber 1997, §3–4)"))
+
+
+# --- the workbench kind (Buijsrogge 2014, Ch. 4) ------------------------------------------
+
+def _workbench(document: Mapping[str, Any], where: str):
+    """A `buijsrogge.WorkbenchModel` from a ``workbench`` document: ``slots`` "K" or an integer, ``colours`` "C" or
+    an integer, ``removal`` one of the rules, ``redraw`` a boolean, ``draw`` and ``weights`` lists of numbers (one
+    per colour, so only with an integer ``colours``)."""
+    from . import buijsrogge as b
+
+    size = {"slots": b.K, "colours": b.C}
+    parts = {name: symbol if document.get(name, str(symbol)) == str(symbol) else sp.Integer(document[name])
+             for name, symbol in size.items()}
+    for name in ("draw", "weights"):
+        if name in document:
+            parts[name] = tuple(parse_expression(v, {}, f"{where}: .{name}[{k}]") for k, v in enumerate(document[name]))
+    try:
+        return b.WorkbenchModel(**parts, removal=document.get("removal", "colour"), redraw=document.get("redraw", False))
+    except ValueError as exc:  # the model's own rules: one probability per colour summing to 1, weights for 'colour'
+        field = next((f".{n}" for n in ("draw", "weights", "slots", "colours") if n in str(exc)), "(top level)")
+        raise InvalidInput(f"{where}: {field}", str(exc)) from None
+
+
+def _workbench_formulas(model):
+    from . import buijsrogge
+
+    return buijsrogge.model_formulas(model)
+
+
+register(ModelKind("workbench", _workbench, _workbench_formulas,
+                   "the BUbiNG workbench game: K balls, C colours, a removal rule; colours online (Buijsrogge 2014, Ch. 4)"))

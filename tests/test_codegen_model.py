@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import importlib.util
+import itertools
 import json
 import math
 import shutil
@@ -97,6 +98,17 @@ def test_grammar_reads_what_python_precedence_says(text, value):
     assert um.parse_expression(text, {"mu": um.mu, "n": um.n, "K": um.K}, "f") == value
 
 
+def test_any_exponent_frees_powers_of_names_only():
+    """The scheduling kind reads (7)'s h**(1/x); a number to a nonlinear power stays refused (it could grow)."""
+    x, h = sp.symbols("x h", positive=True)
+    assert um.parse_expression("h**(2/x)", {"x": x, "h": h}, "w", any_exponent=True) == h ** (2 / x)
+    for text in ("h**(2/x)", "2**(x**2)"):
+        kinds = (False,) if text.startswith("h") else (False, True)
+        for flag in kinds:
+            with pytest.raises(InvalidInput, match="linear in the names"):
+                um.parse_expression(text, {"x": x, "h": h}, "w", any_exponent=flag)
+
+
 def test_json_numbers_are_read_exactly():
     from crawlmath.numeric.phase_type import DecimalText
 
@@ -116,6 +128,13 @@ def test_json_numbers_are_read_exactly():
     ({"kind": "static-mm1k", "name": "a", "service": "mu", "capacity": "K", "arrival": "2*rho*mu"}, ".arrival"),
     ({"kind": "static-mm1k", "name": "a", "service": "mu", "capacity": "K", "parameters": ["mu"]}, ".parameters"),
     ({"kind": "static-mm1k", "name": "a", "service": "mu", "capacity": "K", "typo": 1}, "(top level)"),
+    ({"kind": "scheduling", "name": "a"}, "(top level)"),
+    ({"kind": "scheduling", "name": "a", "term": "c*nu"}, ".term"),
+    ({"kind": "scheduling", "name": "a", "term": "c*x", "weight": "x*mu"}, ".weight"),
+    ({"kind": "scheduling", "name": "a", "term": "c*x", "parameters": ["lambda"]}, ".parameters"),
+    ({"kind": "workbench", "name": "a", "removal": "random"}, ".removal"),
+    ({"kind": "workbench", "name": "a", "colours": 2, "draw": ["1/3", "1/2"]}, ".draw"),
+    ({"kind": "workbench", "name": "a", "redraw": "yes"}, ".redraw"),
     ("[1, 2", None), ('{"kind": NaN}', None),
 ])
 def test_bad_model_file_is_one_line_exit_2_naming_the_field(tmp_path, capsys, document, field):
@@ -142,8 +161,8 @@ def test_parameters_declared_for_the_weights(tmp_path):
 
 def test_registry_needs_a_schema_entry():
     with pytest.raises(ValueError, match="no \\$defs entry"):
-        um.register(um.ModelKind("scheduling", lambda d, w: None, lambda m: None, "not in the schema yet"))
-    assert set(um.KINDS) == {"static-mm1k"}
+        um.register(um.ModelKind("jackson-network", lambda d, w: None, lambda m: None, "not in the schema"))
+    assert "jackson-network" not in um.KINDS and {"static-mm1k", "scheduling"} <= set(um.KINDS)
 
 
 # --- derived for the user's model, checked against independent values ---------------------------
@@ -316,3 +335,157 @@ def test_no_float_form_where_the_rewriting_does_not_derive(tmp_path):
     model = um.build(SERVICE_N)
     cost = next(f for f in um.derive("service_n", um.KINDS["static-mm1k"], model).formulas if f.name == "cost")
     assert cost.stable is None
+
+
+# --- the scheduling kind (Coffman–Liu–Weber 1997, §3-4) ------------------------------------
+
+# Theorem 3.4's bound (7) with h^(1/x) replaced by h^(2/x) and c_i = c0 mu_i: one page's term is
+# c0 (nu x h^(2/x) + mu - nu x).  By hand: its x-derivative is c0 nu (h^(2/x) (1 - 2 ln h / x) - 1), a function of
+# u = ln(h^2)/x alone, so equal derivatives at the optimum give x_i proportional to ln h_i: x_i = ln h_i / S,
+# S = sum ln h_i, and h_i^(2/x_i) = e^(2S): lambda = c0 nu (1 + (2S - 1) e^(2S)), C = c0 (sum mu_i + nu e^(2S) - nu).
+H2X = {"kind": "scheduling", "name": "h_two_over_x", "term": "c*(1 - nu*x/mu + nu*x/mu*h**(2/x))", "weight": "c0*mu"}
+PAGES = (("0.3", "1"), ("0.5", "2"), ("0.8", "0.5"))  # (h_i, mu_i)
+
+
+def _direct_optimum(c0, nu, pages):
+    """The minimiser of sum_i c0 (nu x_i h_i^(2/x_i) + mu_i - nu x_i) under sum x_i = 1, found without the
+    derivation: the page terms' derivatives (mpmath.diff) set equal, x_3 = 1 - x_1 - x_2, by findroot."""
+    def term(x, hi, mui):
+        return c0 * (nu * x * hi ** (2 / x) + mui - nu * x)
+
+    def slope(x, hi, mui):
+        return mpmath.diff(lambda v: term(v, hi, mui), x)
+
+    def gaps(x1, x2):
+        xs = (x1, x2, 1 - x1 - x2)
+        d = [slope(xi, hi, mui) for xi, (hi, mui) in zip(xs, pages)]
+        return [d[0] - d[2], d[1] - d[2]]
+
+    x1, x2 = mpmath.findroot(gaps, (mpmath.mpf(1) / 3, mpmath.mpf(1) / 3))
+    xs = (x1, x2, 1 - x1 - x2)
+    return xs, -slope(x1, *pages[0]), mpmath.fsum(term(xi, hi, mui) for xi, (hi, mui) in zip(xs, pages))
+
+
+def test_scheduling_model_emits_its_optimum_checked_against_direct_minimisation(tmp_path, capsys):
+    model = _write(tmp_path, H2X)
+    assert main(["codegen", "--model", str(model), "--out", str(tmp_path / "py"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["kind"] == "scheduling"
+    assert [f["name"] for f in out["formulas"]] == ["exclusion_multiplier", "optimal_frequency", "optimal_multiplier",
+                                                   "optimal_cost"]
+    assert "LambertW" in {r["formula"]: r["step"] for r in out["refused"]}["frequency_at_multiplier"]
+    gen = _import(tmp_path / "py" / "h_two_over_x.py")
+    with mpmath.workdps(40):
+        c0, nu = mpmath.mpf("0.7"), mpmath.mpf("1.5")
+        pages = [(mpmath.mpf(hi), mpmath.mpf(mui)) for hi, mui in PAGES]
+        xs, lam, cost = _direct_optimum(c0, nu, pages)
+        S = mpmath.fsum(mpmath.log(hi) for hi, _ in pages)
+        total_mu = mpmath.fsum(mui for _, mui in pages)
+        for xi, (hi, _) in zip(xs, pages):
+            assert abs(gen.optimal_frequency_mp(hi, S) - xi) < mpmath.mpf(10) ** -30
+        assert abs(gen.optimal_multiplier_mp(S, c0, nu) - lam) < mpmath.mpf(10) ** -30
+        assert abs(gen.optimal_cost_mp(total_mu, S, c0, nu) - cost) < mpmath.mpf(10) ** -30
+        assert gen.exclusion_multiplier_mp(c0, nu) == c0 * nu  # the slope at x = 0+: h^(2/x) -> 0
+    assert gen.optimal_frequency(0.5, float(S)) == pytest.approx(float(xs[1]), rel=1e-14)
+    with pytest.raises(InvalidInput, match="h"):
+        gen.optimal_frequency(1.5, -1.0)
+
+
+def test_scheduling_weight_mu_squared_is_refused_with_its_step(tmp_path, capsys):
+    """c_i = c0 mu_i^2 in (7): x_i(lambda) depends on lambda through c0 mu_i nu, so the pages share no level phi(lambda)
+    and sum x_i = 1 has no closed form; the optimum is refused naming that step, the exclusion multiplier derives."""
+    model = _write(tmp_path, {"kind": "scheduling", "name": "mu_squared", "term": "c*(1 - nu*x/mu + nu*x/mu*h**(1/x))",
+                              "weight": "c0*mu**2"})
+    assert main(["codegen", "--model", str(model), "--out", str(tmp_path / "py"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    refused = {r["formula"]: r["step"] for r in out["refused"]}
+    assert [f["name"] for f in out["formulas"]] == ["exclusion_multiplier"]
+    for name in ("optimal_frequency", "optimal_multiplier", "optimal_cost"):
+        assert refused[name].startswith("the pages share no common level") and "'mu'" in refused[name]
+
+
+# --- static M/M/1/K: service mu sqrt(n), a law with square roots of factorials ----------------------------
+
+def test_sqrt_service_stationarity_derives_and_matches_the_chain(tmp_path, capsys):
+    """mu(n) = mu sqrt(n): p_i ∝ rho^i / sqrt(i!), no closed-form normaliser.  Q = Z^2 dC/drho was refused (the check
+    at K = 3 left sqrt(2) sqrt(3) - sqrt(6) uncancelled); it derives, and equals Z^2 dC/drho of the chain's cost
+    (mpmath.diff at 40 digits) at K = 3, 7; (1.7) is refused because the normaliser has no closed form."""
+    model = _write(tmp_path, {**DOUBLED, "name": "sqrt_service", "service": "mu*sqrt(n)", "weights": {}})
+    assert main(["codegen", "--model", str(model), "--out", str(tmp_path / "py"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    refused = {r["formula"]: r["step"] for r in out["refused"]}
+    assert "stationarity_deflated" in [f["name"] for f in out["formulas"]] and "no polynomial (1.7)" in refused["stationarity"]
+    gen = _import(tmp_path / "py" / "sqrt_service.py")
+    with mpmath.workdps(40):
+        for rho, gamma, K, mu in (("0.4", "2.5", 3, "1.5"), ("1.7", "0.3", 7, "0.8")):
+            rho, gamma, mu = map(mpmath.mpf, (rho, gamma, mu))
+
+            def chain_cost(r):
+                return _cost(r, gamma, K, mu, lambda k, m: m * mpmath.sqrt(k))
+
+            Z = mpmath.fsum(rho**i / mpmath.sqrt(mpmath.factorial(i)) for i in range(K + 1))
+            want = Z**2 * mpmath.diff(chain_cost, rho)
+            got = gen.stationarity_deflated_mp(rho, gamma, K, mu)
+            assert abs(got - want) < mpmath.mpf(10) ** -30 * (1 + abs(want))
+
+
+# --- the workbench kind (Buijsrogge 2014, Ch. 4) ------------------------------------------------
+
+def _ball_removal_colours(K: int, C: int) -> Fraction:
+    """E[S] of the stationary law of the random-ball game, built here from its rules alone: a uniformly random ball
+    leaves (colour r with probability q_r/K), a ball of a uniformly drawn colour joins; pi solved exactly."""
+    states = [q for q in itertools.product(range(K + 1), repeat=C) if sum(q) == K]
+    index = {q: k for k, q in enumerate(states)}
+    P = sp.zeros(len(states))
+    for q in states:
+        for r in range(C):
+            for t in range(C):
+                nxt = list(q)
+                nxt[r] -= 1
+                nxt[t] += 1
+                if q[r]:
+                    P[index[q], index[tuple(nxt)]] += sp.Rational(q[r], K) / C
+    A = (P.T - sp.eye(len(states))).col_join(sp.ones(1, len(states)))
+    pi = A.solve_least_squares(sp.Matrix([0] * len(states) + [1]))
+    assert (A * pi - sp.Matrix([0] * len(states) + [1])).is_zero_matrix
+    total = sum(pi[index[q]] * sum(1 for v in q if v) for q in states)
+    return Fraction(int(total.p), int(total.q))
+
+
+def test_workbench_random_ball_colours_match_the_exact_chain(tmp_path, capsys):
+    """Random-ball removal: the emitted S is C (1 - (1 - 1/C)^K) (eq. (3.1)'s form), equal to E[S] of the exact
+    chain on small instances (the law is multinomial, so the mean field is exact here); its float form survives
+    C = K = 1000, where C^(1-K) (C-1)^K is 0 * inf."""
+    model = _write(tmp_path, {"kind": "workbench", "name": "ball_removal", "removal": "ball"})
+    assert main(["codegen", "--model", str(model), "--out", str(tmp_path / "py"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [f["name"] for f in out["formulas"]] == ["mean_field_colours", "mean_field_p_new", "mean_field_nu"]
+    assert "not proportional to G(q)" in {r["formula"]: r["step"] for r in out["refused"]}["exact_colours"]
+    gen = _import(tmp_path / "py" / "ball_removal.py")
+    for K, C in ((3, 2), (4, 3), (2, 4)):
+        want = _ball_removal_colours(K, C)
+        assert want == C * (1 - (1 - Fraction(1, C)) ** K)
+        with mpmath.workdps(40):
+            assert abs(gen.mean_field_colours_mp(K, C) - mpmath.mpf(want.numerator) / want.denominator) < mpmath.mpf(10) ** -35
+        assert gen.mean_field_colours(K, C) == pytest.approx(float(want), rel=1e-15)
+        assert gen.mean_field_p_new(K, C) == pytest.approx(float((1 - Fraction(1, C)) ** K), rel=1e-15)
+    assert gen.mean_field_colours(1000, 1000) == pytest.approx(1000 * (1 - (1 - 1e-3) ** 1000), rel=1e-13)
+
+
+def test_workbench_redraw_derives_nothing_exit_3(tmp_path, capsys):
+    """The redraw rule's draw depends on the present mass: neither the mean field nor the product form derives."""
+    model = _write(tmp_path, {"kind": "workbench", "name": "redraw", "redraw": True})
+    assert main(["codegen", "--model", str(model), "--out", str(tmp_path / "py")]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "redraw" in err
+
+
+def test_workbench_integer_instance_is_the_general_result_at_its_size(tmp_path, capsys):
+    """slots = 4, colours = 3 (random ball): the formulas take no K, C and give the exact chain's E[S] = 65/27."""
+    model = _write(tmp_path, {"kind": "workbench", "name": "ball_4_3", "slots": 4, "colours": 3, "removal": "ball"})
+    assert main(["codegen", "--model", str(model), "--out", str(tmp_path / "py")]) == 0
+    gen = _import(tmp_path / "py" / "ball_4_3.py")
+    want = _ball_removal_colours(4, 3)
+    assert want == Fraction(65, 27)
+    with mpmath.workdps(40):
+        assert abs(gen.mean_field_colours_mp() - mpmath.mpf(65) / 27) < mpmath.mpf(10) ** -35

@@ -28,6 +28,10 @@ crawlmath codegen --model my_model.json --lang c --out build/c    # C: NaN and e
 crawlmath codegen --model my_model.json --lang latex --json       # what derived, what was refused and why
 # my_model.json (schema numeric/schemas/user-model.schema.json), an M/M/1/K with doubled loss weight:
 # {"kind": "static-mm1k", "name": "my_model", "service": "mu", "capacity": "K", "weights": {"idle": "gamma", "loss": 2}}
+# the other kinds: a scheduling objective (Coffman–Liu–Weber §3-4; term of one page in x, h, mu, c, nu, c0) and a
+# workbench game (Buijsrogge Ch. 4; removal colour | ball | longest):
+# {"kind": "scheduling", "name": "my_schedule", "term": "c*(1 - nu*x/mu + nu*x/mu*h**(2/x))", "weight": "c0*mu"}
+# {"kind": "workbench", "name": "my_workbench", "slots": "K", "colours": "C", "removal": "ball"}
 """
 
 DEFAULT_OUT = {"python": "codegen-python", "c": "codegen-c", "latex": "codegen-latex"}  # python: with --model only
@@ -37,7 +41,8 @@ def add_arguments(p):
     """Register the options of ``crawlmath codegen`` on the argparse parser ``p``."""
     p.add_argument("--lang", choices=("python", "c", "latex"), default="python", help="python (default: numeric/generated/), c (header + source) or latex")
     p.add_argument("--model", metavar="FILE",
-                   help="a JSON file stating your own model (kind and parts; numeric/schemas/user-model.schema.json): "
+                   help="a JSON file stating your own model (kind static-mm1k, scheduling or workbench, and its parts; "
+                        "numeric/schemas/user-model.schema.json): "
                         "derive its formulas and emit them in --lang into --out (exit 2: a field breaks the schema or the "
                         "expression grammar, named; exit 3: nothing derives, the failing step named)")
     p.add_argument("--out", metavar="DIR", help="output folder (python: numeric/generated/, with --model ./codegen-python; "
