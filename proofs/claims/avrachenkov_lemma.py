@@ -105,10 +105,9 @@ def _functionals() -> Outcome:
                          else f"{detail}: differing {sorted(diff)}")
 
 
-@claim(f"{THM}.numeric", source=THM_SRC, method=Method.SYMBOLIC,
-       statement="crawlmath's exact numeric measures (bmap_model.measures on the rational stationary vector of the "
-                 "generator enumerated in numeric code) equal the derived functionals on the same vector.")
-def _numeric() -> Outcome:
+def _example_k3():
+    """The §7 example at K = 3, modes 3,1, j_1 = 1, solved in exact rationals: (model, levels, stationary, numeric measures,
+    the model as a concrete LemmaModel, the stationary blocks as SymPy rows); shared by the derived-theorem claims."""
     from ...numeric import bmap_model as bm
     from ...numeric.bmap_io import load_model
 
@@ -120,10 +119,20 @@ def _numeric() -> Outcome:
     ph, ob = model.service, model.obsolescence
     concrete = d.LemmaModel.concrete(D, ph.S_exact.tolist(), [list(ph.beta_exact)], ob.S_exact.tolist(), [list(ob.beta_exact)])
     blocks = [sp.Matrix([[sp.Rational(int(x.p), int(x.q)) for x in b]]) for b in st.p]
-    derived = d.measures_from(blocks, d.rate_functionals(concrete, model.K, levels))
+    return model, levels, st, numeric, concrete, blocks
 
-    def q(x):
-        return sp.Rational(int(x.p), int(x.q))
+
+def _rational(x):
+    return sp.Rational(int(x.p), int(x.q))
+
+
+@claim(f"{THM}.numeric", source=THM_SRC, method=Method.SYMBOLIC,
+       statement="crawlmath's exact numeric measures (bmap_model.measures on the rational stationary vector of the "
+                 "generator enumerated in numeric code) equal the derived functionals on the same vector.")
+def _numeric() -> Outcome:
+    model, levels, _, numeric, concrete, blocks = _example_k3()
+    derived = d.measures_from(blocks, d.rate_functionals(concrete, model.K, levels))
+    q = _rational
 
     pairs = {"lambda": q(numeric.lam), "P_loss": q(numeric.p_loss), "P_obs": q(numeric.p_obs),
              "P_success": q(numeric.p_success), "P_star": q(numeric.p_star), "N_act": q(numeric.n_act),
@@ -142,22 +151,12 @@ def _sojourn() -> Outcome:
     import numpy as np
 
     from ...numeric import bmap_model as bm
-    from ...numeric.bmap_io import load_model
     from ...numeric.tolerance import FLOAT_REL
     from . import avrachenkov_theorems as th
 
-    model = load_model("avrachenkov-example.json", K=3, reduce=False)
-    levels = model.check_policy(bm.Policy((3, 1), (1,)))
-    st = bm.Stationary(bm.split_levels(model, bm.rational_stationary(model, levels)), "exact rational solve", 0.0)
-    numeric = bm.measures(model, levels, st, rational=True)
-    D = {r: {k: sp.Matrix(model.D_exact(r, k).tolist()) for k in range(model.kmax + 1)} for r in range(1, model.N + 1)}
-    ph, ob = model.service, model.obsolescence
-    concrete = d.LemmaModel.concrete(D, ph.S_exact.tolist(), [list(ph.beta_exact)], ob.S_exact.tolist(), [list(ob.beta_exact)])
-    blocks = [sp.Matrix([[sp.Rational(int(x.p), int(x.q)) for x in b]]) for b in st.p]
+    model, levels, st, numeric, concrete, blocks = _example_k3()
     derived = d.sojourn_means(concrete, model.K, levels, blocks)
-
-    def q(x):
-        return sp.Rational(int(x.p), int(x.q))
+    q = _rational
 
     pairs = {"V1": q(numeric.v1), "V2": q(numeric.v2), "P_served": q(numeric.p_success_tagged), "V": q(numeric.v)}
     off = [k for k, v in pairs.items() if derived[k] != v]
