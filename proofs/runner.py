@@ -105,6 +105,10 @@ def _init_worker(progress_queue) -> None:
     _PROGRESS = progress_queue
     # Ctrl-C reaches the whole process group: the parent stops the workers, they print nothing
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The parent stops them with terminate() (SIGTERM). The CLI's SIGTERM handler, inherited through fork, would
+    # turn that into a KeyboardInterrupt that the pool's worker loop catches and sends back as a result: the worker
+    # would live on, and the interpreter's exit would wait for it (issue seen on a loaded machine: exit after 60+ s).
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _run_group(ids: list[str]) -> list[tuple[str, Outcome, float]]:
