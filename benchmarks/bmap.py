@@ -81,9 +81,9 @@ from docs_output import Page, add_option  # noqa: E402 - the sibling helper
 SETUP = r"""
 import json, resource, sys, time
 import numpy as np
-from crawlmath.numeric import bmap_model as bm
-from crawlmath.numeric.bmap_io import load_model
-from crawlmath.numeric.phase_type import PhaseType
+from crawlmath.numeric.bmap import _model as bm
+from crawlmath.numeric.bmap._io import load_model
+from crawlmath.numeric.bmap._phase_type import PhaseType
 K = int(sys.argv[1])
 OBSOLESCENCE = PhaseType(np.array([0.6, 0.4]), np.array([[-0.3, 0.1], [0.05, -0.15]]))  # exit rates 0.2, 0.1
 m = load_model("avrachenkov-example.json", K=K).with_(obsolescence=OBSOLESCENCE)
@@ -95,7 +95,7 @@ vec = lambda x: np.array([x.p_star, x.n_act, x.lam, x.p_loss, x.p_obs, x.p_succe
 """
 
 STRUCTURED = SETUP + r"""
-from crawlmath.numeric import bmap_structured as bs
+from crawlmath.numeric.bmap import _structured as bs
 m8 = load_model("avrachenkov-example.json", K=8).with_(obsolescence=OBSOLESCENCE)  # K = 8 runs every kernel: compile
 bs.solve_structured(m8, m8.check_policy(bm.Policy((3, 1), (3,))))
 t0 = time.process_time()
@@ -139,7 +139,7 @@ a, b = np.random.default_rng(0).random(2048), np.zeros(2048)  # 32 KiB: in L1/L2
 fma_stream(a, b, 1e-9, 1)
 fma_rate = 2 * a.size * 2000 / median_seconds(lambda: fma_stream(a, b, 1e-9, 2000), 5)
 
-from crawlmath.numeric.simd import fma8, load8, splat8, store8
+from crawlmath.numeric.linalg._simd import fma8, load8, splat8, store8
 
 PULL_PARTNERS, PULL_STRIDE = 16, 64
 

@@ -15,8 +15,8 @@ import argparse
 import copy
 import time
 
-from crawlmath.numeric import bmap_io
-from crawlmath.numeric import bmap_model as bm
+from crawlmath.numeric.bmap import _io as bmap_io
+from crawlmath.numeric.bmap import _model as bm
 
 EVALUATIONS = [  # (model, K, reduce, solver, policy)
     ("avrachenkov-example.json", 20, True, "auto", ((3, 1), (3,))),

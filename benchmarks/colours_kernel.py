@@ -6,7 +6,7 @@ array per per-colour quantity (counts online and offline, positions,
 elephant flags, alias words, p), the scalar state read and written through
 the ``iv``/``fv`` slot arrays, the FIFO push an out-of-line call returning
 the buffer, three integer divisions per step in the accounting.  The package
-kernel (:mod:`crawlmath.numeric.colours_kernels`) keeps all of a colour in
+kernel (:mod:`crawlmath.numeric.colours._kernels`) keeps all of a colour in
 one cache line, holds the scalar state in locals, counts down to the next
 record instead of dividing, prefetches the record of the colour a later
 generator output would draw, and is compiled once per strategy.  Both consume the same random stream, so the
@@ -29,10 +29,10 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from crawlmath.numeric import colours as nc
-from crawlmath.numeric import colours_kernels as kern
-from crawlmath.numeric import colours_sim as cs
-from crawlmath.numeric.colours_kernels import (BATCH, BCOUNT, CAP, DRAWS, ELMASS, HEAD, LASTQ, M32, MASS,
+from crawlmath.numeric.colours import _workbench as nc
+from crawlmath.numeric.colours import _kernels as kern
+from crawlmath.numeric.colours import _sim as cs
+from crawlmath.numeric.colours._kernels import (BATCH, BCOUNT, CAP, DRAWS, ELMASS, HEAD, LASTQ, M32, MASS,
                                                MAX_DRAWS_PER_STEP, MOVES, NAVAIL, NB, NELEPH, OFFMASS, REC, SIZE,
                                                STOPPED, S, T)
 

@@ -1,5 +1,5 @@
 """Where the exact rational route of ``ctmc_stationary(Q, digits=D)`` stops
-(``EXACT_MAX`` in numeric/ctmc.py).  Prints figures; asserts nothing about speed.
+(``EXACT_MAX`` in numeric/markov/_ctmc.py).  Prints figures; asserts nothing about speed.
 
 The first route of the digits= solve is either the exact solve over the
 rationals (python-flint ``fmpq_mat``) or the ball solve (``arb_mat``, balls
@@ -19,7 +19,7 @@ import time
 from fractions import Fraction
 from pathlib import Path
 
-from crawlmath.numeric import ctmc
+from crawlmath.numeric.markov import _ctmc as ctmc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docs_output import Page, add_option  # noqa: E402 - the sibling helper
@@ -70,7 +70,7 @@ PAGE = dict(
     name="exact_routes", title="ctmc_stationary(digits=30): exact rational vs ball route",
     what="The first route of the digits= solve, timed in the same process for three kinds of generator: the exact "
          "solve over the rationals (python-flint `fmpq_mat`) against the ball solve (`arb_mat`, balls from the exact "
-         "rates). Ratio = exact / ball; where it stays small the exact route is used (`EXACT_MAX` in numeric/ctmc.py).",
+         "rates). Ratio = exact / ball; where it stays small the exact route is used (`EXACT_MAX` in numeric/markov/_ctmc.py).",
     columns=["generator", "states n", "exact (s)", "ball (s)", "exact / ball"],
     x_label="states n", y_label="seconds")
 

@@ -33,7 +33,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from crawlmath.numeric import mdp as M
+from crawlmath.numeric.mdp import _crawler as M
 from crawlmath.numeric.tolerance import digits_agreed
 from crawlmath.proofs.tables.liu_nain_dynamic import TABLE_1_2, TABLE_1_3, parse
 

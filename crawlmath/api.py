@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
-    from .numeric.bmap_model import BmapModel, Measures
-    from .numeric.colours import MeanField
-    from .numeric.mdp import InstanceReport
-    from .numeric.scheduling import FrequencyResult
-    from .numeric.static_mm1k import StaticOptimum
+    from .numeric.bmap._model import BmapModel, Measures
+    from .numeric.colours._workbench import MeanField
+    from .numeric.mdp._crawler import InstanceReport
+    from .numeric.scheduling._frequencies import FrequencyResult
+    from .numeric.static._mm1k import StaticOptimum
     from .proofs.registry import Result
 
 __all__ = [
@@ -57,7 +57,7 @@ def static_optimum(lam, mu, gamma, K, *, digits: int | None = None) -> "StaticOp
     >>> static_optimum(0.05, 1, 2.4, 15, digits=40).N_opt
     21
     """
-    from .numeric.static_mm1k import static_optimum as solve
+    from .numeric.static._mm1k import static_optimum as solve
 
     return solve(lam, mu, gamma, K, digits=digits)
 
@@ -85,7 +85,7 @@ def solve_mdp(lam: float, mu: float, gamma: float, K: int, N="auto", *, method: 
     >>> solve_mdp(0.1, 1, 1, 5, N=16, method="rvi").iterations
     254
     """
-    from .numeric.mdp import analyse
+    from .numeric.mdp._crawler import analyse
 
     return analyse(lam, mu, K, gamma, N, method=method, tau=tau, reference=reference, h0=h0)
 
@@ -106,7 +106,7 @@ def load_bmap(model: "str | Path | dict", *, K: int | None = None, reduce: bool 
     >>> load_bmap("avrachenkov-example.json", K=30).reduction()
     'service M = 2 -> 2, obsolescence R = 2 -> 1; states 4294967294 -> 122'
     """
-    from .numeric.bmap_io import load_model, model_from_spec, validate_spec
+    from .numeric.bmap._io import load_model, model_from_spec, validate_spec
 
     from .numeric.errors import InvalidInput
 
@@ -136,7 +136,7 @@ def solve_bmap(model: "BmapModel | str | Path", modes: Sequence[int], thresholds
     >>> round(solve_bmap("avrachenkov-example.json", (3, 1), (2,)).cost, 2)
     63.54
     """
-    from .numeric import bmap_model as bm
+    from .numeric.bmap import _model as bm
     from .numeric.errors import InvalidInput
 
     if isinstance(model, (str, Path)):
@@ -184,9 +184,9 @@ def optimal_frequencies(rates: Sequence[float], access: str = "det:1", weights=N
     InvalidInput access: must be a text such as 'det:1' or 'exp:2' (got 'NoneType')
     """
     from .commands.schedule import BYTES_PER_PAGE
-    from .numeric.access_time import AccessTime, parse_access
+    from .numeric.scheduling._access_time import AccessTime, parse_access
     from .numeric.errors import InvalidInput
-    from .numeric.scheduling import make_problem, optimal_frequencies as solve
+    from .numeric.scheduling._frequencies import make_problem, optimal_frequencies as solve
     from .numeric.validate import require_real_vector
 
     mu = require_real_vector(rates, "rates", bytes_per_entry=BYTES_PER_PAGE)
@@ -219,9 +219,9 @@ def mean_field_colours(K: int, C: int) -> "MeanField":
     with C equally likely colours, KC/(K+C−1), and P_new (Buijsrogge 2014, Thm 4.2.1).
 
     The exact stationary value for any colour law p, as a rigorous ball, is
-    :func:`crawlmath.numeric.colours.exact_stationary`: p may hold exact numbers (int,
+    :func:`crawlmath.numeric.colours._workbench.exact_stationary`: p may hold exact numbers (int,
     Fraction, SymPy Rational, Decimal, strings such as "0.7" or "7/10"; a float means its
-    shortest decimal), or be :func:`~crawlmath.numeric.colours.colour_law_of` a Chapter 5
+    shortest decimal), or be :func:`~crawlmath.numeric.colours._workbench.colour_law_of` a Chapter 5
     law from exact parameters; the result's ``inputs`` and ``model`` say which model its
     digits are for (for uniform p it is (KC−1)/(K+C−2), not this mean field).
 
@@ -230,13 +230,13 @@ def mean_field_colours(K: int, C: int) -> "MeanField":
     >>> round(mean_field_colours(100, 100).colours, 4)
     50.2513
     """
-    from .numeric.colours import mean_field
+    from .numeric.colours._workbench import mean_field
 
     return mean_field(K, C)
 
 
 def average_cost_mdp(P, c, digits: int | None = None, **kw):
-    """See :func:`crawlmath.numeric.average_cost.average_cost_mdp` (reference values for your own MDP).
+    """See :func:`crawlmath.numeric.markov._average_cost.average_cost_mdp` (reference values for your own MDP).
 
     P and c may hold exact numbers (int, Fraction, SymPy Rational, Decimal, strings such as
     "0.7" or "7/10"; "inf" marks an unavailable action) in lists, arrays, scipy.sparse or
@@ -249,13 +249,13 @@ def average_cost_mdp(P, c, digits: int | None = None, **kw):
     >>> average_cost_mdp([[[1]], [[1]]], [["1/3", "0.5"]], digits=20).gain_exact
     Fraction(1, 3)
     """
-    from .numeric.average_cost import average_cost_mdp as solve
+    from .numeric.markov._average_cost import average_cost_mdp as solve
 
     return solve(P, c, digits, **kw)
 
 
 def ctmc_stationary(Q, digits: int | None = None, **kw):
-    """See :func:`crawlmath.numeric.ctmc.ctmc_stationary` (reference values for your own CTMC).
+    """See :func:`crawlmath.numeric.markov._ctmc.ctmc_stationary` (reference values for your own CTMC).
 
     Q may hold exact numbers (int, Fraction, SymPy Rational, Decimal, strings such as "0.7"
     or "7/10") in lists, arrays, scipy.sparse or `crawlmath.numeric.exact.Triplets`; a float
@@ -267,7 +267,7 @@ def ctmc_stationary(Q, digits: int | None = None, **kw):
     >>> ctmc_stationary([[-1, 1], ["7/10", "-0.7"]], digits=20).pi_exact
     [Fraction(7, 17), Fraction(10, 17)]
     """
-    from .numeric.ctmc import ctmc_stationary as solve
+    from .numeric.markov._ctmc import ctmc_stationary as solve
 
     return solve(Q, digits, **kw)
 

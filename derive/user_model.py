@@ -337,7 +337,7 @@ def load(path, argument: str = "--model") -> tuple[str, ModelKind, Any]:
     """(name, kind, model object) from the JSON file ``path``: read with
     `validate.read_input_file` (a regular file, size-capped), decoded with
     numbers kept as written (`DecimalText`), checked and built."""
-    from ..numeric.phase_type import DecimalText
+    from ..numeric.bmap._phase_type import DecimalText
     from ..numeric.validate import parse_document, read_input_file
 
     text = read_input_file(path, argument)

@@ -232,11 +232,31 @@ def lookup(claim_id: str) -> Claim | None:
 def all_claims() -> list[Claim]:
     """Import every module of :mod:`crawlmath.proofs.claims` and return the
     registered claims in registration order."""
+    for name in claim_modules():
+        importlib.import_module(name)
+    return list(_REGISTRY.values())
+
+
+def claim_modules() -> list[str]:
+    """The claim modules in registration order: the entries of :mod:`crawlmath.proofs.claims` by name; a
+    subpackage (one per paper) contributes its ``SECTIONS`` in the order it lists them (the paper's order), so
+    splitting a module along its sections keeps every claim's place in ``crawlmath verify``'s output.
+    A module of a paper package that its ``SECTIONS`` leaves out is an error, never silently skipped."""
     from . import claims as pkg
 
+    names = []
     for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        importlib.import_module(f"{pkg.__name__}.{info.name}")
-    return list(_REGISTRY.values())
+        full = f"{pkg.__name__}.{info.name}"
+        if not info.ispkg:
+            names.append(full)
+            continue
+        sub = importlib.import_module(full)
+        sections = tuple(getattr(sub, "SECTIONS", ()))
+        present = {m.name for m in pkgutil.iter_modules(sub.__path__) if not m.name.startswith("_")}
+        if set(sections) != present:
+            raise RuntimeError(f"{full}.SECTIONS lists {sorted(sections)} but the package holds {sorted(present)}")
+        names += [f"{full}.{s}" for s in sections]
+    return names
 
 
 def select(prefixes: Iterable[str] = (), quick: bool = False) -> list[Claim]:

@@ -48,14 +48,14 @@ def test_float_fraction_and_string_mean_the_same_under_digits():
 
 
 def test_solve_mdp_uses_the_papers_order_and_matches_the_solver():
-    from crawlmath.numeric.mdp import analyse
+    from crawlmath.numeric.mdp._crawler import analyse
 
     ours = crawlmath.solve_mdp(0.1, 1, 1.0, 5, N=16)
     assert ours.gain == analyse(0.1, 1, 5, 1.0, 16).gain
 
 
 def test_load_bmap_from_a_dict_is_validated():
-    from crawlmath.numeric.bmap_io import read_spec
+    from crawlmath.numeric.bmap._io import read_spec
 
     spec = read_spec("avrachenkov-example.json")
     m = crawlmath.load_bmap(spec, K=5)

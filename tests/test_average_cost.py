@@ -10,10 +10,10 @@ import pytest
 import scipy.sparse as sps
 
 from crawlmath.cli import main
-from crawlmath.numeric import average_cost as AC
-from crawlmath.numeric import explicit_io as E
-from crawlmath.numeric import sparse_refine as R
-from crawlmath.numeric.average_cost import average_cost_mdp
+from crawlmath.numeric.markov import _average_cost as AC
+from crawlmath.numeric.markov import _explicit_io as E
+from crawlmath.numeric.markov import _sparse_refine as R
+from crawlmath.numeric.markov._average_cost import average_cost_mdp
 from crawlmath.numeric.errors import SolverError
 
 

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from crawlmath.numeric import bmap_model as bm
-from crawlmath.numeric.bmap_io import load_model, model_from_spec, read_spec
-from crawlmath.numeric.bmap_structured import KronSumSolver, LevelOperators, solve_structured
+from crawlmath.numeric.bmap import _model as bm
+from crawlmath.numeric.bmap._io import load_model, model_from_spec, read_spec
+from crawlmath.numeric.bmap._structured import KronSumSolver, LevelOperators, solve_structured
 from crawlmath.numeric.errors import InvalidInput
-from crawlmath.numeric.phase_type import BMAP, PhaseType
+from crawlmath.numeric.bmap._phase_type import BMAP, PhaseType
 
 
 @pytest.fixture(scope="module")
@@ -190,7 +190,7 @@ def test_lumped_chain_equals_full_chain(K, modes, th):
 
 
 def test_random_models_do_not_reduce_and_planted_ones_do():
-    from crawlmath.numeric.phase_type import random_lumpable_phase_type, random_phase_type
+    from crawlmath.numeric.bmap._phase_type import random_lumpable_phase_type, random_phase_type
 
     m = random_model(4, W=2, M=2, R=2, K=3)
     assert m.states == m.full_states and all(x.trivial for x in m.lumpings)
@@ -444,7 +444,7 @@ def test_small_blocks_built_densely_are_the_sparse_blocks_bit_for_bit(model):
 def test_simulation_draws_as_generator_choice():
     """`bmap_sim.simulate` draws a jump from its cumulative law with one uniform, as ``Generator.choice(n, p=p)`` does:
     the same outcomes from the same stream (so a seed gives the simulation it gave with ``choice``)."""
-    from crawlmath.numeric.bmap_sim import _cumulative
+    from crawlmath.numeric.bmap._sim import _cumulative
 
     laws = [np.array([0.2, 0.5, 0.3]), np.array([0.0, 0.25, 0.75, 0.0]), np.array([1.0]), np.full(7, 1 / 7)]
     a, b = np.random.default_rng(11), np.random.default_rng(11)

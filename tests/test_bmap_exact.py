@@ -10,10 +10,10 @@ import mpmath
 import numpy as np
 import pytest
 
-from crawlmath.numeric import bmap_model as bm
-from crawlmath.numeric.bmap_io import MODELS_DIR, load_model
+from crawlmath.numeric.bmap import _model as bm
+from crawlmath.numeric.bmap._io import MODELS_DIR, load_model
 from crawlmath.numeric.errors import InvalidInput, TooLarge
-from crawlmath.numeric.phase_type import BMAP, DecimalText, Lumping, PhaseType, exact
+from crawlmath.numeric.bmap._phase_type import BMAP, DecimalText, Lumping, PhaseType, exact
 
 
 def _file(name: str) -> dict:

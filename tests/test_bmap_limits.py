@@ -5,9 +5,9 @@ import json
 import pytest
 
 import crawlmath
-from crawlmath.numeric import bmap_io
-from crawlmath.numeric import bmap_model as bm
-from crawlmath.numeric import phase_type
+from crawlmath.numeric.bmap import _io as bmap_io
+from crawlmath.numeric.bmap import _model as bm
+from crawlmath.numeric.bmap import _phase_type as phase_type
 from crawlmath.numeric.errors import InvalidInput, TooLarge
 
 

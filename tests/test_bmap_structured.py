@@ -1,14 +1,14 @@
-"""The matrix-free BMAP/PH/1/K solver (numeric/bmap_structured.py) on models whose obsolescence does not lump
+"""The matrix-free BMAP/PH/1/K solver (numeric/bmap/_structured.py) on models whose obsolescence does not lump
 (R = 2 with distinct exit rates; R = 3 with complex eigenvalues), against the assembled generator and SuperLU."""
 import numpy as np
 import pytest
 import scipy.sparse as sps
 
-from crawlmath.numeric import bmap_model as bm
-from crawlmath.numeric import bmap_structured as bs
-from crawlmath.numeric.bmap_io import load_model
+from crawlmath.numeric.bmap import _model as bm
+from crawlmath.numeric.bmap import _structured as bs
+from crawlmath.numeric.bmap._io import load_model
 from crawlmath.numeric.errors import SolverError, TooLarge
-from crawlmath.numeric.phase_type import PhaseType
+from crawlmath.numeric.bmap._phase_type import PhaseType
 from crawlmath.numeric.validate import MEMORY_ENV
 
 DISTINCT = PhaseType(np.array([0.6, 0.4]), np.array([[-0.3, 0.1], [0.05, -0.15]]))  # exit rates 0.2 and 0.1

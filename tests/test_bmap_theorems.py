@@ -1,13 +1,13 @@
 """Sojourn-time transforms (Avrachenkov et al. §5–§6, Theorem 4, Corollary 1) and the
-independent routes of numeric/bmap_lst.py; Theorem 1's printed formulas; the §7 H2 fit."""
+independent routes of numeric/bmap/_lst.py; Theorem 1's printed formulas; the §7 H2 fit."""
 import mpmath
 import numpy as np
 import pytest
 
-from crawlmath.numeric import bmap_lst as L
-from crawlmath.numeric import bmap_model as bm
+from crawlmath.numeric.bmap import _lst as L
+from crawlmath.numeric.bmap import _model as bm
 from crawlmath.numeric.errors import InvalidInput
-from crawlmath.numeric.phase_type import BMAP, PhaseType
+from crawlmath.numeric.bmap._phase_type import BMAP, PhaseType
 from crawlmath.proofs.claims import avrachenkov_theorems as th
 
 
@@ -160,7 +160,7 @@ def test_simulation_kernel_follows_the_plain_event_loop(small, monkeypatch):
     """The numba event loop draws NumPy's stream in the same order: the same path, the same sums (the transforms'
     e^{-uV} may differ by an ulp of exp)."""
     m, lv, _, _ = small
-    from crawlmath.numeric import bmap_lst_kernels as kern
+    from crawlmath.numeric.bmap import _lst_kernels as kern
 
     seen = {}
     real = kern.sojourn_events

@@ -110,7 +110,7 @@ def test_any_exponent_frees_powers_of_names_only():
 
 
 def test_json_numbers_are_read_exactly():
-    from crawlmath.numeric.phase_type import DecimalText
+    from crawlmath.numeric.bmap._phase_type import DecimalText
 
     assert um.parse_expression(DecimalText("0.30000000000000000001"), {}, "w") == sp.Rational("0.30000000000000000001")
 

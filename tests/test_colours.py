@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from crawlmath.cli import main
-from crawlmath.numeric import colours as nc
-from crawlmath.numeric.colours_sim import STRATEGY_NAMES, simulate, step_law, trajectories
+from crawlmath.numeric.colours import _workbench as nc
+from crawlmath.numeric.colours._sim import STRATEGY_NAMES, simulate, step_law, trajectories
 from crawlmath.numeric.errors import InvalidInput, SolverError, TooLarge
 from crawlmath.numeric.generated import buijsrogge as gen
 from crawlmath.numeric.tolerance import SIMULATION_SIGMAS
@@ -120,7 +120,7 @@ def test_chunked_run_equals_one_call(monkeypatch, strategy, kw):
     """The kernels are resumable: many small chunks give the very same run
     (the kernels hold the state in locals and prefetch from a generator
     state running ahead; both are rebuilt from the arrays at every call)."""
-    import crawlmath.numeric.colours_sim as cs
+    import crawlmath.numeric.colours._sim as cs
 
     p = nc.colour_distribution("powerlaw", 400, 1.0)
     whole = simulate(p, 40, 30_000, seed=8, strategy=strategy, **kw)
@@ -362,7 +362,7 @@ def _python_alias(p):
 @pytest.mark.parametrize("p", [nc.colour_distribution("powerlaw", 5000, 0.9), nc.colour_distribution("uniform", 7),
                                np.array([0.5, 0.5, 0.0]), np.random.default_rng(2).dirichlet(np.full(300, 0.1))])
 def test_alias_table_equals_plain_python_construction(p):
-    from crawlmath.numeric.colours_sim import alias_table
+    from crawlmath.numeric.colours._sim import alias_table
 
     prob, alias = alias_table(p)
     want_prob, want_alias = _python_alias(p)
@@ -379,7 +379,7 @@ def _reference_delta_run(p, K, total, seed, strategy, rule, every):
     records (t, S, P_new, P_offline, c, 1-q, m) and the source draws."""
     from collections import deque
 
-    from crawlmath.numeric.colours_sim import packed_table
+    from crawlmath.numeric.colours._sim import packed_table
 
     table = [int(e) for e in packed_table(*_python_alias(p))]
     z, st = (seed + 0x9E3779B97F4A7C15) & _M64, []
@@ -490,7 +490,7 @@ def test_delta_rule_kernel_equals_plain_python_transcription(strategy, gamma, de
 
 def test_absent_mass_is_fsum():
     # free_mass is summed exactly by binary exponent; it must equal math.fsum (correctly rounded) exactly.
-    from crawlmath.numeric.colours_sim import absent_mass
+    from crawlmath.numeric.colours._sim import absent_mass
 
     rng = np.random.default_rng(3)
     p = rng.random(5000) ** 8
@@ -508,7 +508,7 @@ def test_runs_sharing_a_remembered_distribution_equal_runs_from_a_cold_start(mon
     """simulate remembers the validated p, its alias table and the fresh colour records between runs; a run must not
     depend on that: the same seed gives the same run from a cold cache, from a list, and after p is changed in place
     (a changed array is seen as a new distribution, not served from the cache)."""
-    from crawlmath.numeric import colours_sim as cs
+    from crawlmath.numeric.colours import _sim as cs
 
     p = np.arange(1.0, 401.0) ** -1.1
     p /= p.sum()

@@ -14,11 +14,11 @@ import pytest
 import scipy.sparse as sps
 import sympy
 
-from crawlmath.numeric import average_cost as AC
-from crawlmath.numeric import ctmc as CT
-from crawlmath.numeric import mdp as M
-from crawlmath.numeric.average_cost import average_cost_mdp
-from crawlmath.numeric.ctmc import ctmc_stationary
+from crawlmath.numeric.markov import _average_cost as AC
+from crawlmath.numeric.markov import _ctmc as CT
+from crawlmath.numeric.mdp import _crawler as M
+from crawlmath.numeric.markov._average_cost import average_cost_mdp
+from crawlmath.numeric.markov._ctmc import ctmc_stationary
 from crawlmath.numeric.errors import InvalidInput
 from crawlmath.numeric.exact import Triplets, exact, exact_or_inf, input_kind
 
@@ -308,7 +308,7 @@ def test_bad_costs_are_refused(c, rule):
 def test_static_optimum_reads_every_form_of_the_same_number(gamma):
     """2.4 as a float means 12/5 (shortest decimal): every form gives the same digits;
     np.float64 was refused (its repr is 'np.float64(2.4)')."""
-    from crawlmath.numeric.static_mm1k import static_optimum
+    from crawlmath.numeric.static._mm1k import static_optimum
 
     ref = static_optimum("0.05", 1, Fraction(12, 5), 15, digits=40)
     r = static_optimum(0.05 if isinstance(gamma, float) else "0.05", 1, gamma, 15, digits=40)
@@ -319,7 +319,7 @@ def test_static_optimum_reads_every_form_of_the_same_number(gamma):
 
 def test_static_optimum_refuses_what_cannot_be_served():
     from crawlmath.numeric.errors import TooLarge
-    from crawlmath.numeric.static_mm1k import static_optimum
+    from crawlmath.numeric.static._mm1k import static_optimum
 
     with pytest.raises(TooLarge, match=r"^digits: K = 10 at 100000000 digits \(mpmath route\) needs an estimated"):
         static_optimum(0.01, 1, 0.5, 10, digits=10**8)
@@ -360,13 +360,13 @@ def test_a_disagreement_of_the_two_routes_is_an_error_showing_both(monkeypatch):
 
 
 def test_certified_bmap_value_ball_carries_its_digits():
-    """numeric/bmap_model.py CertifiedValue.ball (issue 30): the ball's midpoint is the certified mpmath value exactly,
+    """numeric/bmap/_model.py CertifiedValue.ball (issue 30): the ball's midpoint is the certified mpmath value exactly,
     so it is as narrow as the certificate (it was float(value) ± error_bound, ~1e-16 relative); it contains J of the
     model's printed decimals, computed in exact rationals by an independent route (fmpq_mat solve)."""
     import flint
 
-    from crawlmath.numeric import bmap_model as bm
-    from crawlmath.numeric.bmap_io import load_model
+    from crawlmath.numeric.bmap import _model as bm
+    from crawlmath.numeric.bmap._io import load_model
 
     m = load_model("avrachenkov-example.json", K=4)
     lv = m.check_policy(bm.Policy((3, 1), (1,)))

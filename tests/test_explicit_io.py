@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from crawlmath.numeric import explicit_io as E
-from crawlmath.numeric import sparse_refine as R
+from crawlmath.numeric.markov import _explicit_io as E
+from crawlmath.numeric.markov import _sparse_refine as R
 from crawlmath.numeric.errors import InvalidInput, TooLarge
 
 DATA = Path(__file__).parent / "data"

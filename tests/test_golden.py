@@ -5,8 +5,8 @@ import pytest
 import sympy as sp
 
 from crawlmath.derive import golden as dg
-from crawlmath.numeric import golden as g
-from crawlmath.numeric import scheduling as s
+from crawlmath.numeric.scheduling import _golden as g
+from crawlmath.numeric.scheduling import _frequencies as s
 from crawlmath.numeric.errors import SolverError
 from crawlmath.numeric.generated import golden as gen
 

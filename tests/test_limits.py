@@ -13,7 +13,7 @@ import pytest
 
 from crawlmath.api import optimal_frequencies, verify
 from crawlmath.commands import _common
-from crawlmath.numeric import scheduling as s
+from crawlmath.numeric.scheduling import _frequencies as s
 from crawlmath.numeric.errors import InvalidInput, TooLarge
 from crawlmath.numeric.validate import limits, max_memory, max_seconds, nesting_depth, parse_document, read_input_file
 from crawlmath.safe_paths import Manifest, inside
@@ -259,14 +259,14 @@ def test_estimates_benchmark_uses_the_commands_own_models(tmp_path):
     (lambda g: g.H_curve(points="x"), InvalidInput, "integer"),
 ])
 def test_golden_figures_are_bounded(call, error, words):
-    from crawlmath.numeric import golden
+    from crawlmath.numeric.scheduling import _golden as golden
 
     with limits(memory="8G", seconds=600), pytest.raises(error, match=words):
         call(golden)
 
 
 def test_scheduling_api_costs_simulations_and_fibonacci_up_front():
-    from crawlmath.numeric.access_time import parse_access
+    from crawlmath.numeric.scheduling._access_time import parse_access
 
     p = s.make_problem([0.5, 1, 2], parse_access("exp:1"))
     seq = s.golden_schedule(s.optimal_frequencies(p).frequencies, 12).sequence

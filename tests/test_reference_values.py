@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sps
 
-from crawlmath.numeric import mdp as M
-from crawlmath.numeric.average_cost import average_cost_mdp
-from crawlmath.numeric.ctmc import ctmc_stationary
+from crawlmath.numeric.mdp import _crawler as M
+from crawlmath.numeric.markov._average_cost import average_cost_mdp
+from crawlmath.numeric.markov._ctmc import ctmc_stationary
 from crawlmath.numeric.errors import InvalidInput, SolverError, TooLarge
 
 
@@ -115,8 +115,8 @@ def test_bad_mdps_are_refused_naming_the_argument(P, c, arg):
 
 def test_ctmc_stationary_matches_the_bmap_solver_on_the_papers_example():
     """The generic routine against the Avrachenkov model's own sparse solver (K = 4, full chain)."""
-    from crawlmath.numeric import bmap_model as bm
-    from crawlmath.numeric.bmap_io import load_model
+    from crawlmath.numeric.bmap import _model as bm
+    from crawlmath.numeric.bmap._io import load_model
 
     model = load_model("avrachenkov-example.json", K=4, reduce=False)
     levels = model.check_policy(bm.Policy((3, 1), (2,)))

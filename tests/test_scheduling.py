@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from crawlmath.numeric import golden as g
-from crawlmath.numeric import scheduling as s
-from crawlmath.numeric.access_time import Deterministic, Exponential, Gamma, HyperExponential, Uniform
+from crawlmath.numeric.scheduling import _golden as g
+from crawlmath.numeric.scheduling import _frequencies as s
+from crawlmath.numeric.scheduling._access_time import Deterministic, Exponential, Gamma, HyperExponential, Uniform
 from crawlmath.numeric.errors import InvalidInput, TooLarge
 
 LAWS = [Deterministic(1.0), Exponential(1.0), Gamma(2.0, 2.0), Uniform(0.2, 1.8), HyperExponential((0.3, 0.7), (0.4, 2.8))]
@@ -200,7 +200,7 @@ def test_vectorised_kkt_matches_per_page_reference(X):
 def test_level_root_against_mpmath():
     import mpmath
 
-    from crawlmath.numeric import scheduling_kernels as kern
+    from crawlmath.numeric.scheduling import _kernels as kern
 
     ts = np.concatenate([10.0 ** np.linspace(-320, -0.7, 120), np.linspace(0.2, 0.99, 60), 1 - 10.0 ** np.linspace(-1, -15.5, 60),
                          [kern.SMALL_LEVEL, np.nextafter(kern.SMALL_LEVEL, 1.0), 5e-324]])
@@ -223,7 +223,7 @@ def test_multiplier_at_a_threshold_within_rounding():
     # representable root.  The result must still be stationary, and better
     # than either side of the jump normalised to sum 1 (by 1e-8 here: the
     # optimum lies between them).
-    from crawlmath.numeric import scheduling_kernels as kern
+    from crawlmath.numeric.scheduling import _kernels as kern
 
     mu = [7.347587000757234e-11, 7.991088711498175e-10, 182392.69974002187, 0.2008716271362135, 53886671.03393754]
     c = [649165949129.1776, 7.599475784597178e-11, 385986365032.1069, 3.5442776919257494e-11, 0.0010150784331708037]

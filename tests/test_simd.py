@@ -1,4 +1,4 @@
-"""The eight-lane vector operations of numeric/simd.py against numpy and exact rationals."""
+"""The eight-lane vector operations of numeric/linalg/_simd.py against numpy and exact rationals."""
 from fractions import Fraction
 
 import numba
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from crawlmath.numeric.simd import add8, fma8, load8, mul8, pick8, splat8, store8, swap8
+from crawlmath.numeric.linalg._simd import add8, fma8, load8, mul8, pick8, splat8, store8, swap8
 
 
 @njit

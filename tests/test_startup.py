@@ -40,7 +40,7 @@ def test_static_float_route_imports_no_heavy_module(args):
     proc, modules = imported_by(["-m", "crawlmath", *args])
     assert proc.returncode == 0, proc.stderr
     assert "N_opt" in proc.stdout or "N(gamma, K)" in proc.stdout
-    assert "crawlmath.numeric.static_mm1k" in modules  # the solver did run in this process
+    assert "crawlmath.numeric.static._mm1k" in modules  # the solver did run in this process
     assert loaded(modules, FORBIDDEN + NUMERIC) == []
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from crawlmath.numeric import static_mm1k as s
+from crawlmath.numeric.static import _mm1k as s
 from crawlmath.numeric.errors import InvalidInput
 from crawlmath.numeric.generated import static_mm1k as gen
 from crawlmath.proofs.tables import liu_nain_static as T

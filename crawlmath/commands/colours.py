@@ -34,7 +34,7 @@ def add_arguments(p):
     p.add_argument("--strategy", default="none",
                    help="none | neutral | greedy-neutral | greedy-neutral-offline | greedy-greedy | greedy | greedy-a | randomized[:R] | "
                         "randomized-a[:R] | randomized-b[:R] | combined[:R] | mice[:BETA] | mice-delta[:DELTA] | "
-                        "recommended[:DELTA] (Algorithms 1-12 of Ch. 7-8; numeric/colours_sim.py)")
+                        "recommended[:DELTA] (Algorithms 1-12 of Ch. 7-8; numeric/colours/_sim.py)")
     add_progress_option(p)
     p.add_argument("--json", action="store_true", help="print JSON (the inputs echoed under \"inputs\")")
 
@@ -73,7 +73,7 @@ def parse_strategy(text: str):
     """Parse ``--strategy NAME[:PARAM]`` into (name, keyword arguments for the simulator), PARAM being β, δ or r
     as the strategy takes; InvalidInput names ``--strategy``.
     """
-    from ..numeric.colours_sim import STRATEGY_NAMES
+    from ..numeric.colours._sim import STRATEGY_NAMES
     from ..numeric.errors import InvalidInput
 
     kind, _, rest = text.partition(":")
@@ -98,10 +98,10 @@ def run(args) -> int:
     """``crawlmath colours``: expected colours online by (3.1), the mean field KC/(K+C−1), the exact chain or product
     form (``--exact``) and a seeded simulation (``--simulate``); returns exit code 0.
     """
-    from ..numeric import colours as nc
-    from ..numeric.colours_sim import MAX_SEED, MIN_STEPS, simulate
+    from ..numeric.colours import _workbench as nc
+    from ..numeric.colours._sim import MAX_SEED, MIN_STEPS, simulate
     from ..numeric.errors import InvalidInput
-    from ..numeric.sparse_refine import outward_text
+    from ..numeric.markov._sparse_refine import outward_text
     from ..numeric.validate import require_int, require_memory
 
     K = require_int(args.K, "--K", minimum=1)

@@ -1,9 +1,9 @@
 """Avrachenkov et al., §7 Figures 1–4, regenerated from the BMAP model.
 
 All four use the §7 example (N = 4 robot modes, K = 5;
-:func:`crawlmath.numeric.bmap_model.example_model`, corrected D-matrices)
+:func:`crawlmath.numeric.bmap._model.example_model`, corrected D-matrices)
 and the exact cost J of eq. (2) for every threshold j (two modes, the
-"paper" threshold convention of :func:`~crawlmath.numeric.bmap_model.optimize`):
+"paper" threshold convention of :func:`~crawlmath.numeric.bmap._model.optimize`):
 
 - Fig 1: J vs j for every pair of modes;
 - Fig 2: J vs j for modes {3, 1} as the service-time variance grows at fixed
@@ -29,12 +29,12 @@ OBSOLESCENCE_ALPHAS = (0.2, 0.5, 1.0, 3.0, 7.0)
 
 
 def _api():
-    return require("numeric.bmap_model", "example_model", "optimize", "optimize_all")
+    return require("numeric.bmap._model", "example_model", "optimize", "optimize_all")
 
 
 def _two_phase(mean: float, alpha1: float):
     """PH (β, S) with β = (0.9, 0.1), S = diag(−α1, −α2) and mean ``mean``: α2 = 0.1 α1 / (mean α1 − 0.9)."""
-    PhaseType = require("numeric.phase_type", "PhaseType")
+    PhaseType = require("numeric.bmap._phase_type", "PhaseType")
     alpha2 = 0.1 * alpha1 / (mean * alpha1 - 0.9)
     ph = PhaseType([0.9, 0.1], [[-alpha1, 0.0], [0.0, -alpha2]])
     return ph, ph.moment(2) - ph.moment(1) ** 2

@@ -3,7 +3,7 @@
 The number of colours online S(t) and P_new(t) from one seeded simulation of
 the workbench game, against the mean-field level KC/(K+C-1) (Theorem 4.2.1),
 the exact stationary level (product form) and the exact mean during the fill
-(eq. 3.1), from :func:`crawlmath.numeric.colours_sim.trajectories`.
+(eq. 3.1), from :func:`crawlmath.numeric.colours._sim.trajectories`.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def trajectory_data(K: int, C: int, steps: int, seed: int = SEED, dist: str = "u
     """A seeded trajectory of S(t) and P_new(t) for K positions and C colours, with the exact fill curve (3.1),
     the exact stationary values and (uniform colours) the mean field (Thm 4.2.1, Cor 4.2.1); a dict of arrays and numbers.
     """
-    trajectories = require("numeric.colours_sim", "trajectories")
+    trajectories = require("numeric.colours._sim", "trajectories")
     return trajectories(K, C, steps, seed=seed, dist=dist, params=params, samples=400)
 
 
@@ -62,7 +62,7 @@ FIGURES = [
 
 
 # ----------------------------------------------------------------------------- Ch. 7-8: offline strategies
-# Each figure reruns the thesis's experiment with crawlmath's seeded simulator (numeric/colours_sim.py) at
+# Each figure reruns the thesis's experiment with crawlmath's seeded simulator (numeric/colours/_sim.py) at
 # the thesis's K = 1000, C and γ, with shorter runs where the thesis's curves are already flat.
 
 _PANELS = {"colours": ("colours online S(t)", "colours"), "p_offline": ("P_offline(t)", "p_offline"),
@@ -80,8 +80,8 @@ def draw_runs(path: Path, runs, panels, title: str, claim_id: str, log_panels=()
     (label, dist C, γ, steps, simulate keyword arguments).  Panels named in
     ``log_panels`` get a log y axis, for runs whose initial transient would
     otherwise squash the stationary level into the bottom of the plot."""
-    colour_distribution = require("numeric.colours", "colour_distribution")
-    simulate = require("numeric.colours_sim", "simulate")
+    colour_distribution = require("numeric.colours._workbench", "colour_distribution")
+    simulate = require("numeric.colours._sim", "simulate")
     fig, axes = new_figure(4.8 * len(panels), 3.8, ncols=len(panels))
     axes = axes if len(panels) > 1 else [axes]
     notes = []

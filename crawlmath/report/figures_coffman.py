@@ -1,11 +1,11 @@
 """Coffman–Liu–Weber (1997) §5: the golden-ratio policy, regenerated.
 
 - H(q), the ratio in the proof of Corollary 5.1, decreasing from its limit
-  2φ²/5 at q → 0+ (:func:`crawlmath.numeric.golden.H`), against the worst
+  2φ²/5 at q → 0+ (:func:`crawlmath.numeric.scheduling._golden.H`), against the worst
   bracket position max_s G(q, s), which exceeds the printed bound 2φ²/5 (marked
   false) and tends to φ⁵/10;
 - the exact cost of the golden-ratio schedule γ(k, N) (Lemma 3.1 via
-  :func:`crawlmath.numeric.scheduling.cyclic_cost`) against the lower bound
+  :func:`crawlmath.numeric.scheduling._frequencies.cyclic_cost`) against the lower bound
   C* of Theorem 3.4 and the limit formula of §5, as k grows.
 
 The paper prints no such plots; these figures show the §5 statements.
@@ -26,7 +26,7 @@ GOLDEN_KS = range(4, 26)
 
 def H_data(q_max: float = 10.0, points: int = 300):
     """(q, H(q), max_s G(q, s), 2φ²/5, φ⁵/10)."""
-    H, profile_max, limit, worst = require("numeric.golden", "H", "profile_max", "TWO_PHI2_OVER_5", "WORST_PROFILE")
+    H, profile_max, limit, worst = require("numeric.scheduling._golden", "H", "profile_max", "TWO_PHI2_OVER_5", "WORST_PROFILE")
     q = np.linspace(q_max / points, q_max, points)
     return q, np.asarray(H(q), dtype=float), np.asarray(profile_max(q), dtype=float), float(limit), float(worst)
 
@@ -57,7 +57,7 @@ def draw_H(path: Path) -> str:
 
 def golden_cost_data(rates=GOLDEN_RATES, access: str = GOLDEN_ACCESS, ks=GOLDEN_KS) -> dict:
     """Exact cost of γ(k, N) for each k, the lower bound C*, the §5 limit and the randomized optimum."""
-    sched = require("numeric.scheduling", "make_problem", "parse_access", "optimal_frequencies", "golden_schedule",
+    sched = require("numeric.scheduling._frequencies", "make_problem", "parse_access", "optimal_frequencies", "golden_schedule",
                     "cyclic_cost", "golden_limit_cost", "randomized_optimal", "randomized_cost")
     make_problem, parse_access, optimal_frequencies, golden_schedule, cyclic_cost, golden_limit_cost, randomized_optimal, randomized_cost = sched
     p = make_problem(list(rates), parse_access(access))

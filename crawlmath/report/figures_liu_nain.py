@@ -1,14 +1,14 @@
 """Liu–Nain (2005) Figures 1.2–1.7, regenerated.
 
 - Fig 1.2: γ → N(γ, K) for 1/λ = 0.6, μ = 1 (§1.2.1, Proposition 2), from
-  :func:`crawlmath.numeric.static_mm1k.static_optimum`.  The extracted text
+  :func:`crawlmath.numeric.static._mm1k.static_optimum`.  The extracted text
   does not say which K the two printed curves use; we draw K = 2 and K = 10.
 - Figs 1.3 / 1.4: K → ρ(γ, K) for γ = 0.5 and γ = 2, μ = 1 (Propositions 3
-  and 4), from :func:`crawlmath.numeric.static_mm1k.optimal_rho`.
+  and 4), from :func:`crawlmath.numeric.static._mm1k.optimal_rho`.
 - Figs 1.5–1.7: the optimal activation policy of the dynamic model (§1.2.3)
   for N = 16, K = 5, λ = 0.1, μ = 1 and γ = 1, 1.4, 2, drawn over (r, q) for
   decision epochs s = 0 (departure) and s = 1 (arrival) with the switching
-  curves f_s, from :func:`crawlmath.numeric.mdp.policy_iteration`.
+  curves f_s, from :func:`crawlmath.numeric.mdp._crawler.policy_iteration`.
 
 The ``*_data`` functions return the plotted numbers (public API); the
 ``draw_*`` functions write the PNG and return the caption.
@@ -30,7 +30,7 @@ POLICY_CASES = {"1.5": (1.0, "0.20907"), "1.6": (1.4, "0.25924"), "1.7": (2.0, "
 
 def fig_1_2_data(lam: float = FIG_1_2_LAM, mu: float = 1.0, Ks=FIG_1_2_KS, gammas=None) -> dict:
     """{K: (gammas, N(γ, K), ρ(γ, K)μ/λ)} on a γ grid (Fig 1.2)."""
-    static_optimum = require("numeric.static_mm1k", "static_optimum")
+    static_optimum = require("numeric.static._mm1k", "static_optimum")
     gammas = np.geomspace(0.05, 100, 80) if gammas is None else np.asarray(gammas, dtype=float)
     out = {}
     for K in Ks:
@@ -41,7 +41,7 @@ def fig_1_2_data(lam: float = FIG_1_2_LAM, mu: float = 1.0, Ks=FIG_1_2_KS, gamma
 
 def rho_vs_K_data(gamma: float, mu: float = 1.0, Ks=None) -> tuple[np.ndarray, np.ndarray]:
     """(K, ρ(γ, K)) for K = 2..100 (Figs 1.3, 1.4)."""
-    optimal_rho = require("numeric.static_mm1k", "optimal_rho")
+    optimal_rho = require("numeric.static._mm1k", "optimal_rho")
     Ks = np.arange(2, 101) if Ks is None else np.asarray(Ks)
     return Ks, np.array([float(optimal_rho(gamma, int(K), mu)) for K in Ks])
 
@@ -84,7 +84,7 @@ def draw_rho_vs_K(path: Path, gamma: float, fig_no: str) -> str:
 
 def policy_data(gamma: float, lam: float = 0.1, mu: float = 1.0, K: int = 5, N: int = 16):
     """The optimal policy of the dynamic model: (solution, {s: boolean (K+1)×(N+1) grid of a = 1, NaN-free})."""
-    CrawlerMDP, policy_iteration = require("numeric.mdp", "CrawlerMDP", "policy_iteration")
+    CrawlerMDP, policy_iteration = require("numeric.mdp._crawler", "CrawlerMDP", "policy_iteration")
     m = CrawlerMDP(lam=lam, mu=mu, K=K, N=N, gamma=gamma)
     sol = policy_iteration(m)
     grids = {}

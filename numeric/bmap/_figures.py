@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import itertools
 
-from .bmap_model import BmapModel, optimize
-from .phase_type import PhaseType
+from ._model import BmapModel, optimize
+from ._phase_type import PhaseType
 
 
 def _example(K: int) -> BmapModel:
-    from .bmap_io import load_model
+    from ._io import load_model
 
     return load_model("avrachenkov-example.json", K=K)
 
@@ -42,7 +42,7 @@ def figure1(K: int = 5) -> dict:
 
 def hyperexponential(alpha1: float, mean: float, p1: float = 0.9) -> PhaseType:
     """Two-phase hyperexponential with ``beta = (p1, 1 - p1)`` and the given mean."""
-    from .generated.avrachenkov import avrachenkov_alpha2
+    from ..generated.avrachenkov import avrachenkov_alpha2
 
     alpha2 = float(avrachenkov_alpha2(alpha1, mean, p1))
     return PhaseType([p1, 1 - p1], [[-alpha1, 0.0], [0.0, -alpha2]])

@@ -33,13 +33,13 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 
-from .bmap_model import BmapModel, Costs
-from .errors import InvalidInput
-from .tolerance import STRUCTURE_ABS
-from .validate import read_input_file, require_memory, require_seconds
-from .phase_type import BMAP, DecimalText, PhaseType, bmmap, exact, exact_array, independent_robots, thinned
+from ._model import BmapModel, Costs
+from ..errors import InvalidInput
+from ..tolerance import STRUCTURE_ABS
+from ..validate import read_input_file, require_memory, require_seconds
+from ._phase_type import BMAP, DecimalText, PhaseType, bmmap, exact, exact_array, independent_robots, thinned
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "proofs" / "models"
+MODELS_DIR = Path(__file__).resolve().parents[2] / "proofs" / "models"
 
 
 def model_path(name: str | Path) -> Path:

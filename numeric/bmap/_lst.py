@@ -1,7 +1,7 @@
 """Sojourn-time Laplace–Stieltjes transforms of the BMAP/PH/1/K obsolescence
 queue by routes independent of Theorem 4 (Avrachenkov et al., §5).
 
-Notation of :mod:`crawlmath.numeric.bmap_model`.  A *tagged* page that finds
+Notation of :mod:`crawlmath.numeric.bmap._model`.  A *tagged* page that finds
 ``t`` pages ahead of it (``t = 0``: it is in service) moves in an absorbing
 chain on ``(m, r_1, ..., r_{t-1}, r_tag)`` (service phase, obsolescence phases
 of the pages ahead, its own), absorbed in *served* or *obsolete*.  The chain
@@ -22,8 +22,8 @@ the batch's rate) sees ``i + l - 1`` pages ahead with fresh phases drawn from
 `simulate_sojourn` is a third route: a page-by-page discrete-event simulation
 of the whole system (no stationary vector), with batch-means standard errors.
 
->>> from crawlmath.numeric.bmap_io import load_model
->>> from crawlmath.numeric import bmap_model as bm
+>>> from crawlmath.numeric.bmap._io import load_model
+>>> from crawlmath.numeric.bmap import _model as bm
 >>> m = load_model("avrachenkov-example.json", K=3)
 >>> lv = m.check_policy(bm.Policy((3, 1), (1,)))
 >>> s = sojourn_transforms(m, lv, bm.solve_sparse_direct(m, lv), 0.0)
@@ -38,8 +38,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .bmap_model import BmapModel, Stationary, state_list
-from .errors import InvalidInput, TooLarge
+from ._model import BmapModel, Stationary, state_list
+from ..errors import InvalidInput, TooLarge
 
 TAGGED_LIMIT = 5000  # dense tagged chain: at most this many states
 
@@ -219,7 +219,7 @@ def simulate_sojourn(model: BmapModel, levels: Sequence[int], us: Sequence[float
     ``levels`` and record each page's fate and sojourn time."""
     if events < batches * 100:
         raise InvalidInput("events", f"must be >= {batches * 100}", value=events)
-    from .bmap_lst_kernels import sojourn_events  # numba: compiled on first use
+    from ._lst_kernels import sojourn_events  # numba: compiled on first use
 
     us = [float(u) for u in us]
     rng = np.random.default_rng(seed)

@@ -1,4 +1,4 @@
-"""numba kernel of :func:`crawlmath.numeric.bmap_lst.simulate_sojourn` (compiled lazily, cached).
+"""numba kernel of :func:`crawlmath.numeric.bmap._lst.simulate_sojourn` (compiled lazily, cached).
 
 The event loop of the discrete-event simulation, with the same random stream
 as NumPy: numba draws from the caller's ``numpy.random.Generator`` with

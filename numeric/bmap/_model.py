@@ -6,7 +6,7 @@ Notation (§2–§4 of the paper):
 - ``K``: at most K pages in the system (buffer K-1, one in service);
 - ``arrivals[r-1]``: the BMAP ``(D_0^(r), D_1^(r), ...)`` when r robots are
   active (interpretation 4 of §2; the other three build such a list, see
-  :mod:`crawlmath.numeric.phase_type`);
+  :mod:`crawlmath.numeric.bmap._phase_type`);
 - ``service = (beta, S)`` of order ``M``; ``obsolescence = (gamma, Gamma)`` of
   order ``R``: each page *waiting in the buffer* carries its own obsolescence
   phase and leaves, lost, when it is absorbed;
@@ -54,11 +54,11 @@ import numpy as np
 import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
-from .errors import InvalidInput, SolverError, TooLarge
-from .generated import avrachenkov_lemma as lemma
-from .tolerance import FLOAT_REL, STRUCTURE_ABS
-from .phase_type import BMAP, Lumping, PhaseType, exact, random_bmap, random_phase_type
-from .validate import require_int, require_memory, require_real, require_seconds
+from ..errors import InvalidInput, SolverError, TooLarge
+from ..generated import avrachenkov_lemma as lemma
+from ..tolerance import FLOAT_REL, STRUCTURE_ABS
+from ._phase_type import BMAP, Lumping, PhaseType, exact, random_bmap, random_phase_type
+from ..validate import require_int, require_memory, require_real, require_seconds
 
 # --- model and policy -------------------------------------------------------
 
@@ -615,14 +615,14 @@ def generator_dense(model: BmapModel, levels: Sequence[int]) -> np.ndarray:
 
 
 def solve_dense(model: BmapModel, levels: Sequence[int]) -> Stationary:
-    """p by the GTH elimination (`crawlmath.numeric.ctmc.ctmc_stationary`) of the dense-assembled generator restricted to
+    """p by the GTH elimination (`crawlmath.numeric.markov._ctmc.ctmc_stationary`) of the dense-assembled generator restricted to
     its closed class (small models); p = 0 on the other states (phases that nothing enters, e.g. of a PH representation
     whose β and S never reach a phase).
 
     GTH subtracts nothing, so p >= 0 and every entry, however small, has full relative accuracy: the top levels of a
     long buffer (p ~ 1e-28 at K = 70 in the §7 example) and P_loss with them.  An LU solve leaves such entries at
     ±1e-17 absolute, and P_loss printed as -1.8e-17."""
-    from .ctmc import ctmc_stationary
+    from ..markov._ctmc import ctmc_stationary
 
     if model.states > 3000:
         raise TooLarge("K", "dense solve limited to 3000 states", value=model.K)
@@ -1048,7 +1048,7 @@ def exact_cost(model: BmapModel, levels: Sequence[int]) -> Fraction:
     arithmetic from the model's exact inputs (small chains only).  A
     reference the certified enclosures are tested against.
 
-    >>> from crawlmath.numeric.bmap_io import load_model
+    >>> from crawlmath.numeric.bmap._io import load_model
     >>> m = load_model("avrachenkov-example.json", K=2)
     >>> J = exact_cost(m, (3, 3, 1))
     >>> abs(float(J) - evaluate(m, Policy((3, 1), (1,))).cost) < 1e-12 * float(J)
@@ -1552,7 +1552,7 @@ def evaluate_levels(model: BmapModel, levels: Sequence[int], solver: str = "auto
     if solver == "auto":
         solver = "dense" if model.states <= 600 else "sparse" if model.states <= 1500 else "structured"
     if solver == "structured":
-        from .bmap_structured import evaluate_structured
+        from ._structured import evaluate_structured
 
         return evaluate_structured(model, levels)
     if solver not in SOLVERS:
@@ -1615,7 +1615,7 @@ def estimate_cost(model: BmapModel, evaluations: float = 1.0, solver: str = "aut
     elif family == "sparse":
         per, mem = SECONDS_PER_STATE["sparse"] * n, BYTES_PER_STATE["sparse"] * n
     else:
-        setup += 0.0 if "crawlmath.numeric.bmap_structured" in sys.modules else SECONDS_STRUCTURED_START
+        setup += 0.0 if "crawlmath.numeric.bmap._structured" in sys.modules else SECONDS_STRUCTURED_START
         per, mem = SECONDS_STRUCTURED_K2 * K2 + SECONDS_PER_STATE["structured"] * n, BYTES_PER_STATE["structured"] * n
     return setup + evaluations * (SECONDS_PER_EVALUATION + per), mem
 
@@ -1747,7 +1747,7 @@ def example_model(K: int = 5, printed: bool = False) -> BmapModel:
     """The §7 example (Model 4, N = 4).  ``printed=True`` loads the matrices
     exactly as printed (rejected by validation); the default loads the
     corrected file.  See ``proofs/models/avrachenkov-example*.json``."""
-    from .bmap_io import load_model
+    from ._io import load_model
 
     name = "avrachenkov-example-printed.json" if printed else "avrachenkov-example.json"
     return load_model(name, K=K)

@@ -33,10 +33,10 @@ from typing import Sequence
 
 import numpy as np
 
-from .errors import InvalidInput
-from .exact import exact as _exact, to_float as _to_float
-from .tolerance import STRUCTURE_ABS
-from .validate import require_generator, require_probability_vector, require_square, require_subgenerator
+from ..errors import InvalidInput
+from ..exact import exact as _exact, to_float as _to_float
+from ..tolerance import STRUCTURE_ABS
+from ..validate import require_generator, require_probability_vector, require_square, require_subgenerator
 
 
 # --- exact inputs ---------------------------------------------------------------

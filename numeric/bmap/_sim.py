@@ -6,7 +6,7 @@ time; the server carries the service phase; the arrival process its phase.
 Events are drawn from the competing exponential clocks (Gillespie).  The
 estimates come with batch-means standard errors.
 
->>> from crawlmath.numeric.bmap_io import load_model
+>>> from crawlmath.numeric.bmap._io import load_model
 >>> r = simulate(load_model("avrachenkov-example.json", K=2), (3, 3, 1), events=20_000, seed=1)
 >>> 0 < r.p_loss < 1 and r.events == 20_000
 True
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bmap_model import BmapModel
-from .errors import InvalidInput
+from ._model import BmapModel
+from ..errors import InvalidInput
 
 
 @dataclass(frozen=True)

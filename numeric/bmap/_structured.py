@@ -44,10 +44,10 @@ import scipy.sparse.linalg as spla
 from numba import njit, types
 from numba.extending import overload
 
-from .bmap_model import BmapModel, Measures, Stationary, measures
-from .errors import SolverError
-from .simd import add8, fma8, load8, mul8, pick8, splat8, store8, swap8
-from .validate import require_memory
+from ._model import BmapModel, Measures, Stationary, measures
+from ..errors import SolverError
+from ..linalg._simd import add8, fma8, load8, mul8, pick8, splat8, store8, swap8
+from ..validate import require_memory
 
 COND_LIMIT = 1e8  # largest condition number of a factor's eigenvector matrix we accept
 

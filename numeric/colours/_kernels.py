@@ -1,4 +1,4 @@
-"""numba kernels of :mod:`crawlmath.numeric.colours_sim` (compiled lazily, cached).
+"""numba kernels of :mod:`crawlmath.numeric.colours._sim` (compiled lazily, cached).
 
 Both kernels are *resumable*: the whole simulation state lives in arrays that
 the caller owns, and one call advances the game from time ``iv[T]`` to at most

@@ -58,9 +58,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .colours import colour_distribution, float_law
-from .errors import InvalidInput, SolverError, TooLarge
-from .validate import format_bytes, max_memory, require_int, require_memory, require_probability_vector, require_seconds
+from ._workbench import colour_distribution, float_law
+from ..errors import InvalidInput, SolverError, TooLarge
+from ..validate import format_bytes, max_memory, require_int, require_memory, require_probability_vector, require_seconds
 
 STRATEGIES = ("none", "neutral", "greedy", "randomized-b", "mice", "recommended", "greedy-neutral",
               "greedy-neutral-offline", "greedy-a", "randomized", "randomized-a", "combined", "greedy-greedy")
@@ -178,7 +178,7 @@ def simulate(p, K: int, steps: int, seed: int = 0, strategy: str = "none", *, be
     every chunk with the steps done of ``K + steps`` (it does not touch the
     state, so results are the same with or without it).
 
-    ``p`` is read by :func:`crawlmath.numeric.colours.float_law`: exact numbers
+    ``p`` is read by :func:`crawlmath.numeric.colours._workbench.float_law`: exact numbers
     and decimal strings are accepted and rounded to the nearest float64 (the
     result's ``inputs`` says how p was given).  A simulation is a statistical
     estimate in float64, not an exact route."""
@@ -203,7 +203,7 @@ def simulate(p, K: int, steps: int, seed: int = 0, strategy: str = "none", *, be
     nbytes, seconds = simulation_cost(p.size, steps + prefill, total // every, 1.0 / max(mice_mass, 1e-300))
     require_memory(nbytes, "C", f"a simulation with C = {p.size} colours", value=p.size)
     require_seconds(seconds, "steps", f"{steps} steps ({strategy})", value=steps)
-    from . import colours_kernels as kern
+    from . import _kernels as kern
 
     state = _State(prep, K, total, every, seed, elephant)
     if prefill:
@@ -258,7 +258,7 @@ class _State:
     """The arrays the kernels advance, owned here between chunks."""
 
     def __init__(self, prep, K, total, every, seed, elephant):
-        from . import colours_kernels as kern
+        from . import _kernels as kern
 
         p = prep.p
         self.kern = kern
@@ -330,7 +330,7 @@ def absent_mass(p: np.ndarray, cnt: np.ndarray, off: np.ndarray) -> float:
     float per colour: the kernel sums the integer significands exactly per
     binary exponent, the sum is an integer times :math:`2^{-1074}`, and
     Python's int / int rounds correctly."""
-    from . import colours_kernels as kern
+    from . import _kernels as kern
 
     hi, lo = kern.absent_mass_bins(np.ascontiguousarray(p), cnt, off)
     exact = sum(((int(hi[k]) << 26) + int(lo[k])) << k for k in np.flatnonzero(hi | lo).tolist())
@@ -351,7 +351,7 @@ class _Prepared:
         TEMPLATE_BYTES, a byte copy of a template built once per (distribution,
         elephant set) and kept for the last two (the same bytes, a third of
         the time); larger games build their records directly."""
-        from . import colours_kernels as kern
+        from . import _kernels as kern
 
         if self.table is None:
             self.table = packed_table(*alias_table(self.p))
@@ -407,7 +407,7 @@ def _prepared(p) -> _Prepared:
 def alias_table(p: np.ndarray):
     """Walker's alias table: (prob, alias) for O(1) sampling of ``p`` (numba:
     the construction is O(C) and runs once per distribution)."""
-    from . import colours_kernels as kern
+    from . import _kernels as kern
 
     return kern.alias_columns(np.ascontiguousarray(p, dtype=np.float64))
 
@@ -425,7 +425,7 @@ def trajectories(K: int, C: int, steps: int, seed: int = 0, dist: str = "uniform
     and the exact E[S(t)] during the fill (eq. 3.1 at t <= K).
 
     Returns a dict of numpy arrays and floats ready to plot."""
-    from .colours import exact_stationary, initial_expected, mean_field
+    from ._workbench import exact_stationary, initial_expected, mean_field
 
     p = colour_distribution(dist, C, *params)
     sim = simulate(p, K, steps, seed, samples=samples)

@@ -45,12 +45,12 @@ import numpy as np
 import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
-from .errors import InvalidInput, SolverError, TooLarge
-from .exact import EXACT, FLOATS, exact, input_kind
-from .generated import buijsrogge as gen
-from .generated import buijsrogge_exact as exact_rules
-from .tolerance import FLOAT_REL
-from .validate import require_int, require_memory, require_positive, require_probability_vector, require_seconds
+from ..errors import InvalidInput, SolverError, TooLarge
+from ..exact import EXACT, FLOATS, exact, input_kind
+from ..generated import buijsrogge as gen
+from ..generated import buijsrogge_exact as exact_rules
+from ..tolerance import FLOAT_REL
+from ..validate import require_int, require_memory, require_positive, require_probability_vector, require_seconds
 
 DISTRIBUTIONS = ("uniform", "geometric", "normal", "poisson", "powerlaw")
 EXACT_STATE_LIMIT = 40_000  # partitions (K = 40 when C >= K); beyond, the LU fill-in exhausts time and memory
@@ -332,7 +332,7 @@ def certified_uniform(K: int, C: int, digits: int = 30) -> ExactResult:
     r"""E[S] and P_new of the uniform-colour chain on occupancy partitions
     (:func:`uniform_transitions` with exact Fractions, p_c = 1/C), certified
     to ``digits`` digits by the two routes of
-    :func:`crawlmath.numeric.sparse_refine.average` (exact rational bounds from
+    :func:`crawlmath.numeric.markov._sparse_refine.average` (exact rational bounds from
     the refined bias, and π refined with exact integer residuals inside them),
     as :func:`exact_general` does for any rational law.  `TooLarge` before the
     work when the refinement's estimated cost exceeds the limits.
@@ -341,7 +341,7 @@ def certified_uniform(K: int, C: int, digits: int = 30) -> ExactResult:
     >>> r.colours_bounds[0] <= Fraction(5, 3) <= r.colours_bounds[1], r.inputs
     (True, 'exact')
     """
-    from .sparse_refine import averages_of, check_cost, integer_chain
+    from ..markov._sparse_refine import averages_of, check_cost, integer_chain
 
     K = require_int(K, "K", minimum=1)
     C = require_int(C, "C", minimum=1)
@@ -442,7 +442,7 @@ def exact_general(p, K: int, state_limit: int = 20_000, digits: int = 30) -> Exa
     :math:`P(q \to q - e_j + e_c) = p_c / S(q)` (j present online, S(q) the
     colours present) are exact rationals.  E[S] and P_new are the long-run
     averages of the rewards S(q) and :math:`\sum_{c: q_c = 0} p_c`, each by the
-    two routes of :func:`crawlmath.numeric.sparse_refine.average`: exact
+    two routes of :func:`crawlmath.numeric.markov._sparse_refine.average`: exact
     rational bounds from the refined bias (``colours_bounds``,
     ``p_new_bounds``), and π refined with exact integer residuals whose exact
     average lies inside them.  Colours with p_c = 0 never enter the stationary
@@ -453,7 +453,7 @@ def exact_general(p, K: int, state_limit: int = 20_000, digits: int = 30) -> Exa
     >>> r.colours_bounds[0] <= 1 + (1 - Fraction(38, 100)) / 1 <= r.colours_bounds[1], r.inputs   # 1 + (1 - P2) h0/h1
     (True, 'exact')
     """
-    from .sparse_refine import averages_of, check_cost, integer_chain
+    from ..markov._sparse_refine import averages_of, check_cost, integer_chain
 
     law = _law(p)
     if law.values is None:

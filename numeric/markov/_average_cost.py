@@ -58,13 +58,13 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sps
 
-from . import exact as ex
-from .errors import InvalidInput, SolverError, TooLarge
-from .tolerance import FLOAT_REL, MDP_TIE_REL, STRUCTURE_ABS
-from .validate import require_digits
+from .. import exact as ex
+from ..errors import InvalidInput, SolverError, TooLarge
+from ..tolerance import FLOAT_REL, MDP_TIE_REL, STRUCTURE_ABS
+from ..validate import require_digits
 
 HP_MAX = 400  # states for the high-precision gain and optimality check (O(n^3) multiprecision)
-EXACT_MAX = 200  # the exact rational route (fmpq_mat; the timings are in numeric/ctmc.py at EXACT_MAX)
+EXACT_MAX = 200  # the exact rational route (fmpq_mat; the timings are in numeric/markov/_ctmc.py at EXACT_MAX)
 
 
 @dataclass(frozen=True)
@@ -231,7 +231,7 @@ def optimal_policy(mats, cost, allowed, *, max_iter: int = 1000, unichain: bool 
     the 10^4-state admission MDP, where h reaches 2.5e7 far from the optimum's
     recurrent class).  Returns (policy, g, h, classes, iterations), h as the two rows
     (hi, lo) of :meth:`PolicySystem.evaluate`.  ``unichain=True`` (used by
-    :func:`crawlmath.numeric.sparse_refine.float_policy`, whose exact stage
+    :func:`crawlmath.numeric.markov._sparse_refine.float_policy`, whose exact stage
     assumes it) refuses, SolverError, any policy met with several recurrent classes.
 
     >>> import numpy as np
@@ -483,7 +483,7 @@ def optimality_check(mats, cost, allowed, g, h, policy) -> tuple[float, float, f
 
 
 def _stationary(mats, policy, C) -> np.ndarray:
-    from .ctmc import ctmc_stationary
+    from ._ctmc import ctmc_stationary
 
     sub = _policy_matrix(mats, policy)[C][:, C]
     pi = np.zeros(len(policy))
@@ -498,7 +498,7 @@ def _certify(sol: AverageCostSolution, P, c, digits: int, floats: str, max_iter:
     """The optimal gain of the exact MDP to ``digits`` digits, two routes (module docstring)."""
     import mpmath
 
-    from .ctmc import _agree, _gth_mp, float_up
+    from ._ctmc import _agree, _gth_mp, float_up
 
     S = len(sol.policy)
     if len(sol.classes) != 1:
@@ -621,7 +621,7 @@ def _ball_gain(rows, cost, policy, digits: int):
     numbers, δ the largest improvement an action may still offer (upper end of its ball, or 0)."""
     from flint import arb, arb_mat, ctx
 
-    from .ctmc import _exact_mid
+    from ._ctmc import _exact_mid
 
     S = len(policy)
     old = ctx.prec

@@ -55,10 +55,10 @@ import numpy as np
 import scipy.sparse as sps
 from scipy.sparse import csgraph
 
-from . import exact as ex
-from .errors import InvalidInput, SolverError, TooLarge
-from .tolerance import FLOAT_REL, STRUCTURE_ABS
-from .validate import require_digits
+from .. import exact as ex
+from ..errors import InvalidInput, SolverError, TooLarge
+from ..tolerance import FLOAT_REL, STRUCTURE_ABS
+from ..validate import require_digits
 
 DENSE_MAX = 2000  # GTH is O(n³) in float64: 2000 states ≈ 3 s
 HP_MAX = 400  # the two high-precision routes are O(n³) in multiprecision
@@ -596,7 +596,7 @@ def refine_stationary(src, dst, weight, pi, digits: int, *, max_steps: int = 40)
 
 def refine_balance(src, dst, w, P, ratio, j0: int, digits: int, max_steps: int, who: str = ""):
     """The refinement loop shared by :func:`refine_stationary` and the scaled start of
-    :mod:`crawlmath.numeric.sparse_refine`: π_i = P_i y_i / 2^E with ``P`` exact integers, ``ratio`` the float
+    :mod:`crawlmath.numeric.markov._sparse_refine`: π_i = P_i y_i / 2^E with ``P`` exact integers, ``ratio`` the float
     π̂_src/π̂_dst per transition, ``j0`` the state whose y stays fixed.  Returns (P ∘ Y, steps, digits reached),
     π = P ∘ Y / Σ exactly; SolverError (prefixed by ``who``) when the corrections stop shrinking."""
     import scipy.sparse.linalg as spla

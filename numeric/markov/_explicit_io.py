@@ -60,13 +60,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InvalidInput, TooLarge
-from .validate import read_input_file, require_float_magnitude, require_memory, require_regular_file
+from ..errors import InvalidInput, TooLarge
+from ..validate import read_input_file, require_float_magnitude, require_memory, require_regular_file
 
 MAX_FILE_BYTES = 1 << 30  # 1 GiB of text: ~3e7 transitions, more than the exact routes can take
 MAX_NUMBER_CHARS = 4000  # Python refuses int() of longer digit strings (CVE-2020-10735 limit 4300)
 BYTES_PER_FILE_BYTE = 40  # Python objects (Fractions, lists) per byte of text read, measured ~25
-SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "triplets.schema.json"
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "triplets.schema.json"
 KINDS = ("ctmc", "dtmc", "mdp")
 
 DRN_EXAMPLE = """\

@@ -1,6 +1,6 @@
 """Long-run averages of large sparse chains and MDPs to D digits, exact from the input.
 
-The model's numbers are exact rationals (:mod:`crawlmath.numeric.explicit_io`);
+The model's numbers are exact rationals (:mod:`crawlmath.numeric.markov._explicit_io`);
 write every rate or probability of the chain as q_ij = W_ij / L and every
 reward as c_i = C_i / L_c with integers W, C and common denominators L, L_c.
 Two independent routes give the long-run average reward g = Σ_i π_i c_i of
@@ -31,7 +31,7 @@ get a second route from :func:`stationary_enclosure` (block elimination by
 breadth-first levels in ball arithmetic), O(Σ m_l³) for level sizes m_l: a
 10⁴-state tandem queue (levels of ≤ 101 states) in ~15 s at 30 digits.
 
->>> from crawlmath.numeric.explicit_io import parse_drn, DRN_EXAMPLE
+>>> from crawlmath.numeric.markov._explicit_io import parse_drn, DRN_EXAMPLE
 >>> r = chain_average(parse_drn(DRN_EXAMPLE), "busy", digits=30)
 >>> r.text                                   # λ/(λ+μ) = 0.3/1.3 = 3/13
 '0.230769230769230769230769230769'
@@ -48,9 +48,9 @@ import numpy as np
 import scipy.sparse as sps
 from scipy.sparse import csgraph
 
-from .ctmc import fixed_point, gth_back_substitute, gth_eliminate_levels, integer_ratio, refine_balance
-from .errors import InvalidInput, SolverError, TooLarge
-from .validate import require_memory, require_seconds
+from ._ctmc import fixed_point, gth_back_substitute, gth_eliminate_levels, integer_ratio, refine_balance
+from ..errors import InvalidInput, SolverError, TooLarge
+from ..validate import require_memory, require_seconds
 
 # Measured on 2 shared cores at 30 digits (benchmarks/storm_exact.py): 1.3e-3 s per
 # transition for M/M/1/10^4 (π spans 1e-1549: 5000-bit integers), 7e-4 retrial 10^4,
@@ -295,7 +295,7 @@ def float_start(rates: sps.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
     The levels are the breadth-first distances from state 0 in the undirected
     graph of the transitions, so every transition joins levels at most one
     apart and the GTH elimination level by level applies to *any* chain (see
-    :func:`crawlmath.numeric.ctmc.gth_levels`; here each level's values are
+    :func:`crawlmath.numeric.markov._ctmc.gth_levels`; here each level's values are
     rescaled by a power of two in the back substitution, so nothing
     underflows).  Its work Σ (m_{l−1} + m_l)² m_l is small for queueing chains
     (one state per level for a birth-death chain).  Beyond
@@ -309,7 +309,7 @@ def float_start(rates: sps.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
     >>> (m * 2.0 ** e / (m * 2.0 ** e).sum()).tolist()
     [0.75, 0.25]
     """
-    from .ctmc import _sparse_lu
+    from ._ctmc import _sparse_lu
 
     n = rates.shape[0]
     level = csgraph.shortest_path(rates, unweighted=True, directed=False, indices=0).astype(np.int64)
@@ -358,7 +358,7 @@ def refine_scaled(src, dst, weight, mant, expo, digits: int, *, max_steps: int =
     have the coefficients of the time-reversed jump chain (in [0, 1], whatever
     the spread of π), so y ≈ 1 is refined to the same relative accuracy in
     every entry; residuals exact (integers), corrections from one float64
-    sparse LU (as :func:`crawlmath.numeric.ctmc.refine_stationary`, with an
+    sparse LU (as :func:`crawlmath.numeric.markov._ctmc.refine_stationary`, with an
     exponent per state).  Returns (mass, steps): π = mass / Σ mass exactly."""
     if not np.all(mant > 0):
         raise SolverError("the start of the refinement has a zero entry")
@@ -602,7 +602,7 @@ def average(chain: IntegerChain, digits: int, stationary: tuple | None = None, l
 def chain_averages(model, rewards, digits: int) -> tuple[dict, IntegerChain, tuple]:
     """The long-run average of each named reward (``rewards``: names of
     ``model``'s reward models) for a CTMC (per unit time) or DTMC (per step)
-    read by :mod:`crawlmath.numeric.explicit_io`, certified to ``digits``
+    read by :mod:`crawlmath.numeric.markov._explicit_io`, certified to ``digits``
     digits: ({name: Average}, the chain, route 2's (mass, steps)), by
     :func:`averages_of`."""
     if model.kind == "mdp":
@@ -663,7 +663,7 @@ class OptimalAverage:
 
 
 def float_mdp(model, cost: np.ndarray):
-    """(P, c, rank) for :func:`crawlmath.numeric.average_cost.average_cost_mdp`: action k of a
+    """(P, c, rank) for :func:`crawlmath.numeric.markov._average_cost.average_cost_mdp`: action k of a
     state is its k-th choice (``rank``), ``inf`` where a state has fewer choices."""
     cs = model.choice_state
     order = np.argsort(cs, kind="stable")
@@ -680,11 +680,11 @@ def float_mdp(model, cost: np.ndarray):
 
 def float_policy(model, cost: np.ndarray, *, max_iter: int = 200) -> np.ndarray:
     """A start for the exact stage, the choice per state: the policy iteration of
-    :func:`crawlmath.numeric.average_cost.optimal_policy` (the one float64
+    :func:`crawlmath.numeric.markov._average_cost.optimal_policy` (the one float64
     evaluator) on :func:`float_mdp`'s arrays with ``unichain=True``: every
     policy it meets must have one recurrent class (SolverError otherwise).  No residual test here: the
     exact stage improves the policy further and certifies the result."""
-    from .average_cost import optimal_policy, validate_mdp
+    from ._average_cost import optimal_policy, validate_mdp
 
     P, c, rank = float_mdp(model, cost)
     return policy_choices(model, rank, optimal_policy(*validate_mdp(P, c), max_iter=max_iter, unichain=True)[0])
@@ -711,7 +711,7 @@ def _policy_chain(model, W, L: int, C, Lc: int, choice: np.ndarray) -> IntegerCh
 
 def optimal_average(model, reward: str | None, digits: int, *, max_rounds: int = 20) -> OptimalAverage:
     """g* = min over policies of the long-run average of ``reward`` (a cost per
-    step) of an MDP read by :mod:`crawlmath.numeric.explicit_io`, to ``digits``
+    step) of an MDP read by :mod:`crawlmath.numeric.markov._explicit_io`, to ``digits``
     digits: float policy iteration (:func:`float_policy`), then exact policy improvement on the
     refined bias until no action gains more than a quarter of the width, then
     both routes of :func:`average` on the final policy and the lower bound

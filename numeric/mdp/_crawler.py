@@ -51,13 +51,14 @@ import scipy.sparse as sps
 import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 
-from . import exact as ex, static_mm1k
-from .average_cost import bordered_lu as _bordered_lu, closed_classes
-from .ctmc import fixed_point, integer_ratio
-from .errors import InvalidInput, SolverError, TooLarge
-from .generated import static_mm1k as static_gen
-from .tolerance import CURVES_FLOAT_GAIN, MDP_TIE_REL as TIE_REL, STRUCTURE_ABS
-from .validate import require_float_magnitude, require_int, require_open_unit, require_positive
+from .. import exact as ex
+from ..static import _mm1k as static_mm1k
+from ..markov._average_cost import bordered_lu as _bordered_lu, closed_classes
+from ..markov._ctmc import fixed_point, integer_ratio
+from ..errors import InvalidInput, SolverError, TooLarge
+from ..generated import static_mm1k as static_gen
+from ..tolerance import CURVES_FLOAT_GAIN, MDP_TIE_REL as TIE_REL, STRUCTURE_ABS
+from ..validate import require_float_magnitude, require_int, require_open_unit, require_positive
 
 MAX_STATES = 2_000_000  # 3(K+1)(N+1) above this is refused up front
 RVI_STOP = 1e-5  # the stopping threshold of Prop. 6 as used in §1.2.2-1.2.3
@@ -1625,7 +1626,7 @@ class CertifiedGain:
 
 def _stationary_accurate(mdp: CrawlerMDP, chain: PolicyChain):
     """(π on X, recurrent states of X, θ = π c as a float, π on the chain): GTH level by level."""
-    from .ctmc import gth_levels
+    from ..markov._ctmc import gth_levels
 
     pi_chain = gth_levels(chain.rates, chain.level)
     theta = math.fsum(pi_chain * chain.cost.astype(float)) / chain.cost_scale
@@ -1645,7 +1646,7 @@ def certified_gain(mdp: CrawlerMDP, policy: np.ndarray, digits: int | None = Non
     Without ``digits`` the bounds are :data:`TARGET_REL_WIDTH` wide
     (relative) and ``gain`` is the float θ of route 1; with ``digits`` = D the
     bounds are 10^-(D+2) wide and route 1's π is refined to D + 2 digits per
-    entry (:func:`~crawlmath.numeric.ctmc.refine_stationary`), giving θ as an
+    entry (:func:`~crawlmath.numeric.markov._ctmc.refine_stationary`), giving θ as an
     exact rational that must lie in route 2's bounds: then its first D digits
     are certified.  SolverError when the routes disagree (both values given).
     ``improve=False`` keeps ``policy`` as given (its gain is then what
@@ -1657,7 +1658,7 @@ def certified_gain(mdp: CrawlerMDP, policy: np.ndarray, digits: int | None = Non
     >>> c.text, c.relative_width < 1e-26
     ('0.2090741346552569396121615', True)
     """
-    from .ctmc import refine_stationary
+    from ..markov._ctmc import refine_stationary
 
     if digits is not None:
         digits = require_int(digits, "digits", minimum=1)
@@ -1716,7 +1717,7 @@ def static_cost(lam: float, mu: float, K: int, N: int, gamma: float) -> float:
 
 def static_count(lam: float, mu: float, K: int, gamma: float) -> tuple[int, float]:
     """(N_s, C_s): the static optimum of Proposition 1 (the static model's
-    solver, :func:`crawlmath.numeric.static_mm1k.static_optimum`)."""
+    solver, :func:`crawlmath.numeric.static._mm1k.static_optimum`)."""
     opt = static_mm1k.static_optimum(lam, mu, gamma, K)
     return opt.N_opt, opt.cost_opt
 

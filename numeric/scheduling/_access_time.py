@@ -31,9 +31,9 @@ from typing import Callable
 import mpmath
 import numpy as np
 
-from .errors import InvalidInput, SolverError
-from .phase_type import PhaseType
-from .validate import require_positive, require_probability_vector
+from ..errors import InvalidInput, SolverError
+from ..bmap._phase_type import PhaseType
+from ..validate import require_positive, require_probability_vector
 
 
 def _check_h(value: float, mu, where: str) -> None:
@@ -209,7 +209,7 @@ class PhaseTypeAccess(AccessTime):
     """Phase-type PH(beta, S): h(mu) = beta (mu I - S)^{-1} S0 with S0 = -S 1,
     mean = beta (-S)^{-1} 1.  Validation (beta a probability vector, so no
     atom at 0 and h < 1; S a transient sub-generator of matching size) is
-    that of :class:`crawlmath.numeric.phase_type.PhaseType`.
+    that of :class:`crawlmath.numeric.bmap._phase_type.PhaseType`.
 
     >>> round(float(PhaseTypeAccess([1.0], [[-2.0]]).h(2.0)), 12)
     0.5

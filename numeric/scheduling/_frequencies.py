@@ -11,7 +11,7 @@ and the CLI number them from 1).
 - :func:`optimal_frequencies`: the lower bound of Theorems 3.3/3.4 -- closed
   form x_i = ln h_i / sum ln h_j, C* = c0 (mu - nu + nu prod h) when c_i = c0
   mu_i ((6), (10)); otherwise the KKT system (8)-(9): x_i(lambda) page by
-  page (numba, :mod:`crawlmath.numeric.scheduling_kernels`), the multiplier
+  page (numba, :mod:`crawlmath.numeric.scheduling._kernels`), the multiplier
   by safeguarded secant steps, with the KKT residual reported.
 - :func:`cyclic_cost`: the exact cost of a cyclic schedule, from (3) and
   Lemma 3.1.
@@ -37,12 +37,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from .access_time import AccessTime, parse_access  # noqa: F401 - parse_access re-exported for callers
-from .errors import InvalidInput, SolverError, TooLarge
-from .generated import golden as ggen
-from .generated import scheduling as gen
-from .tolerance import FLOAT_REL, STRUCTURE_ABS
-from .validate import require_int, require_memory, require_seconds
+from ._access_time import AccessTime, parse_access  # noqa: F401 - parse_access re-exported for callers
+from ..errors import InvalidInput, SolverError, TooLarge
+from ..generated import golden as ggen
+from ..generated import scheduling as gen
+from ..tolerance import FLOAT_REL, STRUCTURE_ABS
+from ..validate import require_int, require_memory, require_seconds
 
 PHI = (1 + math.sqrt(5)) / 2
 MAX_K = 38  # F_38 = 39 088 169 accesses per cycle; beyond that the schedule is refused
@@ -203,7 +203,7 @@ def _multiplier(problem: Problem) -> tuple[float, np.ndarray, int]:
     e^step rather than add to ln lambda, so lambda is resolved to its own
     rounding unit (ln lambda's is |ln lambda| times coarser), which matters
     where S is steep."""
-    from . import scheduling_kernels as kern  # numba: imported by the general-weights route only
+    from . import _kernels as kern  # numba: imported by the general-weights route only
 
     eps = np.finfo(float).eps
     tau = gen.stationarity_level(1.0, problem.weights, problem.rates, problem.nu)  # t_i = lambda tau_i

@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import SolverError
-from .validate import require_int, require_memory, require_positive, require_seconds
-from .generated import golden as gen
+from ..errors import SolverError
+from ..validate import require_int, require_memory, require_positive, require_seconds
+from ..generated import golden as gen
 
 PHI = (1 + math.sqrt(5)) / 2
 TWO_PHI2_OVER_5 = 2 * PHI**2 / 5  # lim_(q->0) H(q): the printed constant of (19)
@@ -325,8 +325,8 @@ def adversarial_ratio_curve(qs=None, j: int = 10, k: int = 26) -> dict:
     (X = 1, so C* = (17) exactly) against q = mu/nu, with H(q) (the printed
     bound of Corollary 5.1) and G(q, phi^2/2) (the asymptotic value for this
     bracket position).  For the report: the exact ratio exceeds H and 2 phi^2/5."""
-    from . import scheduling as s
-    from .access_time import Deterministic
+    from . import _frequencies as s
+    from ._access_time import Deterministic
 
     qs = np.geomspace(1e-3, 10, 25) if qs is None else np.atleast_1d(np.asarray(qs, dtype=float))
     j = require_int(j, "j", minimum=2)

@@ -1,4 +1,4 @@
-"""numba kernels of :func:`crawlmath.numeric.scheduling.optimal_frequencies`
+"""numba kernels of :func:`crawlmath.numeric.scheduling._frequencies.optimal_frequencies`
 (general weights), compiled lazily and cached; imported by that route only, so
 the rest of the scheduling module starts without numba.
 

@@ -34,10 +34,10 @@ import math
 from fractions import Fraction
 from dataclasses import dataclass
 
-from . import exact as ex
-from .errors import SolverError
-from .generated import static_mm1k as gen
-from .validate import require_float_magnitude, require_int, require_memory, require_positive, require_seconds
+from .. import exact as ex
+from ..errors import SolverError
+from ..generated import static_mm1k as gen
+from ..validate import require_float_magnitude, require_int, require_memory, require_positive, require_seconds
 
 # Cost models of the two routes, measured (tracemalloc / perf_counter, one core, 2026-11-27):
 # float64 with K > SCALAR_MAX_K evaluates Q on NumPy arrays of K + 1 terms: peak 24 bytes per K,

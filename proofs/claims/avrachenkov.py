@@ -2,7 +2,7 @@
 PH obsolescence and threshold control of the robots (seed
 ``000_5df23f3f1376a820.txt``).
 
-Numbers come from :mod:`crawlmath.numeric.bmap_model` (generator two ways,
+Numbers come from :mod:`crawlmath.numeric.bmap._model` (generator two ways,
 block recursion, sparse LU, ball-arithmetic LU), :mod:`..bmap_structured`
 (matrix-free) and the shipped model files ``proofs/models/avrachenkov-*.json``;
 the printed tables (:mod:`crawlmath.proofs.tables.avrachenkov`) are only
@@ -54,11 +54,11 @@ import numpy as np
 import sympy as sp
 
 from ...derive import avrachenkov as d
-from ...numeric import bmap_model as bm
-from ...numeric.bmap_io import load_model, read_spec
+from ...numeric.bmap import _model as bm
+from ...numeric.bmap._io import load_model, read_spec
 from ...numeric.errors import InvalidInput, SolverError
 from ...numeric.generated import avrachenkov as gen
-from ...numeric.phase_type import BMAP, Lumping, PhaseType, bmmap, independent_robots, random_lumpable_phase_type, random_phase_type, thinned
+from ...numeric.bmap._phase_type import BMAP, Lumping, PhaseType, bmmap, independent_robots, random_lumpable_phase_type, random_phase_type, thinned
 from ...numeric.tolerance import HP_DIGITS, SIMULATION_SIGMAS, close, digits_agreed, printed_tolerance
 from .. import cells
 from ..cells import Hypothesis, Printing
@@ -712,7 +712,7 @@ def _reduction_random():
        statement="The chain orders the waiting pages (FIFO: service takes r_1); replacing the ordered phases by per-phase counts "
                  "is not an exact reduction (the lumpability condition fails), so crawlmath does not use it.")
 def _symmetry():
-    from ...numeric.bmap_figures import hyperexponential
+    from ...numeric.bmap._figures import hyperexponential
 
     m = full(4).with_(obsolescence=hyperexponential(3.0, 5.0), reduce=False)  # Figure 4's R = 2 obsolescence, not lumpable
     lv = m.check_policy(bm.Policy((3, 1), (2,)))
@@ -898,7 +898,7 @@ for _row in T.parse(T.TABLE_1):
        statement="Figure 1 (J against the threshold, every two-mode set, K = 5): the lowest curve is modes 3, 1 with its minimum 63.54 "
                  "at j = 2, and 'the optimal strategy assumes that only two among four modes (one and three robots) should be used'.")
 def _figure1():
-    from ...numeric.bmap_figures import figure1
+    from ...numeric.bmap._figures import figure1
 
     curves = figure1()
     minima = {modes: min(c, key=lambda x: x[1]) for modes, c in curves.items()}
@@ -1456,7 +1456,7 @@ def _variance_checked(ph, alpha1: float, mean: float) -> tuple[float, float]:
        statement="Hyperexponential obsolescence with g_1 = 5: the variance runs from 25 to 449 for alpha_1 in [0.2, 7], and the optimal "
                  "threshold (modes 3, 1) decreases from 2 to 0 as the variance grows.")
 def _fig4():
-    from ...numeric.bmap_figures import hyperexponential
+    from ...numeric.bmap._figures import hyperexponential
 
     base = example(5)
     var, best, notes, certain = [], [], [], True
@@ -1481,7 +1481,7 @@ def _fig4():
 @claim(f"{P}.figure-2.text", source=src("§7", "Figures 2-3 text"), method=Method.NUMERIC_HP, slow=True,
        statement="Hyperexponential service with b_1 fixed: var_s = 3.415 at alpha_1 = 4; modes (3, 1) are optimal below, (4, 1) above.")
 def _fig2():
-    from ...numeric.bmap_figures import hyperexponential
+    from ...numeric.bmap._figures import hyperexponential
 
     base = example(5)
     b1 = base.service.mean
@@ -1505,7 +1505,7 @@ def _fig2():
        statement="A page-by-page discrete-event simulation (no generator) agrees with P_loss, P_obs, P_success and V1 "
                  f"within {SIMULATION_SIGMAS} standard errors (K = 3, modes 3, 1, threshold 1).")
 def _simulation():
-    from ...numeric.bmap_sim import simulate
+    from ...numeric.bmap._sim import simulate
 
     m = full(3)
     lv = m.check_policy(bm.Policy((3, 1), (1,)))
@@ -1771,7 +1771,7 @@ def _means_convention():
 def _text_variances() -> list:
     """The four variances quoted in §7's text of Figures 2-4, as (printed, {reading: value}): the hyperexponential service
     (mean b_1) at alpha_1 = 1.521, 4, 9 and the obsolescence (mean g_1) at alpha_1 = 7."""
-    from ...numeric.bmap_figures import hyperexponential
+    from ...numeric.bmap._figures import hyperexponential
 
     base = example(5)
     cases = [(1.521, base.service.mean, "0.431"), (4.0, base.service.mean, "3.415"), (9.0, base.service.mean, "5.798"),

@@ -108,8 +108,8 @@ def _functionals() -> Outcome:
 def _example_k3():
     """The §7 example at K = 3, modes 3,1, j_1 = 1, solved in exact rationals: (model, levels, stationary, numeric measures,
     the model as a concrete LemmaModel, the stationary blocks as SymPy rows); shared by the derived-theorem claims."""
-    from ...numeric import bmap_model as bm
-    from ...numeric.bmap_io import load_model
+    from ...numeric.bmap import _model as bm
+    from ...numeric.bmap._io import load_model
 
     model = load_model("avrachenkov-example.json", K=3, reduce=False)
     levels = model.check_policy(bm.Policy((3, 1), (1,)))
@@ -150,7 +150,7 @@ def _numeric() -> Outcome:
 def _sojourn() -> Outcome:
     import numpy as np
 
-    from ...numeric import bmap_model as bm
+    from ...numeric.bmap import _model as bm
     from ...numeric.tolerance import FLOAT_REL
     from . import avrachenkov_theorems as th
 

@@ -9,10 +9,10 @@ use it:
 - Theorem 1, eqs. (5)–(7): P_star against Little's law at the server
   (``1 - P_star = lambda P_success b_1``), phi_n against the robots-per-level
   rule of §2, N_act against crawlmath's measures, and all three against a
-  page-by-page simulation (:func:`crawlmath.numeric.bmap_lst.simulate_sojourn`);
+  page-by-page simulation (:func:`crawlmath.numeric.bmap._lst.simulate_sojourn`);
 - Theorem 4, eqs. (16)–(21), at u > 0: against the tagged page's absorbing
   chain enumerated from the rules of §2 with a catastrophe rate u
-  (:mod:`crawlmath.numeric.bmap_lst`), and against simulated transforms with
+  (:mod:`crawlmath.numeric.bmap._lst`), and against simulated transforms with
   standard errors;
 - Corollary 1, eqs. (22)–(25): against a complex-step derivative of the
   transforms at u = 0, the tagged chain's means ``alpha (-T)^{-2} a`` and
@@ -33,9 +33,9 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ...numeric import bmap_lst as L
-from ...numeric import bmap_model as bm
-from ...numeric.bmap_io import load_model
+from ...numeric.bmap import _lst as L
+from ...numeric.bmap import _model as bm
+from ...numeric.bmap._io import load_model
 from ...numeric.tolerance import FLOAT_REL, SIMULATION_SIGMAS
 from .. import cells
 from ..cells import Hypothesis, Printing

@@ -7,7 +7,7 @@ How each kind of statement is checked:
 
 - a proposition about what a strategy *does* to the state (Props 7.2.1,
   7.3.1, 7.3.2) is checked exactly: the law of one step of the printed
-  algorithm (:func:`~crawlmath.numeric.colours_sim.step_law`, plain Python,
+  algorithm (:func:`~crawlmath.numeric.colours._sim.step_law`, plain Python,
   generic p and r as SymPy symbols) is compared with the law without offline
   structure on every state of small systems; the numba simulator is then run
   as the second route;
@@ -53,8 +53,8 @@ import numpy as np
 import scipy.stats
 import sympy as sp
 
-from ...numeric import colours as nc
-from ...numeric.colours_sim import READINGS, simulate, step_law
+from ...numeric.colours import _workbench as nc
+from ...numeric.colours._sim import READINGS, simulate, step_law
 from ...numeric.tolerance import SIMULATION_SIGMAS, SINGLE_RUN_CENTRAL, SINGLE_RUN_FLIP, SINGLE_RUN_MAX_REPLICATES
 from .. import certification
 from ..cells import Printing, convention, judge_cell

@@ -3,7 +3,7 @@ Lemma 3.1, Theorems 3.1–3.4, Lemma 4.1 and its expansions, Theorem 4.1.
 
 Seed ``002_4ad982fbd4856c9a.txt``; derivations from
 :mod:`crawlmath.derive.scheduling`, numbers from
-:mod:`crawlmath.numeric.scheduling` and :mod:`crawlmath.numeric.access_time`.
+:mod:`crawlmath.numeric.scheduling._frequencies` and :mod:`crawlmath.numeric.scheduling._access_time`.
 The golden-ratio section (§5) is in :mod:`.coffman_golden`.
 """
 from __future__ import annotations
@@ -17,8 +17,8 @@ from scipy import optimize
 
 from ...derive import is_identically_zero as _zero
 from ...derive import scheduling as d
-from ...numeric import scheduling as s
-from ...numeric.access_time import Deterministic, Exponential, Gamma, HyperExponential, PhaseTypeAccess, Uniform
+from ...numeric.scheduling import _frequencies as s
+from ...numeric.scheduling._access_time import Deterministic, Exponential, Gamma, HyperExponential, PhaseTypeAccess, Uniform
 from ...numeric.generated import scheduling as gen
 from ...numeric.tolerance import SIMULATION_SIGMAS
 from ..registry import Method, Outcome, Source, claim

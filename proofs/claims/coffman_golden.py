@@ -3,8 +3,8 @@ golden-ratio policy gamma(k, N), its limiting cost, Theorem 5.1 (18),
 Corollary 5.1 (19) and every step of the printed proof of Corollary 5.1.
 
 Theorem 5.1 and Corollary 5.1 are checked against the *exact* cost of the
-actual schedule (:func:`crawlmath.numeric.scheduling.cyclic_cost` on
-:func:`~crawlmath.numeric.scheduling.golden_schedule`), not only against the
+actual schedule (:func:`crawlmath.numeric.scheduling._frequencies.cyclic_cost` on
+:func:`~crawlmath.numeric.scheduling._frequencies.golden_schedule`), not only against the
 limit formula.
 """
 from __future__ import annotations
@@ -17,9 +17,9 @@ import numpy as np
 import sympy as sp
 
 from ...derive import golden as d
-from ...numeric import golden as g
-from ...numeric import scheduling as s
-from ...numeric.access_time import Deterministic, Exponential, Gamma, Uniform
+from ...numeric.scheduling import _golden as g
+from ...numeric.scheduling import _frequencies as s
+from ...numeric.scheduling._access_time import Deterministic, Exponential, Gamma, Uniform
 from ...numeric.generated import golden as gen
 from ...numeric.tolerance import SIMULATION_SIGMAS, matches_printed
 from ..registry import Method, Outcome, Source, claim
@@ -156,7 +156,7 @@ def _index_readings(rounding) -> list[tuple[str, int, int, list]]:
 def _judge_index(printed: str, rounding) -> Outcome:
     """The printed index j_i = rounding(ln_phi f_i) against the inter-access distances of exact schedules, under both
     readings of ln_phi; PASS when one reading holds on every page, ERRATUM when neither does and
-    j = ceil(log_phi(1/f)) (numeric.scheduling.golden_bracket) does."""
+    j = ceil(log_phi(1/f)) (numeric.scheduling._frequencies.golden_bracket) does."""
     readings = _index_readings(rounding)
     n2, nbad2, bad2 = _distance_check(s.golden_bracket)
     text = "; ".join(f"{name}: fails for {nbad}/{n} pages" + (f" (f, j, distances e.g. {bad[:2]})" if bad else "")

@@ -5,7 +5,7 @@ Every row is checked in Liu–Nain's own notation (E[X], f_i) and, where the
 statement is numeric, with access times of mean E[X] != 1, so that the rows are
 not copies of the Coffman rows.  The golden-ratio rows ((1.33), (1.34), "within
 5%") are judged on exact golden-ratio schedules and the interval certificate of
-:mod:`crawlmath.numeric.golden`, like Coffman's Theorem 5.1 and Corollary 5.1.
+:mod:`crawlmath.numeric.scheduling._golden`, like Coffman's Theorem 5.1 and Corollary 5.1.
 
 The model rows (1.21)-(1.25) are checked against a simulated timeline (access
 completions and each page's whole Poisson change process, nothing derived);
@@ -32,9 +32,9 @@ from sympy.simplify.simplify import factor_sum
 from ...derive import golden as dg
 from ...derive import is_identically_zero as _zero
 from ...derive import scheduling as ds
-from ...numeric import golden as g
-from ...numeric import scheduling as s
-from ...numeric.access_time import Deterministic, Exponential, Gamma, Uniform
+from ...numeric.scheduling import _golden as g
+from ...numeric.scheduling import _frequencies as s
+from ...numeric.scheduling._access_time import Deterministic, Exponential, Gamma, Uniform
 from ...numeric.errors import SolverError
 from ...numeric.generated import golden as gen_golden
 from ...numeric.generated import scheduling as gen_sched

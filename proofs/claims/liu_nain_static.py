@@ -2,7 +2,7 @@
 
 Seed: ``003_dde4fe79a247e1b3.txt``.  Derivations come from
 :mod:`crawlmath.derive.static_mm1k`, numbers from
-:mod:`crawlmath.numeric.static_mm1k`; printed tables from
+:mod:`crawlmath.numeric.static._mm1k`; printed tables from
 :mod:`crawlmath.proofs.tables.liu_nain_static` are only compared against.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ import mpmath
 import sympy as sp
 
 from ...derive import static_mm1k as d
-from ...numeric import static_mm1k as s
+from ...numeric.static import _mm1k as s
 from ...numeric.generated import static_mm1k as gen
 from ...numeric.tolerance import HP_DIGITS, digits_agreed
 from .. import cells

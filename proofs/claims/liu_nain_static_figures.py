@@ -4,7 +4,7 @@ steps (1.6) and (1.8) of Proposition 2.
 Seed ``003_dde4fe79a247e1b3.txt``.  The figures are not in the extracted text,
 only their captions and the sentences that cite them; each figure claim states
 what the text says the figure shows and checks it on data computed from the
-model (:mod:`crawlmath.numeric.static_mm1k`: float64 roots of (1.7), proved
+model (:mod:`crawlmath.numeric.static._mm1k`: float64 roots of (1.7), proved
 ball-arithmetic enclosures as the second route).  The proof steps are checked
 symbolically from the derived cost (1.4) and stationarity condition (1.7) of
 :mod:`crawlmath.derive.static_mm1k`.
@@ -22,7 +22,7 @@ import numpy as np
 import sympy as sp
 
 from ...derive import static_mm1k as d
-from ...numeric import static_mm1k as s
+from ...numeric.static import _mm1k as s
 from ...numeric.generated import static_mm1k as gen
 from ..registry import Method, Outcome, Source, claim
 
