@@ -16,7 +16,10 @@ For every module ``crawlmath.derive.M`` that defines ``formulas()``, the file
   integer ones through ``operator.index``), ``Piecewise`` as conditional
   expressions, so only the selected branch runs.  It is the fast path for
   solvers that call a closed form on scalars many times (NumPy costs ~10 us
-  per call there).  Python floats raise where IEEE arithmetic gives inf, nan
+  per call there).  Where the stable form keeps a finite sum that the derived
+  form has summed (`has_derived_scalar`), ``f.name_derived_scalar`` is the
+  derived form the same way: a fixed number of terms, for a solver's cheap
+  estimate (it cancels where the stable form does not).  Python floats raise where IEEE arithmetic gives inf, nan
   or a complex power; then, and when the value is not finite, the vectorised
   ``f.name`` decides (its value, or its ``InvalidInput``/``SolverError``), so
   the two agree on every error;
@@ -325,6 +328,7 @@ def _function(f: Formula) -> str:
         f"        result = {np_code}\n"
         f"    return _finite_result({f.name!r}, result)\n"
         f"{_scalar_function(f)}"
+        f"{_scalar_function(f, derived=True) if has_derived_scalar(f) else ''}"
         f"\n\ndef {f.name}_mp({args}):\n"
         f'    """{f.doc} {f.source} (derived form, mpmath, working precision{mp_note})."""\n'
         f"    mpmath = _mpmath()\n"
@@ -352,10 +356,23 @@ def _tuple(items) -> str:
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
-def _scalar_function(f: Formula) -> str:
-    """The text of ``f.name_scalar``: ``f.emitted`` in Python floats for one point."""
+def has_derived_scalar(f: Formula) -> bool:
+    """True when the stable form keeps a finite sum (O(K) terms per point) that the derived form has summed in
+    closed form: ``f.name_derived_scalar`` then evaluates the derived form in floats too, in a fixed number of
+    terms -- cheap, but it cancels where the stable form does not, so it is for estimates a solver then confirms
+    with the stable form (the static solver's first guess from (1.7)).
+
+    >>> [f.name for f in formulas_of("static_mm1k") if has_derived_scalar(f)]
+    ['stationarity']
+    """
+    return f.stable is not None and f.stable.has(sp.Sum) and not f.expr.has(sp.Sum)
+
+
+def _scalar_function(f: Formula, derived: bool = False) -> str:
+    """The text of ``f.name_scalar``: ``f.emitted`` in Python floats for one point (``derived``: of
+    ``f.name_derived_scalar``, the derived ``f.expr`` instead, see `has_derived_scalar`)."""
     args = ", ".join(map(_name, f.args))
-    code = _ScalarPrinter({"fully_qualified_modules": True, "strict": True}).doprint(f.emitted)
+    code = _ScalarPrinter({"fully_qualified_modules": True, "strict": True}).doprint(f.expr if derived else f.emitted)
     # Conversions stay outside the try: a wrong argument type is the caller's
     # error.  Inside it, Python's float arithmetic raises (OverflowError,
     # ZeroDivisionError, ValueError of math.log(0)) or, for a negative base to
@@ -363,9 +380,11 @@ def _scalar_function(f: Formula) -> str:
     # all of these, and a nan/inf value, are cases for the IEEE route.
     convert = "".join(f"    {_name(a)} = {'operator.index' if a.is_integer else 'float'}({_name(a)})\n" for a in f.args)
     convert += _requirements(f, vectorised=False, scalar=True)
+    what = ("the derived form in Python floats, a fixed number of terms: it cancels where the stable form does not, "
+            "an estimate only" if derived else "one point in Python floats")
     return (
-        f"\n\ndef {f.name}_scalar({args}):\n"
-        f'    """{f.doc} {f.source} (one point in Python floats; where float '
+        f"\n\ndef {f.name}{'_derived' if derived else ''}_scalar({args}):\n"
+        f'    """{f.doc} {f.source} ({what}; where float '
         f'arithmetic raises or the value is not finite, {f.name} decides)."""\n'
         f"{convert}"
         f"    try:\n"
@@ -385,6 +404,7 @@ def render(module: str, formulas: list[Formula] | None = None, origin: Origin | 
     """
     fs = formulas_of(module) if formulas is None else formulas
     names = sorted(n for f in fs for n in (f.name, f.name + "_scalar", f.name + "_mp")
+                   + ((f.name + "_derived_scalar",) if has_derived_scalar(f) else ())
                    + ((f.name + "_arb",) if has_arb_variant(f) else ()))
     body = "".join(_function(f) for f in fs)
     extra = "from crawlmath.numeric.codegen_runtime import power_sum as _power_sum\n" if "_power_sum(" in body else ""

@@ -17,7 +17,7 @@ from crawlmath.numeric.codegen_runtime import power_sum as _power_sum
 from crawlmath.numeric.codegen_runtime import require as _require
 from crawlmath.numeric.codegen_runtime import settle as _settle
 
-__all__ = ['cost', 'cost_infinite_K', 'cost_infinite_K_mp', 'cost_infinite_K_scalar', 'cost_mp', 'cost_scalar', 'deflated_at_one', 'deflated_at_one_arb', 'deflated_at_one_mp', 'deflated_at_one_scalar', 'gamma_K', 'gamma_K_arb', 'gamma_K_mp', 'gamma_K_scalar', 'large_K_rule', 'large_K_rule_mp', 'large_K_rule_scalar', 'stationarity', 'stationarity_arb', 'stationarity_deflated', 'stationarity_deflated_arb', 'stationarity_deflated_mp', 'stationarity_deflated_scalar', 'stationarity_mp', 'stationarity_scalar']
+__all__ = ['cost', 'cost_infinite_K', 'cost_infinite_K_mp', 'cost_infinite_K_scalar', 'cost_mp', 'cost_scalar', 'deflated_at_one', 'deflated_at_one_arb', 'deflated_at_one_mp', 'deflated_at_one_scalar', 'gamma_K', 'gamma_K_arb', 'gamma_K_mp', 'gamma_K_scalar', 'large_K_rule', 'large_K_rule_mp', 'large_K_rule_scalar', 'stationarity', 'stationarity_arb', 'stationarity_deflated', 'stationarity_deflated_arb', 'stationarity_deflated_mp', 'stationarity_deflated_scalar', 'stationarity_derived_scalar', 'stationarity_mp', 'stationarity_scalar']
 
 
 def cost(rho, gamma, K, mu):
@@ -144,6 +144,21 @@ def stationarity_scalar(rho, gamma, K, mu):
         return float(stationarity(rho, gamma, K, mu))
     try:
         result = float((rho - 1)**2*(-gamma*_power_sum(rho, 0, K - 1, (1, 1)) + mu*rho**K*_power_sum(rho, 0, K, (K + 1, -1))))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(stationarity(rho, gamma, K, mu))
+
+
+def stationarity_derived_scalar(rho, gamma, K, mu):
+    """The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7) (the derived form in Python floats, a fixed number of terms: it cancels where the stable form does not, an estimate only; where float arithmetic raises or the value is not finite, stationarity decides)."""
+    rho = float(rho)
+    gamma = float(gamma)
+    K = operator.index(K)
+    mu = float(mu)
+    if not (rho >= 0 and gamma >= 0 and K >= 2 and mu >= 0):
+        return float(stationarity(rho, gamma, K, mu))
+    try:
+        result = float(-gamma + mu*rho**(2*K + 2) + rho**K*(K*gamma + K*mu + gamma + mu) + rho**(K + 1)*(-K*gamma - K*mu - 2*mu))
     except (ArithmeticError, ValueError, TypeError):
         result = math.nan
     return result if math.isfinite(result) else float(stationarity(rho, gamma, K, mu))
