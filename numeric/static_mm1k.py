@@ -536,7 +536,10 @@ def static_optimum(lam, mu, gamma, K, digits: int | None = None) -> StaticOptimu
     λ, μ, γ may be any number :mod:`crawlmath.numeric.exact` reads (ints,
     Fractions, SymPy Rationals, Decimals, decimal strings, mpmath numbers,
     floats); a float means the shortest decimal that prints it (``2.4`` is
-    exactly 12/5), and ``inputs`` says whether a float was given.  With
+    exactly 12/5), and ``inputs`` says whether a float was given (plain
+    Python floats and ints in float64's safe range go to the float route as
+    they are: their exact reading would give them back unchanged, see
+    `_plain`).  With
     ``digits`` (>= 5) the whole computation runs in mpmath at that
     precision from the exact values.  A request whose estimated memory or
     time exceeds the limits (K terms per evaluation of Q) is refused with
@@ -547,9 +550,10 @@ def static_optimum(lam, mu, gamma, K, digits: int | None = None) -> StaticOptimu
     >>> static_optimum("0.05", 1, "12/5", 15).inputs
     'exact'
     """
-    plain = _plain_floats(lam, mu, gamma) if digits is None else None
-    if plain is not None:
-        return _static_float(*plain, K, inputs=ex.FLOATS if float in map(type, (lam, mu, gamma)) else ex.EXACT)
+    if digits is None and _plain(lam) and _plain(mu) and _plain(gamma):
+        # to_float(exact(x)) == float(x) for these, and every check of the exact reading passes
+        inputs = ex.FLOATS if float in (type(lam), type(mu), type(gamma)) else ex.EXACT
+        return _static_float(float(lam), float(mu), float(gamma), require_int(K, "K", minimum=2, allow_inf=True), inputs)
     lam_x, mu_x, gamma_x = (ex.exact(v, argument=name) for v, name in ((lam, "lam"), (mu, "mu"), (gamma, "gamma")))
     inputs = ex.input_kind([lam, mu, gamma])
     require_positive(lam_x, "lam")
@@ -577,25 +581,22 @@ def static_optimum(lam, mu, gamma, K, digits: int | None = None) -> StaticOptimu
                                      "enclosure proved in ball arithmetic", K), digits, enclosure, inputs)
 
 
-def _plain_floats(*values) -> tuple[float, ...] | None:
-    """The values as floats when each is a Python float or int strictly between ``FLOAT_SAFE_MIN`` and
-    ``FLOAT_SAFE_MAX``, else None.  For these the exact reading changes nothing on the float route: the
-    shortest decimal of a float rounds back to it and an int in that range rounds as ``float`` does, so
-    ``to_float(exact(v)) == float(v)``; and the reading passes ``require_positive`` and
-    ``require_float_magnitude`` (strict bounds: the float 1e-300 reads as 10^-300, below the bound's binary
-    value, and is refused).  Anything else takes the exact reading, and its checks and errors.
+def _plain(value) -> bool:
+    """True for a Python float or int strictly between ``FLOAT_SAFE_MIN`` and ``FLOAT_SAFE_MAX``: the float
+    route may take it as it is.  Its exact reading changes nothing there: the shortest decimal of a float
+    rounds back to it and such an int rounds as ``float`` does, so ``to_float(exact(v)) == float(v)``; and
+    that reading passes ``require_positive`` and ``require_float_magnitude`` (the bounds are strict: the float
+    1e-300 reads as 10^-300, below the bound's binary value, and is refused).  Any other value takes the exact
+    reading, with its checks and errors.
 
-    >>> _plain_floats(0.7, 1, 2.4), _plain_floats(0.7, "1", 2.4), _plain_floats(1e-300, 1.0, 1.0)
-    ((0.7, 1.0, 2.4), None, None)
+    >>> _plain(0.7), _plain(1), _plain("0.7"), _plain(True), _plain(1e-300), _plain(float("nan"))
+    (True, True, False, False, False, False)
     """
-    if all(type(v) in (float, int) and FLOAT_SAFE_MIN < v < FLOAT_SAFE_MAX for v in values):
-        return tuple(map(float, values))
-    return None
+    return type(value) in (float, int) and FLOAT_SAFE_MIN < value < FLOAT_SAFE_MAX
 
 
 def _static_float(lam: float, mu: float, gamma: float, K, inputs: str) -> StaticOptimum:
-    """`static_optimum`'s float64 route from checked floats (``K`` as given, checked here)."""
-    K = _check(gamma, K, mu)
+    """`static_optimum`'s float64 route from checked arguments (``inputs``: how the caller's numbers were read)."""
     _require_budget(K, None)
     rho = 1.0 if K == math.inf else _rho_float(gamma, K, mu)  # K = inf: Proposition 4
     n, cost = _best_n(lam, mu, gamma, K, rho, float)

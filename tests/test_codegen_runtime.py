@@ -6,7 +6,6 @@ the user model's stationarity by SymPy's evalf of the derived form at 40 digits.
 from __future__ import annotations
 
 import importlib.util
-import math
 
 import mpmath
 import numpy as np
@@ -107,3 +106,20 @@ def test_user_model_twins_call_the_same_helpers_and_settle_through_the_double_ro
         once = sp.lambdify(f.args, f.expr, "mpmath")(*[mpmath.mpmathify(point[str(a)]) for a in f.args])
     assert reference != 0 and abs(got - reference) <= 1e-14 * abs(reference)
     assert abs(once - reference) > 1e-6 * abs(reference)
+
+
+def test_derived_scalar_is_the_derived_form_in_floats():
+    """static stationarity's ``_derived_scalar`` (the 4-term (1.7) the static solver's estimate uses) against the
+    derived form in exact rationals: within 8 eps of the sum of its terms' magnitudes (it cancels: no relative
+    bound near its double root at 1, where the stable ``_scalar`` is the accurate one)."""
+    from crawlmath.numeric.generated import static_mm1k as gen
+
+    f = next(f for f in codegen.formulas_of("static_mm1k") if f.name == "stationarity")
+    assert codegen.has_derived_scalar(f) and not f.expr.has(sp.Sum)
+    terms = sp.Add.make_args(sp.expand(f.expr))
+    for rho, gamma, K, mu in [(0.3, 0.7, 5, 1.0), (0.999, 2.4, 15, 1.0), (1.07, 2.4, 15, 1.0), (1.8, 0.05, 40, 2.0)]:
+        point = {a: sp.Integer(v) if a.is_integer else sp.Rational(v) for a, v in zip(f.args, (rho, gamma, K, mu))}
+        exact = f.expr.subs(point)
+        size = sum(abs(t.subs(point)) for t in terms)
+        got = gen.stationarity_derived_scalar(rho, gamma, K, mu)
+        assert abs(sp.Rational(got) - exact) <= 8 * sp.Rational(2) ** -52 * size, (rho, gamma, K, mu)

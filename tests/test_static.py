@@ -207,10 +207,10 @@ def test_static_columns_transcription_matches_seed(table, rows):
 @pytest.mark.parametrize("args", [(0.05, 1.0, 2.4, 15), (0.01, 1, 0.5, 10), (0.001, 2.0, 0.05, 3), (0.01, 1.0, 5.0, 200),
                                   (0.3, 1.0, 7.0, math.inf)])
 def test_float_route_skips_the_exact_reading_without_changing_the_optimum(args):
-    """Plain floats and ints go straight to the float route (`_plain_floats`); NumPy floats still take the exact
+    """Plain floats and ints go straight to the float route (`_plain`); NumPy floats still take the exact
     reading (exact() -> shortest decimal -> to_float).  Both give the same optimum, field for field."""
     lam, mu, gamma, K = args
-    assert s._plain_floats(lam, mu, gamma) is not None
+    assert s._plain(lam) and s._plain(mu) and s._plain(gamma)
     direct = s.static_optimum(lam, mu, gamma, K)
     read = s.static_optimum(np.float64(lam), np.float64(mu), np.float64(gamma), K)
     assert direct == read and direct.inputs == "shortest-decimal"
@@ -223,7 +223,7 @@ def test_values_the_float_shortcut_does_not_take_are_refused_as_before(kwargs, a
     """The shortcut takes only values the exact reading accepts unchanged (bounds strict: the float 1e-300 reads as
     10^-300, below the bound's binary value); the rest keep the exact reading's refusal."""
     call = {"lam": 0.01, "mu": 1.0, "gamma": 0.5, "K": 10, **kwargs}
-    assert s._plain_floats(call["lam"], call["mu"], call["gamma"]) is None
+    assert not s._plain(kwargs[arg])
     with pytest.raises(InvalidInput, match=f"^{arg}"):
         s.static_optimum(**call)
 
