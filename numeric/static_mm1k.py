@@ -262,8 +262,10 @@ def _estimate(gamma, K, mu, side, q_one):
     1e-6: Newton steps on Q in `_near_bracket` use it.  Both only tell `_near_bracket` where to
     look.  ``side`` and ``q_one`` are the sign and value of Q(1)
     (`_q_at_one`), standing in for p at 1 (0/0 there)."""
+    derived = gen.stationarity_derived_scalar  # 10-16 calls: bound once
+
     def p(r):
-        return q_one if r == 1 else gen.stationarity_derived_scalar(r, gamma, K, mu) / (r - 1) ** 2
+        return q_one if r == 1 else derived(r, gamma, K, mu) / (r - 1) ** 2
 
     try:
         x0 = _anderson_bjorck(p, *(_bracket_below_one(p, K, q_one) if side > 0 else _bracket(p, K, 1.0, q_one)))
@@ -334,8 +336,10 @@ def _rho_float(gamma: float, K: int, mu: float) -> float:
         return 1.0
 
     if K <= SCALAR_MAX_K:
+        deflated = gen.stationarity_deflated_scalar
+
         def q(r):
-            return gen.stationarity_deflated_scalar(r, gamma, K, mu)
+            return deflated(r, gamma, K, mu)
     else:
         def q(r):
             return float(gen.stationarity_deflated(r, gamma, K, mu))
