@@ -16,7 +16,10 @@ For every module ``crawlmath.derive.M`` that defines ``formulas()``, the file
   integer ones through ``operator.index``), ``Piecewise`` as conditional
   expressions, so only the selected branch runs.  It is the fast path for
   solvers that call a closed form on scalars many times (NumPy costs ~10 us
-  per call there).  Python floats raise where IEEE arithmetic gives inf, nan
+  per call there).  Where the stable form keeps a finite sum that the derived
+  form has summed (`has_derived_scalar`), ``f.name_derived_scalar`` is the
+  derived form the same way: a fixed number of terms, for a solver's cheap
+  estimate (it cancels where the stable form does not).  Python floats raise where IEEE arithmetic gives inf, nan
   or a complex power; then, and when the value is not finite, the vectorised
   ``f.name`` decides (its value, or its ``InvalidInput``/``SolverError``), so
   the two agree on every error;
@@ -25,7 +28,10 @@ For every module ``crawlmath.derive.M`` that defines ``formulas()``, the file
   first, so integers never fall into float division -- pass strings for
   exact decimals; integer-typed symbols such as K go through
   ``operator.index``).  It is the float function's independent twin: a
-  truncated series in ``stable`` never leaks into high precision;
+  truncated series in ``stable`` never leaks into high precision.  A formula
+  that cancels (``Formula.settle_mp``) returns
+  ``codegen_runtime.settle(form, arguments as given, converters)``: the form
+  at rising precisions until two evaluations agree to the caller's;
 - ``f.name_arb(...)``, only when ``expr`` is pure arithmetic (+, *, **,
   finite sums, exact rationals): python-flint ball arithmetic at the caller's
   ``flint.ctx.prec``, giving rigorous enclosures.
@@ -270,24 +276,15 @@ def _condition(rel, printer) -> str:
 
 
 def _requirements(f: Formula, vectorised: bool, scalar: bool = False) -> str:
-    """Statements refusing arguments outside the model's domain (``Formula.requires``) with InvalidInput (the
-    scalar twin hands such a point to the vectorised function, so that a nan is refused as not finite)."""
+    """Statements refusing arguments outside the model's domain (``Formula.requires``) with InvalidInput, one
+    ``codegen_runtime.require`` call per relation (the scalar twin hands such a point to the vectorised function,
+    so that a nan is refused as not finite)."""
     if scalar and f.requires:
         conds = " and ".join(_condition(rel, _ScalarPrinter({"fully_qualified_modules": True})) for rel in f.requires)
         return f"    if not ({conds}):\n        return float({f.name}({', '.join(map(_name, f.args))}))\n"
     printer = (_VectorPrinter if vectorised else _MpPrinter)({"fully_qualified_modules": True})
-    out = ""
-    for rel in f.requires:
-        name = _name(rel.lhs)
-        cond = _condition(rel, printer)
-        rule = f"must be {rel.rel_op} {rel.rhs} {f.source}"
-        if vectorised:
-            out += (f"    _bad = ~({cond})\n"
-                    f"    if numpy.any(_bad):\n"
-                    f"        raise _InvalidInput({name!r}, {rule!r}, value=numpy.asarray({name})[_bad].flat[0].item())\n")
-        else:
-            out += f"    if not ({cond}):\n        raise _InvalidInput({name!r}, {rule!r}, value={name})\n"
-    return out
+    return "".join(f"    _require({_name(rel.lhs)!r}, {_name(rel.lhs)}, {_condition(rel, printer)}, "
+                   f"{f'must be {rel.rel_op} {rel.rhs} {f.source}'!r})\n" for rel in f.requires)
 
 
 def _function(f: Formula) -> str:
@@ -309,8 +306,7 @@ def _function(f: Formula) -> str:
     mp_note = "; raised until two evaluations agree to it" if f.settle_mp else ""
     mp_body = _settled(mp_code, f.args) if f.settle_mp else f"    return {mp_code}\n"
     if f.settle_mp:  # keep what the caller passed: a decimal string is converted again at each precision
-        given = ", ".join(map(_name, f.args)) + ("," if len(f.args) == 1 else "")
-        convert = f"    _given = ({given})\n" + convert
+        convert = f"    _given = {_tuple(map(_name, f.args))}\n" + convert
     arb = ""
     if has_arb_variant(f):
         arb_convert = "".join(f"    {_name(a)} = {'operator.index' if a.is_integer else 'flint.arb'}({_name(a)})\n" for a in f.args)
@@ -332,6 +328,7 @@ def _function(f: Formula) -> str:
         f"        result = {np_code}\n"
         f"    return _finite_result({f.name!r}, result)\n"
         f"{_scalar_function(f)}"
+        f"{_scalar_function(f, derived=True) if has_derived_scalar(f) else ''}"
         f"\n\ndef {f.name}_mp({args}):\n"
         f'    """{f.doc} {f.source} (derived form, mpmath, working precision{mp_note})."""\n'
         f"    mpmath = _mpmath()\n"
@@ -342,30 +339,40 @@ def _function(f: Formula) -> str:
 
 
 def _settled(mp_code: str, args) -> str:
-    """The body of an mpmath twin that delivers the caller's precision p through cancellation: the arguments as
-    given (``_given``) converted and the form evaluated at p + 16, p + 32, p + 64, ... bits until two successive
-    values agree to 2^-(p+2) relative (returned rounded to p bits); a value that is exactly 0 at two successive
-    precisions of at least 4p extra bits is 0; SolverError beyond 64p extra bits."""
-    reconvert = "".join(f"            {_name(a)} = {_converter(a)}(_given[{k}])\n" for k, a in enumerate(args))
-    return (
-        "    target = mpmath.mp.prec\n"
-        "    previous, extra = None, 16\n"
-        "    while extra <= 64 * target:\n"
-        "        with mpmath.workprec(target + extra):\n"
-        f"{reconvert}"
-        f"            value = +({mp_code})\n"
-        "        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value"
-        " else previous == 0 and extra >= 4 * target):\n"
-        "            return +value\n"
-        "        previous, extra = value, 2 * extra\n"
-        "    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')\n"
-    )
+    """The return statement of an mpmath twin that delivers the caller's precision through cancellation:
+    ``codegen_runtime.settle`` evaluates the form at rising precisions, converting the arguments as given
+    (``_given``) again at each."""
+    form = f"lambda {', '.join(map(_name, args))}: {mp_code}".replace("lambda : ", "lambda: ")
+    return f"    return _settle({form}, _given, {_tuple(_converter(a) for a in args)})\n"
 
 
-def _scalar_function(f: Formula) -> str:
-    """The text of ``f.name_scalar``: ``f.emitted`` in Python floats for one point."""
+def _tuple(items) -> str:
+    """Python text of a tuple of the (already printed) ``items``.
+
+    >>> _tuple(["a"]), _tuple(["a", "b"]), _tuple([])
+    ('(a,)', '(a, b)', '()')
+    """
+    items = list(items)
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def has_derived_scalar(f: Formula) -> bool:
+    """True when the stable form keeps a finite sum (O(K) terms per point) that the derived form has summed in
+    closed form: ``f.name_derived_scalar`` then evaluates the derived form in floats too, in a fixed number of
+    terms -- cheap, but it cancels where the stable form does not, so it is for estimates a solver then confirms
+    with the stable form (the static solver's first guess from (1.7)).
+
+    >>> [f.name for f in formulas_of("static_mm1k") if has_derived_scalar(f)]
+    ['stationarity']
+    """
+    return f.stable is not None and f.stable.has(sp.Sum) and not f.expr.has(sp.Sum)
+
+
+def _scalar_function(f: Formula, derived: bool = False) -> str:
+    """The text of ``f.name_scalar``: ``f.emitted`` in Python floats for one point (``derived``: of
+    ``f.name_derived_scalar``, the derived ``f.expr`` instead, see `has_derived_scalar`)."""
     args = ", ".join(map(_name, f.args))
-    code = _ScalarPrinter({"fully_qualified_modules": True, "strict": True}).doprint(f.emitted)
+    code = _ScalarPrinter({"fully_qualified_modules": True, "strict": True}).doprint(f.expr if derived else f.emitted)
     # Conversions stay outside the try: a wrong argument type is the caller's
     # error.  Inside it, Python's float arithmetic raises (OverflowError,
     # ZeroDivisionError, ValueError of math.log(0)) or, for a negative base to
@@ -373,9 +380,11 @@ def _scalar_function(f: Formula) -> str:
     # all of these, and a nan/inf value, are cases for the IEEE route.
     convert = "".join(f"    {_name(a)} = {'operator.index' if a.is_integer else 'float'}({_name(a)})\n" for a in f.args)
     convert += _requirements(f, vectorised=False, scalar=True)
+    what = ("the derived form in Python floats, a fixed number of terms: it cancels where the stable form does not, "
+            "an estimate only" if derived else "one point in Python floats")
     return (
-        f"\n\ndef {f.name}_scalar({args}):\n"
-        f'    """{f.doc} {f.source} (one point in Python floats; where float '
+        f"\n\ndef {f.name}{'_derived' if derived else ''}_scalar({args}):\n"
+        f'    """{f.doc} {f.source} ({what}; where float '
         f'arithmetic raises or the value is not finite, {f.name} decides)."""\n'
         f"{convert}"
         f"    try:\n"
@@ -395,13 +404,14 @@ def render(module: str, formulas: list[Formula] | None = None, origin: Origin | 
     """
     fs = formulas_of(module) if formulas is None else formulas
     names = sorted(n for f in fs for n in (f.name, f.name + "_scalar", f.name + "_mp")
+                   + ((f.name + "_derived_scalar",) if has_derived_scalar(f) else ())
                    + ((f.name + "_arb",) if has_arb_variant(f) else ()))
     body = "".join(_function(f) for f in fs)
     extra = "from crawlmath.numeric.codegen_runtime import power_sum as _power_sum\n" if "_power_sum(" in body else ""
-    if "_InvalidInput(" in body:
-        extra += "from crawlmath.numeric.errors import InvalidInput as _InvalidInput\n"
-    if "_SolverError(" in body:
-        extra += "from crawlmath.numeric.errors import SolverError as _SolverError\n"
+    if "_require(" in body:
+        extra += "from crawlmath.numeric.codegen_runtime import require as _require\n"
+    if "_settle(" in body:
+        extra += "from crawlmath.numeric.codegen_runtime import settle as _settle\n"
     origin = origin or Origin.of_module(module)
     return HEADER.format(origin=origin.source, regenerate=origin.regenerate, names=names, extra_imports=extra) + body
 

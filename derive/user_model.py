@@ -366,14 +366,21 @@ class Derived:
 def derive(name: str, kind: ModelKind, model) -> Derived:
     """Run the kind's derivation on ``model``.  A derivation SymPy cannot carry
     out (``NotImplementedError`` from ``summation``/``solve``) is a refusal of
-    the whole model, raised as `DerivationError` naming the kind."""
+    the whole model, raised as `DerivationError` naming the kind.
+
+    Every formula's mpmath twin is emitted settled (``Formula.settle_mp``:
+    ``codegen_runtime.settle`` raises the precision until two evaluations
+    agree to the caller's): whether a user's form cancels is not known in
+    advance, and the static kind's stationarity has the double root at 1 for
+    which the paper's own twin settles."""
     from . import DerivationError
 
     try:
         result = kind.model_formulas(model)
     except NotImplementedError as exc:
         raise DerivationError(f"{kind.name}: SymPy cannot carry out a step of the derivation for this model: {exc}") from exc
-    return Derived(name, kind.name, tuple(result.formulas), tuple(result.refused))
+    formulas = tuple(dataclasses.replace(f, settle_mp=True) for f in result.formulas)
+    return Derived(name, kind.name, formulas, tuple(result.refused))
 
 
 def declared_parameters(document: Mapping[str, Any], where: str, reserved) -> dict[str, sp.Symbol]:

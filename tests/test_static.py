@@ -202,3 +202,43 @@ def test_static_columns_transcription_matches_seed(table, rows):
     for printed, row in zip(data, rows):
         lam, k = (printed[0], printed[1]) if printed[0] != "-" else (lam, k)
         assert (lam, k, *printed[2:5]) == row
+
+
+@pytest.mark.parametrize("args", [(0.05, 1.0, 2.4, 15), (0.01, 1, 0.5, 10), (0.001, 2.0, 0.05, 3), (0.01, 1.0, 5.0, 200),
+                                  (0.3, 1.0, 7.0, math.inf)])
+def test_float_route_skips_the_exact_reading_without_changing_the_optimum(args):
+    """Plain floats and ints go straight to the float route (`_plain`); NumPy floats still take the exact
+    reading (exact() -> shortest decimal -> to_float).  Both give the same optimum, field for field."""
+    lam, mu, gamma, K = args
+    assert s._plain(lam) and s._plain(mu) and s._plain(gamma)
+    direct = s.static_optimum(lam, mu, gamma, K)
+    read = s.static_optimum(np.float64(lam), np.float64(mu), np.float64(gamma), K)
+    assert direct == read and direct.inputs == "shortest-decimal"
+    assert s.static_optimum(1, 2, 3, 4).inputs == "exact"
+
+
+@pytest.mark.parametrize("kwargs, arg", [({"lam": 1e-300}, "lam"), ({"gamma": 1e301}, "gamma"), ({"mu": -1.0}, "mu"),
+                                         ({"gamma": math.nan}, "gamma"), ({"lam": True}, "lam")])
+def test_values_the_float_shortcut_does_not_take_are_refused_as_before(kwargs, arg):
+    """The shortcut takes only values the exact reading accepts unchanged (bounds strict: the float 1e-300 reads as
+    10^-300, below the bound's binary value); the rest keep the exact reading's refusal."""
+    call = {"lam": 0.01, "mu": 1.0, "gamma": 0.5, "K": 10, **kwargs}
+    assert not s._plain(kwargs[arg])
+    with pytest.raises(InvalidInput, match=f"^{arg}"):
+        s.static_optimum(**call)
+
+
+def test_seven_tenths_as_fraction_and_decimal_string_give_the_same_digits_and_the_float_route_their_float():
+    """gamma = 7/10 read exactly: as Fraction(7, 10) and as "0.7" the 30-digit route gives the same digits; the float
+    route for the float 0.7 (shortest decimal 7/10) returns the float nearest those digits, within one ulp (the
+    root between neighbouring floats proved by Q's signs, up to rounding in those signs)."""
+    a = s.static_optimum("0.01", 1, Fraction(7, 10), 10, digits=30)
+    b = s.static_optimum("0.01", 1, "0.7", 10, digits=30)
+    assert (mpmath.nstr(a.rho_opt, 30), a.N_opt, mpmath.nstr(a.cost_opt, 30)) == \
+        (mpmath.nstr(b.rho_opt, 30), b.N_opt, mpmath.nstr(b.cost_opt, 30))
+    assert a.inputs == b.inputs == "exact"
+    f = s.static_optimum(0.01, 1.0, 0.7, 10)
+    assert f.inputs == "shortest-decimal" and f.N_opt == a.N_opt
+    with mpmath.workdps(40):
+        assert abs(mpmath.mpf(f.rho_opt) - a.rho_opt) <= math.ulp(f.rho_opt)
+        assert abs(mpmath.mpf(f.cost_opt) - a.cost_opt) <= 4 * math.ulp(f.cost_opt)

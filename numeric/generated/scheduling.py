@@ -13,8 +13,8 @@ from crawlmath.numeric.codegen_runtime import finite_result as _finite_result
 from crawlmath.numeric.codegen_runtime import flint_module as _flint
 from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
 from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
-from crawlmath.numeric.errors import InvalidInput as _InvalidInput
-from crawlmath.numeric.errors import SolverError as _SolverError
+from crawlmath.numeric.codegen_runtime import require as _require
+from crawlmath.numeric.codegen_runtime import settle as _settle
 
 __all__ = ['cstar', 'cstar_arb', 'cstar_limit', 'cstar_limit_mp', 'cstar_limit_scalar', 'cstar_mp', 'cstar_scalar', 'expected_obsolescence', 'expected_obsolescence_arb', 'expected_obsolescence_mp', 'expected_obsolescence_scalar', 'lagrangian_stationarity', 'lagrangian_stationarity_mp', 'lagrangian_stationarity_scalar', 'lower_bound_multiplier', 'lower_bound_multiplier_mp', 'lower_bound_multiplier_scalar', 'optimal_frequency', 'optimal_frequency_mp', 'optimal_frequency_scalar', 'page_threshold_multiplier', 'page_threshold_multiplier_arb', 'page_threshold_multiplier_mp', 'page_threshold_multiplier_scalar', 'randomized_cstar', 'randomized_cstar_arb', 'randomized_cstar_mp', 'randomized_cstar_scalar', 'randomized_frequency', 'randomized_frequency_arb', 'randomized_frequency_mp', 'randomized_frequency_proportional', 'randomized_frequency_proportional_arb', 'randomized_frequency_proportional_mp', 'randomized_frequency_proportional_scalar', 'randomized_frequency_scalar', 'randomized_multiplier', 'randomized_multiplier_arb', 'randomized_multiplier_mp', 'randomized_multiplier_scalar', 'randomized_objective_term', 'randomized_objective_term_arb', 'randomized_objective_term_mp', 'randomized_objective_term_scalar', 'randomized_rate', 'randomized_rate_arb', 'randomized_rate_mp', 'randomized_rate_scalar', 'randomized_stationarity', 'randomized_stationarity_arb', 'randomized_stationarity_mp', 'randomized_stationarity_scalar', 'rate_lower_bound', 'rate_lower_bound_arb', 'rate_lower_bound_mp', 'rate_lower_bound_scalar', 'stationarity_level', 'stationarity_level_arb', 'stationarity_level_mp', 'stationarity_level_scalar']
 
@@ -30,15 +30,9 @@ def expected_obsolescence(d, m, mu, h):
     mu = numpy.asarray(mu, dtype=float)
     h = numpy.asarray(h, dtype=float)
     _finite_arguments(d=d, m=m, mu=mu, h=h)
-    _bad = ~(d >= 1)
-    if numpy.any(_bad):
-        raise _InvalidInput('d', 'must be >= 1 (Coffman–Liu–Weber 1997, Lemma 3.1)', value=numpy.asarray(d)[_bad].flat[0].item())
-    _bad = ~(h < 1)
-    if numpy.any(_bad):
-        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 3.1)', value=numpy.asarray(h)[_bad].flat[0].item())
-    _bad = ~(h >= (numpy.exp(-m*mu)) - 1e-09 * abs(numpy.exp(-m*mu)))
-    if numpy.any(_bad):
-        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 3.1)', value=numpy.asarray(h)[_bad].flat[0].item())
+    _require('d', d, d >= 1, 'must be >= 1 (Coffman–Liu–Weber 1997, Lemma 3.1)')
+    _require('h', h, h < 1, 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 3.1)')
+    _require('h', h, h >= (numpy.exp(-m*mu)) - 1e-09 * abs(numpy.exp(-m*mu)), 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 3.1)')
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = d*m + numpy.expm1(d*numpy.log(h))/mu
     return _finite_result('expected_obsolescence', result)
@@ -67,25 +61,10 @@ def expected_obsolescence_mp(d, m, mu, h):
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
     h = mpmath.mpmathify(h)
-    if not (d >= 1):
-        raise _InvalidInput('d', 'must be >= 1 (Coffman–Liu–Weber 1997, Lemma 3.1)', value=d)
-    if not (h < 1):
-        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 3.1)', value=h)
-    if not (h >= (mpmath.exp(-m*mu)) - 1e-09 * abs(mpmath.exp(-m*mu))):
-        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 3.1)', value=h)
-    target = mpmath.mp.prec
-    previous, extra = None, 16
-    while extra <= 64 * target:
-        with mpmath.workprec(target + extra):
-            d = mpmath.mpmathify(_given[0])
-            m = mpmath.mpmathify(_given[1])
-            mu = mpmath.mpmathify(_given[2])
-            h = mpmath.mpmathify(_given[3])
-            value = +(d*m + h**d/mu - 1/mu)
-        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
-            return +value
-        previous, extra = value, 2 * extra
-    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
+    _require('d', d, d >= 1, 'must be >= 1 (Coffman–Liu–Weber 1997, Lemma 3.1)')
+    _require('h', h, h < 1, 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 3.1)')
+    _require('h', h, h >= (mpmath.exp(-m*mu)) - 1e-09 * abs(mpmath.exp(-m*mu)), 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 3.1)')
+    return _settle(lambda d, m, mu, h: d*m + h**d/mu - 1/mu, _given, (mpmath.mpmathify, mpmath.mpmathify, mpmath.mpmathify, mpmath.mpmathify))
 
 
 def expected_obsolescence_arb(d, m, mu, h):
@@ -109,15 +88,9 @@ def rate_lower_bound(f, m, mu, h):
     mu = numpy.asarray(mu, dtype=float)
     h = numpy.asarray(h, dtype=float)
     _finite_arguments(f=f, m=m, mu=mu, h=h)
-    _bad = ~(f <= 1)
-    if numpy.any(_bad):
-        raise _InvalidInput('f', 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 3.3)', value=numpy.asarray(f)[_bad].flat[0].item())
-    _bad = ~(h < 1)
-    if numpy.any(_bad):
-        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 3.3)', value=numpy.asarray(h)[_bad].flat[0].item())
-    _bad = ~(h >= (numpy.exp(-m*mu)) - 1e-09 * abs(numpy.exp(-m*mu)))
-    if numpy.any(_bad):
-        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Thm 3.3)', value=numpy.asarray(h)[_bad].flat[0].item())
+    _require('f', f, f <= 1, 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 3.3)')
+    _require('h', h, h < 1, 'must be < 1 (Coffman–Liu–Weber 1997, Thm 3.3)')
+    _require('h', h, h >= (numpy.exp(-m*mu)) - 1e-09 * abs(numpy.exp(-m*mu)), 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Thm 3.3)')
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = f*numpy.expm1(numpy.log(h)/f)/(m*mu) + 1
     return _finite_result('rate_lower_bound', result)
@@ -146,25 +119,10 @@ def rate_lower_bound_mp(f, m, mu, h):
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
     h = mpmath.mpmathify(h)
-    if not (f <= 1):
-        raise _InvalidInput('f', 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 3.3)', value=f)
-    if not (h < 1):
-        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 3.3)', value=h)
-    if not (h >= (mpmath.exp(-m*mu)) - 1e-09 * abs(mpmath.exp(-m*mu))):
-        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Thm 3.3)', value=h)
-    target = mpmath.mp.prec
-    previous, extra = None, 16
-    while extra <= 64 * target:
-        with mpmath.workprec(target + extra):
-            f = mpmath.mpmathify(_given[0])
-            m = mpmath.mpmathify(_given[1])
-            mu = mpmath.mpmathify(_given[2])
-            h = mpmath.mpmathify(_given[3])
-            value = +(f*h**(1/f)/(m*mu) - f/(m*mu) + 1)
-        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
-            return +value
-        previous, extra = value, 2 * extra
-    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
+    _require('f', f, f <= 1, 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 3.3)')
+    _require('h', h, h < 1, 'must be < 1 (Coffman–Liu–Weber 1997, Thm 3.3)')
+    _require('h', h, h >= (mpmath.exp(-m*mu)) - 1e-09 * abs(mpmath.exp(-m*mu)), 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Thm 3.3)')
+    return _settle(lambda f, m, mu, h: f*h**(1/f)/(m*mu) - f/(m*mu) + 1, _given, (mpmath.mpmathify, mpmath.mpmathify, mpmath.mpmathify, mpmath.mpmathify))
 
 
 def rate_lower_bound_arb(f, m, mu, h):
@@ -188,15 +146,9 @@ def randomized_rate(f, m, mu, h):
     mu = numpy.asarray(mu, dtype=float)
     h = numpy.asarray(h, dtype=float)
     _finite_arguments(f=f, m=m, mu=mu, h=h)
-    _bad = ~(f <= 1)
-    if numpy.any(_bad):
-        raise _InvalidInput('f', 'must be <= 1 (Coffman–Liu–Weber 1997, Lemma 4.1)', value=numpy.asarray(f)[_bad].flat[0].item())
-    _bad = ~(h < 1)
-    if numpy.any(_bad):
-        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 4.1)', value=numpy.asarray(h)[_bad].flat[0].item())
-    _bad = ~(h >= (numpy.exp(-m*mu)) - 1e-09 * abs(numpy.exp(-m*mu)))
-    if numpy.any(_bad):
-        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 4.1)', value=numpy.asarray(h)[_bad].flat[0].item())
+    _require('f', f, f <= 1, 'must be <= 1 (Coffman–Liu–Weber 1997, Lemma 4.1)')
+    _require('h', h, h < 1, 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 4.1)')
+    _require('h', h, h >= (numpy.exp(-m*mu)) - 1e-09 * abs(numpy.exp(-m*mu)), 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 4.1)')
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = (-f*(-h*m*mu + (1 - h)) + m*mu*(1 - h))/(m*mu*(f*h - h + 1))
     return _finite_result('randomized_rate', result)
@@ -225,25 +177,10 @@ def randomized_rate_mp(f, m, mu, h):
     m = mpmath.mpmathify(m)
     mu = mpmath.mpmathify(mu)
     h = mpmath.mpmathify(h)
-    if not (f <= 1):
-        raise _InvalidInput('f', 'must be <= 1 (Coffman–Liu–Weber 1997, Lemma 4.1)', value=f)
-    if not (h < 1):
-        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 4.1)', value=h)
-    if not (h >= (mpmath.exp(-m*mu)) - 1e-09 * abs(mpmath.exp(-m*mu))):
-        raise _InvalidInput('h', 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 4.1)', value=h)
-    target = mpmath.mp.prec
-    previous, extra = None, 16
-    while extra <= 64 * target:
-        with mpmath.workprec(target + extra):
-            f = mpmath.mpmathify(_given[0])
-            m = mpmath.mpmathify(_given[1])
-            mu = mpmath.mpmathify(_given[2])
-            h = mpmath.mpmathify(_given[3])
-            value = +((f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1)))
-        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
-            return +value
-        previous, extra = value, 2 * extra
-    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
+    _require('f', f, f <= 1, 'must be <= 1 (Coffman–Liu–Weber 1997, Lemma 4.1)')
+    _require('h', h, h < 1, 'must be < 1 (Coffman–Liu–Weber 1997, Lemma 4.1)')
+    _require('h', h, h >= (mpmath.exp(-m*mu)) - 1e-09 * abs(mpmath.exp(-m*mu)), 'must be >= exp(-m*mu) (Coffman–Liu–Weber 1997, Lemma 4.1)')
+    return _settle(lambda f, m, mu, h: (f*h*m*mu + f*h - f - h*m*mu + m*mu)/(m*mu*(f*h - h + 1)), _given, (mpmath.mpmathify, mpmath.mpmathify, mpmath.mpmathify, mpmath.mpmathify))
 
 
 def randomized_rate_arb(f, m, mu, h):
@@ -462,18 +399,7 @@ def lower_bound_multiplier_mp(c0, nu, S):
     c0 = mpmath.mpmathify(c0)
     nu = mpmath.mpmathify(nu)
     S = mpmath.mpmathify(S)
-    target = mpmath.mp.prec
-    previous, extra = None, 16
-    while extra <= 64 * target:
-        with mpmath.workprec(target + extra):
-            c0 = mpmath.mpmathify(_given[0])
-            nu = mpmath.mpmathify(_given[1])
-            S = mpmath.mpmathify(_given[2])
-            value = +(c0*nu*(S*mpmath.exp(S) - mpmath.exp(S) + 1))
-        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
-            return +value
-        previous, extra = value, 2 * extra
-    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
+    return _settle(lambda c0, nu, S: c0*nu*(S*mpmath.exp(S) - mpmath.exp(S) + 1), _given, (mpmath.mpmathify, mpmath.mpmathify, mpmath.mpmathify))
 
 
 def cstar(c0, mu, nu, P):
@@ -537,15 +463,9 @@ def randomized_objective_term(x, h, c, mu, nu):
     mu = numpy.asarray(mu, dtype=float)
     nu = numpy.asarray(nu, dtype=float)
     _finite_arguments(x=x, h=h, c=c, mu=mu, nu=nu)
-    _bad = ~(x <= 1)
-    if numpy.any(_bad):
-        raise _InvalidInput('x', 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=numpy.asarray(x)[_bad].flat[0].item())
-    _bad = ~(h < 1)
-    if numpy.any(_bad):
-        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=numpy.asarray(h)[_bad].flat[0].item())
-    _bad = ~(h >= (numpy.exp(-mu/nu)) - 1e-09 * abs(numpy.exp(-mu/nu)))
-    if numpy.any(_bad):
-        raise _InvalidInput('h', 'must be >= exp(-mu/nu) (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=numpy.asarray(h)[_bad].flat[0].item())
+    _require('x', x, x <= 1, 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))')
+    _require('h', h, h < 1, 'must be < 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))')
+    _require('h', h, h >= (numpy.exp(-mu/nu)) - 1e-09 * abs(numpy.exp(-mu/nu)), 'must be >= exp(-mu/nu) (Coffman–Liu–Weber 1997, Thm 4.1, (12))')
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = c*nu*(mu*(1 - h)/nu - x*(-h*mu/nu + (1 - h)))/(mu*(h*x - h + 1))
     return _finite_result('randomized_objective_term', result)
@@ -576,26 +496,10 @@ def randomized_objective_term_mp(x, h, c, mu, nu):
     c = mpmath.mpmathify(c)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
-    if not (x <= 1):
-        raise _InvalidInput('x', 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=x)
-    if not (h < 1):
-        raise _InvalidInput('h', 'must be < 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=h)
-    if not (h >= (mpmath.exp(-mu/nu)) - 1e-09 * abs(mpmath.exp(-mu/nu))):
-        raise _InvalidInput('h', 'must be >= exp(-mu/nu) (Coffman–Liu–Weber 1997, Thm 4.1, (12))', value=h)
-    target = mpmath.mp.prec
-    previous, extra = None, 16
-    while extra <= 64 * target:
-        with mpmath.workprec(target + extra):
-            x = mpmath.mpmathify(_given[0])
-            h = mpmath.mpmathify(_given[1])
-            c = mpmath.mpmathify(_given[2])
-            mu = mpmath.mpmathify(_given[3])
-            nu = mpmath.mpmathify(_given[4])
-            value = +(c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1)))
-        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
-            return +value
-        previous, extra = value, 2 * extra
-    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
+    _require('x', x, x <= 1, 'must be <= 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))')
+    _require('h', h, h < 1, 'must be < 1 (Coffman–Liu–Weber 1997, Thm 4.1, (12))')
+    _require('h', h, h >= (mpmath.exp(-mu/nu)) - 1e-09 * abs(mpmath.exp(-mu/nu)), 'must be >= exp(-mu/nu) (Coffman–Liu–Weber 1997, Thm 4.1, (12))')
+    return _settle(lambda x, h, c, mu, nu: c*(h*mu*x - h*mu + mu + nu*x*(h - 1))/(mu*(h*x - h + 1)), _given, (mpmath.mpmathify, mpmath.mpmathify, mpmath.mpmathify, mpmath.mpmathify, mpmath.mpmathify))
 
 
 def randomized_objective_term_arb(x, h, c, mu, nu):
@@ -888,15 +792,4 @@ def cstar_limit_mp(c0, mu, nu):
     c0 = mpmath.mpmathify(c0)
     mu = mpmath.mpmathify(mu)
     nu = mpmath.mpmathify(nu)
-    target = mpmath.mp.prec
-    previous, extra = None, 16
-    while extra <= 64 * target:
-        with mpmath.workprec(target + extra):
-            c0 = mpmath.mpmathify(_given[0])
-            mu = mpmath.mpmathify(_given[1])
-            nu = mpmath.mpmathify(_given[2])
-            value = +(c0*(mu - nu + nu*mpmath.exp(-mu/nu)))
-        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
-            return +value
-        previous, extra = value, 2 * extra
-    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
+    return _settle(lambda c0, mu, nu: c0*(mu - nu + nu*mpmath.exp(-mu/nu)), _given, (mpmath.mpmathify, mpmath.mpmathify, mpmath.mpmathify))

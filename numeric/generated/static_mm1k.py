@@ -14,10 +14,10 @@ from crawlmath.numeric.codegen_runtime import flint_module as _flint
 from crawlmath.numeric.codegen_runtime import mpmath_module as _mpmath
 from crawlmath.numeric.codegen_runtime import numpy_module as _numpy
 from crawlmath.numeric.codegen_runtime import power_sum as _power_sum
-from crawlmath.numeric.errors import InvalidInput as _InvalidInput
-from crawlmath.numeric.errors import SolverError as _SolverError
+from crawlmath.numeric.codegen_runtime import require as _require
+from crawlmath.numeric.codegen_runtime import settle as _settle
 
-__all__ = ['cost', 'cost_infinite_K', 'cost_infinite_K_mp', 'cost_infinite_K_scalar', 'cost_mp', 'cost_scalar', 'deflated_at_one', 'deflated_at_one_arb', 'deflated_at_one_mp', 'deflated_at_one_scalar', 'gamma_K', 'gamma_K_arb', 'gamma_K_mp', 'gamma_K_scalar', 'large_K_rule', 'large_K_rule_mp', 'large_K_rule_scalar', 'stationarity', 'stationarity_arb', 'stationarity_deflated', 'stationarity_deflated_arb', 'stationarity_deflated_mp', 'stationarity_deflated_scalar', 'stationarity_mp', 'stationarity_scalar']
+__all__ = ['cost', 'cost_infinite_K', 'cost_infinite_K_mp', 'cost_infinite_K_scalar', 'cost_mp', 'cost_scalar', 'deflated_at_one', 'deflated_at_one_arb', 'deflated_at_one_mp', 'deflated_at_one_scalar', 'gamma_K', 'gamma_K_arb', 'gamma_K_mp', 'gamma_K_scalar', 'large_K_rule', 'large_K_rule_mp', 'large_K_rule_scalar', 'stationarity', 'stationarity_arb', 'stationarity_deflated', 'stationarity_deflated_arb', 'stationarity_deflated_mp', 'stationarity_deflated_scalar', 'stationarity_derived_scalar', 'stationarity_mp', 'stationarity_scalar']
 
 
 def cost(rho, gamma, K, mu):
@@ -31,18 +31,10 @@ def cost(rho, gamma, K, mu):
     K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
     _finite_arguments(rho=rho, gamma=gamma, K=K, mu=mu)
-    _bad = ~(rho >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=numpy.asarray(rho)[_bad].flat[0].item())
-    _bad = ~(gamma >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=numpy.asarray(gamma)[_bad].flat[0].item())
-    _bad = ~(K >= 2)
-    if numpy.any(_bad):
-        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.4)', value=numpy.asarray(K)[_bad].flat[0].item())
-    _bad = ~(mu >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=numpy.asarray(mu)[_bad].flat[0].item())
+    _require('rho', rho, rho >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.4)')
+    _require('gamma', gamma, gamma >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.4)')
+    _require('K', K, K >= 2, 'must be >= 2 (Liu–Nain 2005, eq. 1.4)')
+    _require('mu', mu, mu >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.4)')
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = numpy.select([numpy.equal(rho, 1),numpy.less(rho, 1),True], [(gamma + mu)/(K + 1),(gamma + mu*numpy.exp((K + 1)*numpy.log(rho)))*(rho - 1)/numpy.expm1((K + 1)*numpy.log(rho)),-(rho - 1)*(gamma*numpy.exp((-K - 1)*numpy.log(rho)) + mu)/numpy.expm1((-K - 1)*numpy.log(rho))], default=numpy.nan)
     return _finite_result('cost', result)
@@ -70,14 +62,10 @@ def cost_mp(rho, gamma, K, mu):
     gamma = mpmath.mpmathify(gamma)
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
-    if not (rho >= 0):
-        raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=rho)
-    if not (gamma >= 0):
-        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=gamma)
-    if not (K >= 2):
-        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.4)', value=K)
-    if not (mu >= 0):
-        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.4)', value=mu)
+    _require('rho', rho, rho >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.4)')
+    _require('gamma', gamma, gamma >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.4)')
+    _require('K', K, K >= 2, 'must be >= 2 (Liu–Nain 2005, eq. 1.4)')
+    _require('mu', mu, mu >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.4)')
     return (((gamma + mu)/(mpmath.mpf(K) + 1)) if (rho == 1) else ((gamma + mu*rho**(K + 1))*(rho - 1)/(rho**(K + 1) - 1)))
 
 
@@ -91,15 +79,9 @@ def cost_infinite_K(rho, gamma, mu):
     gamma = numpy.asarray(gamma, dtype=float)
     mu = numpy.asarray(mu, dtype=float)
     _finite_arguments(rho=rho, gamma=gamma, mu=mu)
-    _bad = ~(rho >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=numpy.asarray(rho)[_bad].flat[0].item())
-    _bad = ~(gamma >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=numpy.asarray(gamma)[_bad].flat[0].item())
-    _bad = ~(mu >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=numpy.asarray(mu)[_bad].flat[0].item())
+    _require('rho', rho, rho >= 0, 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)')
+    _require('gamma', gamma, gamma >= 0, 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)')
+    _require('mu', mu, mu >= 0, 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)')
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = numpy.select([numpy.less_equal(rho, 1),True], [-gamma*(rho - 1),mu*(rho - 1)], default=numpy.nan)
     return _finite_result('cost_infinite_K', result)
@@ -125,12 +107,9 @@ def cost_infinite_K_mp(rho, gamma, mu):
     rho = mpmath.mpmathify(rho)
     gamma = mpmath.mpmathify(gamma)
     mu = mpmath.mpmathify(mu)
-    if not (rho >= 0):
-        raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=rho)
-    if not (gamma >= 0):
-        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=gamma)
-    if not (mu >= 0):
-        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)', value=mu)
+    _require('rho', rho, rho >= 0, 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)')
+    _require('gamma', gamma, gamma >= 0, 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)')
+    _require('mu', mu, mu >= 0, 'must be >= 0 (Liu–Nain 2005, text after eq. 1.11)')
     return ((-gamma*(rho - 1)) if (rho <= 1) else (mu*(rho - 1)))
 
 
@@ -145,18 +124,10 @@ def stationarity(rho, gamma, K, mu):
     K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
     _finite_arguments(rho=rho, gamma=gamma, K=K, mu=mu)
-    _bad = ~(rho >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=numpy.asarray(rho)[_bad].flat[0].item())
-    _bad = ~(gamma >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=numpy.asarray(gamma)[_bad].flat[0].item())
-    _bad = ~(K >= 2)
-    if numpy.any(_bad):
-        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7)', value=numpy.asarray(K)[_bad].flat[0].item())
-    _bad = ~(mu >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=numpy.asarray(mu)[_bad].flat[0].item())
+    _require('rho', rho, rho >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.7)')
+    _require('gamma', gamma, gamma >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.7)')
+    _require('K', K, K >= 2, 'must be >= 2 (Liu–Nain 2005, eq. 1.7)')
+    _require('mu', mu, mu >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.7)')
     _nd = numpy.broadcast(rho, gamma, K, mu).ndim
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = (rho - 1)**2*(-gamma*(lambda i: numpy.sum(rho**i*(i + 1), axis=0))(numpy.arange(0, K - 1 + 1).reshape((-1,) + (1,) * _nd)) + mu*rho**K*(lambda i: numpy.sum(rho**i*(K - i + 1), axis=0))(numpy.arange(0, K + 1).reshape((-1,) + (1,) * _nd)))
@@ -178,6 +149,21 @@ def stationarity_scalar(rho, gamma, K, mu):
     return result if math.isfinite(result) else float(stationarity(rho, gamma, K, mu))
 
 
+def stationarity_derived_scalar(rho, gamma, K, mu):
+    """The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7) (the derived form in Python floats, a fixed number of terms: it cancels where the stable form does not, an estimate only; where float arithmetic raises or the value is not finite, stationarity decides)."""
+    rho = float(rho)
+    gamma = float(gamma)
+    K = operator.index(K)
+    mu = float(mu)
+    if not (rho >= 0 and gamma >= 0 and K >= 2 and mu >= 0):
+        return float(stationarity(rho, gamma, K, mu))
+    try:
+        result = float(-gamma + mu*rho**(2*K + 2) + rho**K*(K*gamma + K*mu + gamma + mu) + rho**(K + 1)*(-K*gamma - K*mu - 2*mu))
+    except (ArithmeticError, ValueError, TypeError):
+        result = math.nan
+    return result if math.isfinite(result) else float(stationarity(rho, gamma, K, mu))
+
+
 def stationarity_mp(rho, gamma, K, mu):
     """The stationarity polynomial (1.7), derived; dC/drho = (1.7)/(1 - rho**(K+1))**2; double root at rho = 1 (Liu–Nain 2005, eq. 1.7) (derived form, mpmath, working precision; raised until two evaluations agree to it)."""
     mpmath = _mpmath()
@@ -186,27 +172,11 @@ def stationarity_mp(rho, gamma, K, mu):
     gamma = mpmath.mpmathify(gamma)
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
-    if not (rho >= 0):
-        raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=rho)
-    if not (gamma >= 0):
-        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=gamma)
-    if not (K >= 2):
-        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7)', value=K)
-    if not (mu >= 0):
-        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7)', value=mu)
-    target = mpmath.mp.prec
-    previous, extra = None, 16
-    while extra <= 64 * target:
-        with mpmath.workprec(target + extra):
-            rho = mpmath.mpmathify(_given[0])
-            gamma = mpmath.mpmathify(_given[1])
-            K = operator.index(_given[2])
-            mu = mpmath.mpmathify(_given[3])
-            value = +(-gamma + mu*rho**(2*K + 2) + rho**(K)*(mpmath.mpf(K)*gamma + mpmath.mpf(K)*mu + gamma + mu) + rho**(K + 1)*(-mpmath.mpf(K)*gamma - mpmath.mpf(K)*mu - 2*mu))
-        if previous is not None and (abs(value - previous) <= abs(value) * mpmath.mpf(2) ** (-target - 2) if value else previous == 0 and extra >= 4 * target):
-            return +value
-        previous, extra = value, 2 * extra
-    raise _SolverError(f'no two precisions up to {target + extra // 2} bits agree to {target} bits')
+    _require('rho', rho, rho >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.7)')
+    _require('gamma', gamma, gamma >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.7)')
+    _require('K', K, K >= 2, 'must be >= 2 (Liu–Nain 2005, eq. 1.7)')
+    _require('mu', mu, mu >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.7)')
+    return _settle(lambda rho, gamma, K, mu: -gamma + mu*rho**(2*K + 2) + rho**(K)*(mpmath.mpf(K)*gamma + mpmath.mpf(K)*mu + gamma + mu) + rho**(K + 1)*(-mpmath.mpf(K)*gamma - mpmath.mpf(K)*mu - 2*mu), _given, (mpmath.mpmathify, mpmath.mpmathify, operator.index, mpmath.mpmathify))
 
 
 def stationarity_arb(rho, gamma, K, mu):
@@ -230,18 +200,10 @@ def stationarity_deflated(rho, gamma, K, mu):
     K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
     _finite_arguments(rho=rho, gamma=gamma, K=K, mu=mu)
-    _bad = ~(rho >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=numpy.asarray(rho)[_bad].flat[0].item())
-    _bad = ~(gamma >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=numpy.asarray(gamma)[_bad].flat[0].item())
-    _bad = ~(K >= 2)
-    if numpy.any(_bad):
-        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=numpy.asarray(K)[_bad].flat[0].item())
-    _bad = ~(mu >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=numpy.asarray(mu)[_bad].flat[0].item())
+    _require('rho', rho, rho >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)')
+    _require('gamma', gamma, gamma >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)')
+    _require('K', K, K >= 2, 'must be >= 2 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)')
+    _require('mu', mu, mu >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)')
     _nd = numpy.broadcast(rho, gamma, K, mu).ndim
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = -gamma*(lambda i: numpy.sum(rho**i*(i + 1), axis=0))(numpy.arange(0, K - 1 + 1).reshape((-1,) + (1,) * _nd)) + mu*rho**K*(lambda i: numpy.sum(rho**i*(K - i + 1), axis=0))(numpy.arange(0, K + 1).reshape((-1,) + (1,) * _nd))
@@ -270,14 +232,10 @@ def stationarity_deflated_mp(rho, gamma, K, mu):
     gamma = mpmath.mpmathify(gamma)
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
-    if not (rho >= 0):
-        raise _InvalidInput('rho', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=rho)
-    if not (gamma >= 0):
-        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=gamma)
-    if not (K >= 2):
-        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=K)
-    if not (mu >= 0):
-        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)', value=mu)
+    _require('rho', rho, rho >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)')
+    _require('gamma', gamma, gamma >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)')
+    _require('K', K, K >= 2, 'must be >= 2 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)')
+    _require('mu', mu, mu >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2)')
     return -gamma*(builtins.sum(rho**(i)*(mpmath.mpf(i) + 1) for i in range(0, K - 1 + 1))) + mu*rho**(K)*(builtins.sum(rho**(i)*(mpmath.mpf(K) - mpmath.mpf(i) + 1) for i in range(0, K + 1)))
 
 
@@ -301,15 +259,9 @@ def deflated_at_one(gamma, K, mu):
     K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
     _finite_arguments(gamma=gamma, K=K, mu=mu)
-    _bad = ~(gamma >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=numpy.asarray(gamma)[_bad].flat[0].item())
-    _bad = ~(K >= 2)
-    if numpy.any(_bad):
-        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=numpy.asarray(K)[_bad].flat[0].item())
-    _bad = ~(mu >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=numpy.asarray(mu)[_bad].flat[0].item())
+    _require('gamma', gamma, gamma >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)')
+    _require('K', K, K >= 2, 'must be >= 2 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)')
+    _require('mu', mu, mu >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)')
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = -1/2*(K + 1)*(K*gamma - K*mu - 2*mu)
     return _finite_result('deflated_at_one', result)
@@ -335,12 +287,9 @@ def deflated_at_one_mp(gamma, K, mu):
     gamma = mpmath.mpmathify(gamma)
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
-    if not (gamma >= 0):
-        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=gamma)
-    if not (K >= 2):
-        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=K)
-    if not (mu >= 0):
-        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)', value=mu)
+    _require('gamma', gamma, gamma >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)')
+    _require('K', K, K >= 2, 'must be >= 2 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)')
+    _require('mu', mu, mu >= 0, 'must be >= 0 (Liu–Nain 2005, eq. 1.7 / (rho-1)**2 at rho = 1)')
     return -mpmath.mpf(1)/mpmath.mpf(2)*(mpmath.mpf(K) + 1)*(mpmath.mpf(K)*gamma - mpmath.mpf(K)*mu - 2*mu)
 
 
@@ -362,12 +311,8 @@ def gamma_K(K, mu):
     K = _as_integers('K', K)
     mu = numpy.asarray(mu, dtype=float)
     _finite_arguments(K=K, mu=mu)
-    _bad = ~(K >= 2)
-    if numpy.any(_bad):
-        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, Lemma 1)', value=numpy.asarray(K)[_bad].flat[0].item())
-    _bad = ~(mu >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, Lemma 1)', value=numpy.asarray(mu)[_bad].flat[0].item())
+    _require('K', K, K >= 2, 'must be >= 2 (Liu–Nain 2005, Lemma 1)')
+    _require('mu', mu, mu >= 0, 'must be >= 0 (Liu–Nain 2005, Lemma 1)')
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = mu*(K + 2)/K
     return _finite_result('gamma_K', result)
@@ -391,10 +336,8 @@ def gamma_K_mp(K, mu):
     mpmath = _mpmath()
     K = operator.index(K)
     mu = mpmath.mpmathify(mu)
-    if not (K >= 2):
-        raise _InvalidInput('K', 'must be >= 2 (Liu–Nain 2005, Lemma 1)', value=K)
-    if not (mu >= 0):
-        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, Lemma 1)', value=mu)
+    _require('K', K, K >= 2, 'must be >= 2 (Liu–Nain 2005, Lemma 1)')
+    _require('mu', mu, mu >= 0, 'must be >= 0 (Liu–Nain 2005, Lemma 1)')
     return mu*(mpmath.mpf(K) + 2)/mpmath.mpf(K)
 
 
@@ -416,15 +359,9 @@ def large_K_rule(lambda_, mu, gamma):
     mu = numpy.asarray(mu, dtype=float)
     gamma = numpy.asarray(gamma, dtype=float)
     _finite_arguments(lambda_=lambda_, mu=mu, gamma=gamma)
-    _bad = ~(lambda_ > 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('lambda_', 'must be > 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=numpy.asarray(lambda_)[_bad].flat[0].item())
-    _bad = ~(mu >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=numpy.asarray(mu)[_bad].flat[0].item())
-    _bad = ~(gamma >= 0)
-    if numpy.any(_bad):
-        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=numpy.asarray(gamma)[_bad].flat[0].item())
+    _require('lambda_', lambda_, lambda_ > 0, 'must be > 0 (Liu–Nain 2005, eqs. 1.11-1.12)')
+    _require('mu', mu, mu >= 0, 'must be >= 0 (Liu–Nain 2005, eqs. 1.11-1.12)')
+    _require('gamma', gamma, gamma >= 0, 'must be >= 0 (Liu–Nain 2005, eqs. 1.11-1.12)')
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
         result = numpy.select([numpy.less_equal(gamma*(lambda_*numpy.floor(mu/lambda_)/mu - 1), -mu*(lambda_*numpy.ceil(mu/lambda_)/mu - 1)),True], [numpy.ceil(mu/lambda_),numpy.floor(mu/lambda_)], default=numpy.nan)
     return _finite_result('large_K_rule', result)
@@ -450,10 +387,7 @@ def large_K_rule_mp(lambda_, mu, gamma):
     lambda_ = mpmath.mpmathify(lambda_)
     mu = mpmath.mpmathify(mu)
     gamma = mpmath.mpmathify(gamma)
-    if not (lambda_ > 0):
-        raise _InvalidInput('lambda_', 'must be > 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=lambda_)
-    if not (mu >= 0):
-        raise _InvalidInput('mu', 'must be >= 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=mu)
-    if not (gamma >= 0):
-        raise _InvalidInput('gamma', 'must be >= 0 (Liu–Nain 2005, eqs. 1.11-1.12)', value=gamma)
+    _require('lambda_', lambda_, lambda_ > 0, 'must be > 0 (Liu–Nain 2005, eqs. 1.11-1.12)')
+    _require('mu', mu, mu >= 0, 'must be >= 0 (Liu–Nain 2005, eqs. 1.11-1.12)')
+    _require('gamma', gamma, gamma >= 0, 'must be >= 0 (Liu–Nain 2005, eqs. 1.11-1.12)')
     return ((mpmath.ceil(mu/lambda_)) if (gamma*(lambda_*mpmath.floor(mu/lambda_)/mu - 1) <= -mu*(lambda_*mpmath.ceil(mu/lambda_)/mu - 1)) else (mpmath.floor(mu/lambda_)))

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from .. import exact as ex
 from ..errors import SolverError
 from ..generated import static_mm1k as gen
-from ..validate import require_float_magnitude, require_int, require_memory, require_positive, require_seconds
+from ..validate import (FLOAT_SAFE_MAX, FLOAT_SAFE_MIN, require_float_magnitude, require_int, require_memory,
+                        require_positive, require_seconds)
 
 # Cost models of the two routes, measured (tracemalloc / perf_counter, one core, 2026-11-27):
 # float64 with K > SCALAR_MAX_K evaluates Q on NumPy arrays of K + 1 terms: peak 24 bytes per K,
@@ -250,7 +251,9 @@ def _estimate(gamma, K, mu, side, q_one):
     itself; x0 None when P is not finite in float64, slope None when it
     cannot be trusted.
 
-    P = (1.7) has a fixed number of terms where Q has 2K + 1, and
+    P = (1.7) in its derived form (``stationarity_derived_scalar``; the
+    float form ``stationarity_scalar`` is (ρ−1)² Q, as costly as Q) has a
+    fixed number of terms where Q has 2K + 1, and
     P/(ρ−1)² = Q exactly, so the root of p = P/(ρ−1)² is ρ(γ, K); but P
     cancels near its double root at 1, so in float64 this root is only
     approximate (within 1 ulp for 2/3 of the inputs, up to ~1e-10 relative
@@ -259,8 +262,10 @@ def _estimate(gamma, K, mu, side, q_one):
     1e-6: Newton steps on Q in `_near_bracket` use it.  Both only tell `_near_bracket` where to
     look.  ``side`` and ``q_one`` are the sign and value of Q(1)
     (`_q_at_one`), standing in for p at 1 (0/0 there)."""
+    derived = gen.stationarity_derived_scalar  # 10-16 calls: bound once
+
     def p(r):
-        return q_one if r == 1 else gen.stationarity_scalar(r, gamma, K, mu) / (r - 1) ** 2
+        return q_one if r == 1 else derived(r, gamma, K, mu) / (r - 1) ** 2
 
     try:
         x0 = _anderson_bjorck(p, *(_bracket_below_one(p, K, q_one) if side > 0 else _bracket(p, K, 1.0, q_one)))
@@ -331,8 +336,10 @@ def _rho_float(gamma: float, K: int, mu: float) -> float:
         return 1.0
 
     if K <= SCALAR_MAX_K:
+        deflated = gen.stationarity_deflated_scalar
+
         def q(r):
-            return gen.stationarity_deflated_scalar(r, gamma, K, mu)
+            return deflated(r, gamma, K, mu)
     else:
         def q(r):
             return float(gen.stationarity_deflated(r, gamma, K, mu))
@@ -533,7 +540,10 @@ def static_optimum(lam, mu, gamma, K, digits: int | None = None) -> StaticOptimu
     λ, μ, γ may be any number :mod:`crawlmath.numeric.exact` reads (ints,
     Fractions, SymPy Rationals, Decimals, decimal strings, mpmath numbers,
     floats); a float means the shortest decimal that prints it (``2.4`` is
-    exactly 12/5), and ``inputs`` says whether a float was given.  With
+    exactly 12/5), and ``inputs`` says whether a float was given (plain
+    Python floats and ints in float64's safe range go to the float route as
+    they are: their exact reading would give them back unchanged, see
+    `_plain`).  With
     ``digits`` (>= 5) the whole computation runs in mpmath at that
     precision from the exact values.  A request whose estimated memory or
     time exceeds the limits (K terms per evaluation of Q) is refused with
@@ -544,6 +554,10 @@ def static_optimum(lam, mu, gamma, K, digits: int | None = None) -> StaticOptimu
     >>> static_optimum("0.05", 1, "12/5", 15).inputs
     'exact'
     """
+    if digits is None and _plain(lam) and _plain(mu) and _plain(gamma):
+        # to_float(exact(x)) == float(x) for these, and every check of the exact reading passes
+        inputs = ex.FLOATS if float in (type(lam), type(mu), type(gamma)) else ex.EXACT
+        return _static_float(float(lam), float(mu), float(gamma), require_int(K, "K", minimum=2, allow_inf=True), inputs)
     lam_x, mu_x, gamma_x = (ex.exact(v, argument=name) for v, name in ((lam, "lam"), (mu, "mu"), (gamma, "gamma")))
     inputs = ex.input_kind([lam, mu, gamma])
     require_positive(lam_x, "lam")
@@ -552,17 +566,8 @@ def static_optimum(lam, mu, gamma, K, digits: int | None = None) -> StaticOptimu
             require_float_magnitude(value, name, str(value))  # the float route and the estimates work in float64
     K = _check(gamma_x, K, mu_x)
     if digits is None:
-        _require_budget(K, None)
         lam_, mu_, gamma_ = (ex.to_float(v, argument=n) for v, n in ((lam_x, "lam"), (mu_x, "mu"), (gamma_x, "gamma")))
-        rho = 1.0 if K == math.inf else _rho_float(gamma_, K, mu_)  # K = inf: Proposition 4
-        n, cost = _best_n(lam_, mu_, gamma_, K, rho, float)
-        return StaticOptimum(
-            lam_, mu_, gamma_, K, rho, n, cost,
-            int(gen.large_K_rule_scalar(lam_, mu_, gamma_)),
-            mu_ if K == math.inf else gen.gamma_K_scalar(K, mu_),
-            _method("float64: root of Q = (1.7)/(rho-1)^2 between neighbouring floats (signs of Q), Brent as fallback", K), None,
-            inputs=inputs,
-        )
+        return _static_float(lam_, mu_, gamma_, K, inputs)
     import mpmath
 
     digits = require_int(digits, "digits", minimum=5)
@@ -578,6 +583,34 @@ def static_optimum(lam, mu, gamma, K, digits: int | None = None) -> StaticOptimu
         return StaticOptimum(lam_, mu_, gamma_, K, rho, n, cost, approx, gk,
                              _method(f"mpmath {digits} digits: Anderson-Bjorck on Q = (1.7)/(rho-1)^2, "
                                      "enclosure proved in ball arithmetic", K), digits, enclosure, inputs)
+
+
+def _plain(value) -> bool:
+    """True for a Python float or int strictly between ``FLOAT_SAFE_MIN`` and ``FLOAT_SAFE_MAX``: the float
+    route may take it as it is.  Its exact reading changes nothing there: the shortest decimal of a float
+    rounds back to it and such an int rounds as ``float`` does, so ``to_float(exact(v)) == float(v)``; and
+    that reading passes ``require_positive`` and ``require_float_magnitude`` (the bounds are strict: the float
+    1e-300 reads as 10^-300, below the bound's binary value, and is refused).  Any other value takes the exact
+    reading, with its checks and errors.
+
+    >>> _plain(0.7), _plain(1), _plain("0.7"), _plain(True), _plain(1e-300), _plain(float("nan"))
+    (True, True, False, False, False, False)
+    """
+    return type(value) in (float, int) and FLOAT_SAFE_MIN < value < FLOAT_SAFE_MAX
+
+
+def _static_float(lam: float, mu: float, gamma: float, K, inputs: str) -> StaticOptimum:
+    """`static_optimum`'s float64 route from checked arguments (``inputs``: how the caller's numbers were read)."""
+    _require_budget(K, None)
+    rho = 1.0 if K == math.inf else _rho_float(gamma, K, mu)  # K = inf: Proposition 4
+    n, cost = _best_n(lam, mu, gamma, K, rho, float)
+    return StaticOptimum(
+        lam, mu, gamma, K, rho, n, cost,
+        int(gen.large_K_rule_scalar(lam, mu, gamma)),
+        mu if K == math.inf else gen.gamma_K_scalar(K, mu),
+        _method("float64: root of Q = (1.7)/(rho-1)^2 between neighbouring floats (signs of Q), Brent as fallback", K), None,
+        inputs=inputs,
+    )
 
 
 def _require_budget(K, digits: int | None) -> None:
