@@ -20,7 +20,6 @@ Run: python benchmarks/colours_kernel.py [--docs docs/performance]
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -37,7 +36,7 @@ from crawlmath.numeric.colours_kernels import (BATCH, BCOUNT, CAP, DRAWS, ELMASS
                                                STOPPED, S, T)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from docs_output import Page, add_option  # noqa: E402 - the sibling helper
+from docs_output import Page, run  # noqa: E402 - the sibling helper
 
 K, C, TOTAL, EVERY, REPEATS = 1000, 100_000, 200_000, 10_000, 5
 CASES = (("mice-delta", 2, 0.9), ("mice-delta", 5, 0.9), ("recommended", 5, 0.9), ("recommended", 9, 0.9),
@@ -395,7 +394,7 @@ PAGE = dict(
     x_label="source draws per step", y_label="CPU ns per step")
 
 
-def main(page: Page) -> None:
+def measure(args, page: Page) -> None:
     print(f"K = {K}, C = {C}, {TOTAL} steps; CPU ns/step of the kernel call, median of {REPEATS}")
     for strategy, delta, gamma in CASES:
         p = nc.colour_distribution("powerlaw", C, gamma)
@@ -420,10 +419,4 @@ def main(page: Page) -> None:
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_option(ap)
-    args = ap.parse_args()
-    page = Page(**PAGE)
-    main(page)
-    if args.docs:
-        page.write(args.docs, "colours_kernel.py")
+    sys.exit(run(__file__, __doc__, measure, PAGE))
