@@ -70,7 +70,7 @@ PAGE = dict(
          f"target for `static --json` is {TARGET_SECONDS} s. (`codegen --check` re-derives every generated module "
          "with SymPy: it is listed for its imports, not as a cheap command.)",
     columns=["command", "crawlmath (s)", "python -c \"import numpy\" (s)", "ratio", "heavy modules imported"],
-    x_label="command", y_label="wall seconds per process", log=(False, False))
+    x_label="command", y_label="wall seconds per process", log=(False, True))
 
 
 def options(parser) -> None:
