@@ -116,7 +116,7 @@ def storm_exact_gain(lam: float, mu: float, K: int, N: int, gamma: float) -> tup
     return Fraction(str(value)), model.nr_states, seconds
 
 
-STORM_PAGE = dict(
+PAGE = dict(
     name="mdp_storm", title="MDP gain to 30 digits against Storm's exact mode (Liu–Nain Figs 1.5–1.7)",
     what="The `--digits 30` route (`certified_gain` after policy iteration) against the Storm model checker's exact "
          "long-run average `R{\"cost\"}min=? [ LRA ]`, Storm optimising the MDP itself from a PRISM text written "
@@ -258,4 +258,4 @@ def measure(args, page: Page) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(run(__file__, __doc__, measure, STORM_PAGE, options))
+    sys.exit(run(__file__, __doc__, measure, PAGE, options))

@@ -165,7 +165,7 @@ PAGE = dict(
          "against a plain vectorised SciPy solve of the same KKT system (`gammaincinv` + `brentq`), both in this "
          "process, median of the repeats. dC*/C* is the relative difference of the two lower bounds; peak memory "
          "is the tracemalloc peak of one untimed run of each route.",
-    columns=["pages N", "access law", "crawlmath (s)", "SciPy (s)", "ratio", "\|dC*\|/C*", "peak MB crawlmath/SciPy"],
+    columns=["pages N", "access law", "crawlmath (s)", "SciPy (s)", "ratio", r"\|dC*\|/C*", "peak MB crawlmath/SciPy"],
     x_label="pages N", y_label="seconds")
 
 

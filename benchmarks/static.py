@@ -132,7 +132,7 @@ def start_up(repeats=startup.REPEATS):
 
 PAGE = dict(
     name="static", title="Static optimum, float64, per call (Liu–Nain §1.2.1)",
-    what="Median of 3 × `--calls` calls of `static_optimum(lam, mu, gamma, K)` against a plain SciPy route in the same "
+    what="Median of 3 × {calls} calls of `static_optimum(lam, mu, gamma, K)` against a plain SciPy route in the same "
          "process: `scipy.optimize.minimize_scalar` (Brent) on the cost (1.4), then the better of floor/ceil. "
          "Ratio = crawlmath / SciPy; both must give the same N. The plot is the family λ = 0.01, μ = 1.",
     columns=["λ, μ, γ, K", "crawlmath (µs)", "SciPy (µs)", "ratio", "N crawlmath / SciPy"],
@@ -145,6 +145,7 @@ def options(parser) -> None:
 
 
 def measure(args, page: Page) -> None:
+    page.what = page.what.format(calls=args.calls)
     per_call(page, args.calls)
     table()
     start_up(args.repeat)
