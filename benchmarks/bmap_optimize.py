@@ -85,7 +85,7 @@ def measure(args, page: Page) -> None:
         policies = sum(o.evaluated for o in new.values())
         a, b = statistics.median(new_t), statistics.median(old_t)
         diff = compare(new, old)
-        print(f"{case:<12} {model.states:>6} {policies:>8} {a:>10.3f} {b:>8.3f} {b / a:>6.1f}x {diff:>13.1e}")
+        print(f"{case:<12} {model.states:>6} {policies:>8} {a:>10.3f} {b:>8.3f} {b / a:>6.1f}x {diff:>13.1e}", flush=True)
         page.rows.append([case, str(model.states), str(policies), f"{a:.3f}", f"{b:.3f}", f"{a / b:.3f}", f"{diff:.1e}"])
         page.curve("crawlmath batched", line=False).points.append((policies, a))
         page.curve("per-policy loop", line=False).points.append((policies, b))
