@@ -421,10 +421,8 @@ def measure(args, page: Page) -> None:
               f"{ref[1] / total:.2f} source draws/step)")
         draws = ref[1] / total
         page.rows.append([strategy, str(delta), str(gamma), f"{draws:.2f}", f"{a:.1f}", f"{b:.1f}", f"{b / a:.2f}"])
-        page.curve("first kernel").points.append((draws, a))
-        page.curve("package kernel").points.append((draws, b))
-    for s in page.series:
-        s.points.sort()
+        page.curve("first kernel", line=False).points.append((draws, a))
+        page.curve("package kernel", line=False).points.append((draws, b))
 
 
 if __name__ == "__main__":

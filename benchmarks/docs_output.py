@@ -21,6 +21,7 @@ import platform
 import shlex
 import sys
 import tempfile
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,6 +120,7 @@ class Page:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
         fig, ax = plt.subplots(figsize=(5.5, 3.6), dpi=110)
         drawn = [s for s in self.series if s.points]
@@ -128,6 +130,13 @@ class Page:
         if drawn:
             ax.set_xscale("log" if self.log[0] else "linear")
             ax.set_yscale("log" if self.log[1] else "linear")
+            for axis, log in ((ax.xaxis, self.log[0]), (ax.yaxis, self.log[1])):
+                if log:  # plain numbers at 1, 2, 5 x 10^k (matplotlib's own labels overlap within two decades)
+                    low, high = sorted(axis.get_view_interval())
+                    subs = (1.0, 2.0, 5.0) if high / low < 1e2 else (1.0, 3.0) if high / low < 1e4 else (1.0,)
+                    axis.set_major_locator(LogLocator(subs=subs))
+                    axis.set_major_formatter(FuncFormatter(_short))
+                    axis.set_minor_formatter(NullFormatter())
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=8)
         else:  # nothing was measured: the plot says why instead of showing empty axes as if it were data
@@ -137,12 +146,20 @@ class Page:
             ax.set_xticks(range(len(self.x_ticks)), self.x_ticks, rotation=20, ha="right", fontsize=7)
         ax.set_xlabel(self.x_label)
         ax.set_ylabel(self.y_label)
-        ax.set_title(self.title, fontsize=10)
+        ax.set_title("\n".join(textwrap.wrap(self.title, 64)), fontsize=10)
         fig.tight_layout()
         buf = io.BytesIO()
         fig.savefig(buf, format="png", metadata={"Software": None})
         plt.close(fig)
         return buf.getvalue()
+
+
+def _short(v: float, _position=None) -> str:
+    """A tick label: 0.05, 20, 5000, then 3e4, 1e6 (long numbers run into each other)."""
+    if 1e-3 <= abs(v) < 1e4:
+        return f"{v:g}"
+    mantissa, exponent = f"{v:.0e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
 
 
 def _atomic(path: Path, data: bytes) -> None:
