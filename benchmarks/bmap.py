@@ -14,9 +14,10 @@ runs on one thread, so on a quiet machine they equal wall time, and on a shared 
 waiting for a core.
 
 - ``structured``: `solve_structured` (matrix-free GMRES + block Gauss–Seidel), then every measure.
-- ``baseline`` (10 < K <= ``--baseline-max``, 18 by default: scipy needs minutes and 2+ GiB beyond): the plain route: the generator assembled as a scipy CSR matrix (``generator_kronecker``; its
-  time is printed apart), then scipy's GMRES on the same system ``x (Q + e c) = c``, same tolerance (relative
-  1e-15, `solve_structured`'s default), restart and start, with the diagonal (Jacobi) preconditioner ``diag(Q)``.
+- ``baseline`` (10 < K <= ``--baseline-max``, 18 by default: scipy's time and memory grow fastest): the plain
+  route: the generator assembled as a scipy CSR matrix (``generator_kronecker``; its time is printed apart), then
+  scipy's GMRES on the same system ``x (Q + e c) = c``, same tolerance (relative 1e-15, `solve_structured`'s
+  default), restart and start, with the diagonal (Jacobi) preconditioner ``diag(Q)``.
 - K <= 10: the sparse direct solver too, and the largest relative deviation of the nine measures.
 
 The memory-bandwidth floor: the structured child measures the machine's bandwidth in the same run (the best

@@ -92,7 +92,8 @@ def cases(large: bool):
     """(key, name, size label, build(size) -> (argv, bytes, seconds), baseline size, sizes)."""
     # sizes whose work is well above the ~0.3 s by which one process start varies on a shared machine
     yield "golden", "schedule golden", "k", lambda k: golden(k, False), 12, [30, 32, 33] + ([34, 36] if large else [])
-    yield "golden-json", "schedule golden --json", "k", lambda k: golden(k, True), 12, [28, 30, 32] + ([34] if large else [])
+    yield ("golden-json", "schedule golden --json", "k", lambda k: golden(k, True), 12,
+           [28, 30, 32] + ([34] if large else []))
     yield "mdp", "mdp", "K=N", lambda n: mdp(n, n), 5, [40, 80, 120] + ([200] if large else [])
     yield "static", "static", "K", static, 10, [2 * 10**6, 4 * 10**6] + ([2 * 10**7] if large else [])
 
