@@ -2,10 +2,11 @@
 the §7 example (W̄ = M = 2, modes (3, 1), threshold 3) with the obsolescence replaced by a 2-phase PH with
 distinct exit rates (0.2 and 0.1), so R = 2 and the chain has ``W̄ (1 + M (2^K − 1))`` states.
 
-    nice python benchmarks/bmap.py                     # K = 4 .. 10 (vs sparse LU), then 14, 16, 18 (vs scipy GMRES)
+    nice python benchmarks/bmap.py                     # K = 12 .. 20 (vs scipy GMRES up to K = 18): the docs' sizes
+    nice python benchmarks/bmap.py --K 4 6 8 10        # K <= 10: every measure against the sparse direct solver
     nice python benchmarks/bmap.py --K 20 --no-baseline
     nice python benchmarks/bmap.py --K 16 --repeat 3   # the median of 3 runs of each solver
-    nice python benchmarks/bmap.py --K 12 14 16 --docs docs/performance   # also the docs' table and plot
+    nice python benchmarks/bmap.py --docs docs/performance   # also the docs' table and plot (several minutes)
 
 Every run is a fresh subprocess (``OPENBLAS_NUM_THREADS=1`` unless set), so its peak RSS is its own.  All times
 are CPU seconds of that process (``time.process_time``: user + system, page faults included); every kernel
@@ -13,9 +14,10 @@ runs on one thread, so on a quiet machine they equal wall time, and on a shared 
 waiting for a core.
 
 - ``structured``: `solve_structured` (matrix-free GMRES + block Gauss–Seidel), then every measure.
-- ``baseline``: the plain route: the generator assembled as a scipy CSR matrix (``generator_kronecker``; its
-  time is printed apart), then scipy's GMRES on the same system ``x (Q + e c) = c``, same tolerance (relative
-  1e-15, `solve_structured`'s default), restart and start, with the diagonal (Jacobi) preconditioner ``diag(Q)``.
+- ``baseline`` (10 < K <= ``--baseline-max``, 18 by default: scipy's time and memory grow fastest): the plain
+  route: the generator assembled as a scipy CSR matrix (``generator_kronecker``; its time is printed apart), then
+  scipy's GMRES on the same system ``x (Q + e c) = c``, same tolerance (relative 1e-15, `solve_structured`'s
+  default), restart and start, with the diagonal (Jacobi) preconditioner ``diag(Q)``.
 - K <= 10: the sparse direct solver too, and the largest relative deviation of the nine measures.
 
 The memory-bandwidth floor: the structured child measures the machine's bandwidth in the same run (the best
@@ -67,7 +69,6 @@ the same kernel on one thread printed beside it).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -76,7 +77,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from docs_output import Page, add_option  # noqa: E402 - the sibling helper
+from docs_output import Page, run  # noqa: E402 - the sibling helper
 
 SETUP = r"""
 import json, resource, sys, time
@@ -285,7 +286,7 @@ print(json.dumps({"K": K, "states": n, "nonzeros": int(Q.nnz), "seconds": secs, 
 """
 
 
-def run(code: str, K: int) -> dict:
+def child(code: str, K: int) -> dict:
     """One child process; its JSON line, or ``{"error": ...}``."""
     # one BLAS thread: the level-1 BLAS inside GMRES gains nothing from threads on a shared 2-core machine
     env = dict(os.environ, OPENBLAS_NUM_THREADS=os.environ.get("OPENBLAS_NUM_THREADS", "1"))
@@ -297,7 +298,7 @@ def run(code: str, K: int) -> dict:
 
 def median_run(code: str, K: int, repeat: int) -> dict:
     """The run with the median solve time out of ``repeat``."""
-    runs = [run(code, K) for _ in range(repeat)]
+    runs = [child(code, K) for _ in range(repeat)]
     ok = sorted((r for r in runs if "error" not in r), key=lambda r: r["seconds"])
     return ok[len(ok) // 2] if ok else runs[0]
 
@@ -306,10 +307,12 @@ PAGE = dict(
     name="bmap", title="BMAP chain that does not lump (Avrachenkov et al. model, R = 2)",
     what="`solve_structured` (matrix-free GMRES with block Gauss–Seidel) against scipy's GMRES on the assembled CSR "
          "generator with the Jacobi preconditioner, same system, tolerance (relative 1e-15), restart and start; each a "
-         "fresh process, CPU seconds (assembly of the CSR matrix not counted). mv/floor: one application of Q over "
-         "the time to move 16 bytes per state at the bandwidth measured in the same run (see the design note on the "
-         "BMAP matvec).",
-    columns=["K", "states", "crawlmath (s)", "GiB", "scipy GMRES + Jacobi (s)", "GiB", "ratio", "matvec / bytes floor"],
+         "fresh process, CPU seconds (assembly of the CSR matrix not counted); – where scipy was not run "
+         "(`--baseline-max`). The matvec columns: one application of Q (median of 7), its floating-point operations "
+         "per state, the memory bandwidth measured in the same run, and the matvec over the time to move 16 bytes "
+         "per state at that bandwidth (see the design note on the BMAP matvec).",
+    columns=["K", "states", "crawlmath (s)", "GiB", "scipy GMRES + Jacobi (s)", "GiB", "ratio", "matvec (ms)",
+             "flop / state", "GB/s", "matvec / bytes floor"],
     x_label="states", y_label="CPU seconds")
 
 
@@ -318,20 +321,23 @@ def document(page: Page, s: dict, b: dict | None) -> None:
     base_ok = b is not None and "error" not in b
     page.rows.append([str(s["K"]), str(s["states"]), f"{s['seconds']:.2f}", f"{s['peak_GiB']:.2f}",
                       f"{b['seconds']:.2f}" if base_ok else "–", f"{b['peak_GiB']:.2f}" if base_ok else "–",
-                      f"{s['seconds'] / b['seconds']:.3f}" if base_ok else "–", f"{s['matvec_seconds'] / s['floor']:.1f}"])
+                      f"{s['seconds'] / b['seconds']:.3f}" if base_ok else "–", f"{s['matvec_seconds'] * 1e3:.2f}",
+                      f"{s['flops'] / s['states']:.1f}", f"{s['bandwidth'] / 1e9:.1f}",
+                      f"{s['matvec_seconds'] / s['floor']:.1f}"])
     page.curve("crawlmath solve_structured").points.append((s["states"], s["seconds"]))
     if base_ok:
         page.curve("scipy GMRES + Jacobi").points.append((b["states"], b["seconds"]))
 
 
-def main(argv: list[str]) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--K", type=int, nargs="+", default=[4, 6, 8, 10, 14, 16, 18])
-    ap.add_argument("--no-baseline", action="store_true", help="skip scipy's GMRES (minutes at K >= 18)")
-    ap.add_argument("--repeat", type=int, default=1, help="runs per solver and K; the median is printed")
-    add_option(ap)
-    args = ap.parse_args(argv)
-    page = Page(**PAGE)
+def options(parser) -> None:
+    parser.add_argument("--K", type=int, nargs="+", default=[12, 14, 16, 18, 20])
+    parser.add_argument("--baseline-max", type=int, default=18,
+                        help="largest K at which scipy's GMRES runs (its time and memory grow fastest)")
+    parser.add_argument("--no-baseline", action="store_true", help="skip scipy's GMRES")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per solver and K; the median is printed")
+
+
+def measure(args, page: Page) -> None:
     print(f"{'K':>3} {'states':>9} | {'ours s':>7} {'GiB':>5} {'it':>3} {'residual':>8} {'meas s':>6} {'vs LU':>7} | "
           f"{'base s':>7} {'+asm s':>6} {'GiB':>5} {'it':>4} {'residual':>8} | {'ratio':>5} | {'GB/s':>5} {'floor ms':>8} "
           f"{'mv/floor':>8} {'it/floor':>8} | {'GF/s':>5} {'fl/st':>5} {'flop ms':>7} {'roof ms':>7} {'mv/roof':>7} "
@@ -340,8 +346,9 @@ def main(argv: list[str]) -> None:
         s = median_run(STRUCTURED, K, args.repeat)
         if "error" in s:
             print(f"{K:>3} structured failed: {s['error']}", flush=True)
+            page.note += f"K = {K}: the structured run failed ({s['error']}). "
             continue
-        b = None if args.no_baseline or K <= 10 else median_run(BASELINE, K, args.repeat)
+        b = None if args.no_baseline or not 10 < K <= args.baseline_max else median_run(BASELINE, K, args.repeat)
         dev = "-" if s["dev_vs_direct"] is None else f"{s['dev_vs_direct']:.1e}"
         ours = (f"{K:>3} {s['states']:>9} | {s['seconds']:>7.2f} {s['peak_GiB']:>5.2f} {s['iterations']:>3} {s['residual']:>8.1e} "
                 f"{s['measure_seconds']:>6.2f} {dev:>7} | ")
@@ -388,10 +395,7 @@ def main(argv: list[str]) -> None:
         if b is not None and "error" in b:
             print(f"    baseline failed: {b['error']}")
         document(page, s, b)
-    if args.docs:
-        page.write(args.docs, "bmap.py --K " + " ".join(map(str, args.K)) + (" --no-baseline" if args.no_baseline else "")
-                   + (f" --repeat {args.repeat}" if args.repeat > 1 else ""))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(run(__file__, __doc__, measure, PAGE, options))

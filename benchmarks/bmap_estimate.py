@@ -4,6 +4,7 @@ arrivals, `bmap_model.estimate_cost` for evaluations), next to the wall time of 
 
     nice python benchmarks/bmap_estimate.py            # about 1.5 min on the 2-core development machine
     nice python benchmarks/bmap_estimate.py --quick    # the small half
+    nice python benchmarks/bmap_estimate.py --only load,optimize --docs docs/performance   # some kinds; the docs section
 
 Each row is one fresh model (no cached blocks).  ``ratio`` = estimate / measured: the target is 1/3 <= ratio <= 3.
 The structured solver's first call in a process includes compiling its numba kernels (the estimate always counts
@@ -11,12 +12,16 @@ it).  Prints figures; asserts nothing.
 """
 from __future__ import annotations
 
-import argparse
 import copy
+import sys
 import time
+from pathlib import Path
 
 from crawlmath.numeric.bmap import _io as bmap_io
 from crawlmath.numeric.bmap import _model as bm
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_output import Page, run  # noqa: E402 - the sibling helper
 
 EVALUATIONS = [  # (model, K, reduce, solver, policy)
     ("avrachenkov-example.json", 20, True, "auto", ((3, 1), (3,))),
@@ -89,18 +94,39 @@ def arrival_rows(quick: bool):
         yield f"load {label}", est, time.perf_counter() - t0
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="the small half of the sizes")
-    args = ap.parse_args()
+KINDS = {"load": arrival_rows, "optimize": optimize_rows, "evaluate": evaluation_rows}
+PAGE = dict(
+    name="bmap_estimate", title="BMAP cost estimates checked before work, against measured runs (issue 33)",
+    what="The cost model `crawlmath bmap`, `load_bmap` and `solve_bmap` check before any work (`require_arrivals` "
+         "for building the arrivals, `estimate_cost` for evaluations and optimisations) against the wall time of the "
+         "same work in this process, each row a freshly loaded model. Ratio = estimate / measured; issue 33 asks "
+         "for it within 3x either way. The structured solver's first call includes compiling its kernels (the "
+         "estimate always counts it).",
+    columns=["work", "estimate (s)", "measured (s)", "ratio", "within 3x"],
+    x_label="measured (s)", y_label="estimate (s)")
+
+
+def options(parser) -> None:
+    parser.add_argument("--quick", action="store_true", help="the small half of the sizes")
+    parser.add_argument("--only", default=",".join(KINDS), help=f"comma-separated, from {', '.join(KINDS)}")
+
+
+def measure(args, page: Page) -> None:
     print(f"{'case':<58} {'estimate s':>10} {'measured s':>10} {'ratio':>7}")
     worst = 1.0
-    for label, est, got in [*arrival_rows(args.quick), *optimize_rows(args.quick), *evaluation_rows(args.quick)]:
-        ratio = est / got
-        worst = max(worst, ratio, 1 / ratio)
-        print(f"{label:<58} {est:10.3g} {got:10.3g} {ratio:7.2f}", flush=True)
+    for kind in args.only.split(","):
+        for label, est, got in KINDS[kind](args.quick):
+            ratio = est / got
+            worst = max(worst, ratio, 1 / ratio)
+            print(f"{label:<58} {est:10.3g} {got:10.3g} {ratio:7.2f}", flush=True)
+            page.rows.append([label, f"{est:.3g}", f"{got:.3g}", f"{ratio:.2f}", "yes" if 1 / 3 <= ratio <= 3 else "NO"])
+            page.curve(kind, line=False).points.append((got, est))
     print(f"worst ratio (either way): {worst:.2f} (target <= 3)")
+    points = [xy for series in page.series for xy in series.points]
+    if points:  # a point on the diagonal is an exact estimate
+        lo, hi = min(min(xy) for xy in points), max(max(xy) for xy in points)
+        page.curve("estimate = measured").points.extend([(lo, lo), (hi, hi)])
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(__file__, __doc__, measure, PAGE, options))

@@ -12,11 +12,16 @@ Run: python benchmarks/colours.py
 """
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
 from crawlmath.numeric.colours import _workbench as nc
 from crawlmath.numeric.colours._sim import simulate
 from crawlmath.numeric.generated import buijsrogge as gen
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_output import run  # noqa: E402 - the sibling helper
 
 BUDGET = 60.0
 
@@ -74,7 +79,11 @@ def exact() -> None:
     print(f"product form, power law γ=1.1, K=1000, C=1e5: E[S] = {r.colours:.10f} in {time.perf_counter() - t0:.2f} s")
 
 
-if __name__ == "__main__":
+def measure(args, page: None) -> None:
     simulator()
     table_cells()
     exact()
+
+
+if __name__ == "__main__":
+    sys.exit(run(__file__, __doc__, measure))

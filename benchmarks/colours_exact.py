@@ -5,14 +5,14 @@ simulation as the third, statistical route.
   Newton's identities) against ``exact_stationary_series`` (blocks of ``arb_poly.from_roots``, a tree of truncated
   series products, series inversion with precision doubled until 30 digits): wall seconds of each, in this run,
   and their ratio, for power-law colours at K = 1000 (the sizes of Ch. 5 and 7);
-- a seeded simulation without offline structure (γ = 1, C = 10^4, K = 1000, STEPS steps): its second-half mean
+- a seeded simulation without offline structure (γ = 1, C = 10^4, K = 1000, ``--steps`` steps): its second-half mean
   and batch-means standard error against the exact value (issue 30 quotes 10.621 ± 0.006 for 8·10^7 steps).
 
-Run: python benchmarks/colours_exact.py [--docs docs/performance]   (about a minute)
+Run: python benchmarks/colours_exact.py [--cases 1.0:10000,1.1:100000] [--steps 4e7] [--docs docs/performance]
+(about a minute)
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -21,10 +21,9 @@ from crawlmath.numeric.colours import _workbench as nc
 from crawlmath.numeric.colours._sim import simulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from docs_output import Page, add_option  # noqa: E402 - the sibling helper
+from docs_output import Page, run  # noqa: E402 - the sibling helper
 
-K, STEPS, SEED = 1000, 40_000_000, 2026
-CASES = ((1.0, 10_000), (1.1, 100_000))
+K, SEED = 1000, 2026
 PAGE = dict(
     name="colours_exact", title="Exact stationary colour count, the two ball routes (K = 1000)",
     what="`exact_stationary` (power sums in arb with a rigorous tail, then Newton's identities) against the second "
@@ -40,8 +39,14 @@ def timed(f, *args):
     return out, time.perf_counter() - t
 
 
-def main(page: Page) -> None:
-    for gamma, C in CASES:
+def options(parser) -> None:
+    parser.add_argument("--cases", default="1.0:10000,1.1:100000",
+                        help="comma-separated γ:C, power-law colours timed on both ball routes")
+    parser.add_argument("--steps", type=float, default=4e7, help="steps of the seeded simulation (0: none)")
+
+
+def measure(args, page: Page) -> None:
+    for gamma, C in ((float(g), int(c)) for g, c in (case.split(":") for case in args.cases.split(","))):
         p = nc.colour_distribution("powerlaw", C, gamma)
         a, ta = timed(nc.exact_stationary, p, K)
         b, tb = timed(nc.exact_stationary_series, p, K)
@@ -53,19 +58,16 @@ def main(page: Page) -> None:
                           f"{ta / tb:.2f}", str(agree)])
         page.curve("power sums + Newton").points.append((C, ta))
         page.curve("series inversion").points.append((C, tb))
+    steps = int(args.steps)
+    if not steps:
+        return
     p = nc.colour_distribution("powerlaw", 10_000, 1.0)
     exact = nc.exact_stationary(p, K).colours
-    s, ts = timed(simulate, p, K, STEPS, SEED)
+    s, ts = timed(simulate, p, K, steps, SEED)
     z = (s.mean - exact) / s.stderr
-    print(f"simulation γ=1, C=1e4, K={K}, {STEPS:.0e} steps, seed {SEED}: {s.mean:.4f} ± {s.stderr:.4f} against "
+    print(f"simulation γ=1, C=1e4, K={K}, {steps:.0e} steps, seed {SEED}: {s.mean:.4f} ± {s.stderr:.4f} against "
           f"exact {exact:.6f} (z = {z:+.2f}), {ts:.1f} s")
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_option(ap)
-    args = ap.parse_args()
-    page = Page(**PAGE)
-    main(page)
-    if args.docs:
-        page.write(args.docs, "colours_exact.py")
+    sys.exit(run(__file__, __doc__, measure, PAGE, options))

@@ -11,16 +11,15 @@ one cache line, holds the scalar state in locals, counts down to the next
 record instead of dividing, prefetches the record of the colour a later
 generator output would draw, and is compiled once per strategy.  Both consume the same random stream, so the
 benchmark first checks that they give the same records and source draws, then
-prints CPU ns/step (median of REPEATS runs, interleaved) of the kernel calls
+prints CPU ns/step (median of ``--repeat`` runs, interleaved) of the kernel calls
 alone, for K = 1000, C = 10^5, 200 000 steps: the sizes of the Ch. 8 tables,
 at γ = 0.9 (about one source draw a step) and at γ = 1.3, 1.7 (tens of draws
 a step: there the prefetch distance ``AHEAD`` matters).
 
-Run: python benchmarks/colours_kernel.py [--docs docs/performance]
+Run: python benchmarks/colours_kernel.py [--steps 200000] [--repeat 5] [--docs docs/performance]
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -37,7 +36,7 @@ from crawlmath.numeric.colours._kernels import (BATCH, BCOUNT, CAP, DRAWS, ELMAS
                                                STOPPED, S, T)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from docs_output import Page, add_option  # noqa: E402 - the sibling helper
+from docs_output import Page, run  # noqa: E402 - the sibling helper
 
 K, C, TOTAL, EVERY, REPEATS = 1000, 100_000, 200_000, 10_000, 5
 CASES = (("mice-delta", 2, 0.9), ("mice-delta", 5, 0.9), ("recommended", 5, 0.9), ("recommended", 9, 0.9),
@@ -354,7 +353,7 @@ def reference_advance(p, table, K, total, code, fill_rule, eleph, delta, t_star,
     return fifo
 
 
-def reference_kernel(p, table, strategy, delta, seed):
+def reference_kernel(p, table, strategy, delta, seed, total=TOTAL):
     """One call of the reference kernel over the whole run (fill by the
     strategy, as in §8.1); (records, source draws)."""
     n = p.size
@@ -362,68 +361,69 @@ def reference_kernel(p, table, strategy, delta, seed):
     iv = np.zeros(kern.N_IV, np.int64)
     iv[STOPPED], iv[LASTQ], iv[CAP] = -1, -1, 1024
     fv = np.zeros(kern.N_FV)
-    rec = np.zeros((TOTAL // EVERY, 7))
-    reference_advance(p, table, K, TOTAL, cs._CODES[strategy], cs.FILL_RULES["strategy"], np.zeros(n, np.bool_), delta,
-                      0, 0.5, 2.0, EVERY, TOTAL, 1 << 62, st, iv, fv, np.zeros(n, np.int64), np.zeros(n, np.int64),
+    rec = np.zeros((total // EVERY, 7))
+    reference_advance(p, table, K, total, cs._CODES[strategy], cs.FILL_RULES["strategy"], np.zeros(n, np.bool_), delta,
+                      0, 0.5, 2.0, EVERY, total, 1 << 62, st, iv, fv, np.zeros(n, np.int64), np.zeros(n, np.int64),
                       np.zeros(n, np.int64), np.full(n, -1, np.int64), np.zeros(n, np.int64), np.full(n, -1, np.int64),
                       np.zeros(1024, np.int64), rec, np.zeros((NB, 3)))
     return rec, int(iv[DRAWS])
 
 
-def package_kernel(p, strategy, delta, seed):
+def package_kernel(p, strategy, delta, seed, total=TOTAL):
     """One call of the package kernel over the whole run; (records, source draws)."""
-    state = cs._State(cs._prepared(p), K, TOTAL, EVERY, seed, np.zeros(p.size, np.bool_))
-    state.fifo = kern.advance(state.col, K, TOTAL, cs._CODES[strategy], cs.FILL_RULES["strategy"], delta, 0, 0.5, 2.0,
-                              EVERY, TOTAL, 1 << 62, state.st, state.iv, state.fv, state.present, state.avail,
+    state = cs._State(cs._prepared(p), K, total, EVERY, seed, np.zeros(p.size, np.bool_))
+    state.fifo = kern.advance(state.col, K, total, cs._CODES[strategy], cs.FILL_RULES["strategy"], delta, 0, 0.5, 2.0,
+                              EVERY, total, 1 << 62, state.st, state.iv, state.fv, state.present, state.avail,
                               state.fifo, state.rec, state.batches)
     return state.rec, int(state.iv[kern.DRAWS])
 
 
-def cpu_ns_per_step(run) -> float:
+def cpu_ns_per_step(run, total: int) -> float:
     t0 = time.process_time()
     run()
-    return (time.process_time() - t0) / TOTAL * 1e9
+    return (time.process_time() - t0) / total * 1e9
 
 
 PAGE = dict(
     name="colours_kernel", title="Colour game, δ-rule kernels (Buijsrogge Alg. 11/12), K = 1000, C = 10⁵",
-    what=f"CPU ns per step of the package kernel against the kernel as first written (a verbatim copy in the "
-         f"benchmark), {TOTAL} steps, median of {REPEATS} interleaved runs; both consume the same random stream and "
-         f"must give identical records. The cost grows with the source draws per step (γ of the power law).",
+    what="CPU ns per step of the package kernel against the kernel as first written (a verbatim copy in the "
+         "benchmark), {steps} steps, median of {repeat} interleaved runs; both consume the same random stream and "
+         "must give identical records. The cost grows with the source draws per step (γ of the power law).",
     columns=["strategy", "δ", "γ", "source draws / step", "first kernel (ns/step)", "package (ns/step)",
              "ratio package / first"],
     x_label="source draws per step", y_label="CPU ns per step")
 
 
-def main(page: Page) -> None:
-    print(f"K = {K}, C = {C}, {TOTAL} steps; CPU ns/step of the kernel call, median of {REPEATS}")
+def options(parser) -> None:
+    parser.add_argument("--steps", type=int, default=TOTAL, help=f"steps per run (a multiple of {EVERY})")
+    parser.add_argument("--repeat", type=int, default=REPEATS, help="timed runs of each kernel (median)")
+
+
+def measure(args, page: Page) -> None:
+    total, repeat = args.steps, args.repeat
+    if total < EVERY or total % EVERY:
+        raise SystemExit(f"--steps must be a multiple of {EVERY}, got {total}")
+    page.what = page.what.format(steps=total, repeat=repeat)
+    print(f"K = {K}, C = {C}, {total} steps; CPU ns/step of the kernel call, median of {repeat}")
     for strategy, delta, gamma in CASES:
         p = nc.colour_distribution("powerlaw", C, gamma)
         table = cs.packed_table(*cs.alias_table(p))
-        ref = reference_kernel(p, table, strategy, delta, 7)
-        new = package_kernel(p, strategy, delta, 7)
+        ref = reference_kernel(p, table, strategy, delta, 7, total)
+        new = package_kernel(p, strategy, delta, 7, total)
         if new[1] != ref[1] or not np.array_equal(new[0], ref[0]):
             raise RuntimeError(f"{strategy} delta={delta}: the package kernel and the reference differ")
         old_ns, new_ns = [], []
-        for seed in range(100, 100 + REPEATS):
-            old_ns.append(cpu_ns_per_step(lambda: reference_kernel(p, table, strategy, delta, seed)))
-            new_ns.append(cpu_ns_per_step(lambda: package_kernel(p, strategy, delta, seed)))
+        for seed in range(100, 100 + repeat):
+            old_ns.append(cpu_ns_per_step(lambda: reference_kernel(p, table, strategy, delta, seed, total), total))
+            new_ns.append(cpu_ns_per_step(lambda: package_kernel(p, strategy, delta, seed, total), total))
         a, b = statistics.median(old_ns), statistics.median(new_ns)
         print(f"{strategy:12s} delta={delta} gamma={gamma}: reference {a:6.1f}  package {b:6.1f}  ({a / b:.2f}x, "
-              f"{ref[1] / TOTAL:.2f} source draws/step)")
-        draws = ref[1] / TOTAL
+              f"{ref[1] / total:.2f} source draws/step)")
+        draws = ref[1] / total
         page.rows.append([strategy, str(delta), str(gamma), f"{draws:.2f}", f"{a:.1f}", f"{b:.1f}", f"{b / a:.2f}"])
-        page.curve("first kernel").points.append((draws, a))
-        page.curve("package kernel").points.append((draws, b))
-    for s in page.series:
-        s.points.sort()
+        page.curve("first kernel", line=False).points.append((draws, a))
+        page.curve("package kernel", line=False).points.append((draws, b))
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_option(ap)
-    args = ap.parse_args()
-    page = Page(**PAGE)
-    main(page)
-    if args.docs:
-        page.write(args.docs, "colours_kernel.py")
+    sys.exit(run(__file__, __doc__, measure, PAGE, options))

@@ -12,7 +12,6 @@ the ratio grows with n and with the size of the rates' denominators.
 
     python benchmarks/exact_routes.py [--sizes 50,100,200,300] [--docs docs/performance]
 """
-import argparse
 import random
 import sys
 import time
@@ -22,7 +21,7 @@ from pathlib import Path
 from crawlmath.numeric.markov import _ctmc as ctmc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from docs_output import Page, add_option  # noqa: E402 - the sibling helper
+from docs_output import Page, run  # noqa: E402 - the sibling helper
 
 DIGITS = 30
 
@@ -75,7 +74,12 @@ PAGE = dict(
     x_label="states n", y_label="seconds")
 
 
-def main(sizes=(50, 100, 200, 300), page: Page | None = None) -> None:
+def options(parser) -> None:
+    parser.add_argument("--sizes", default="50,100,200,300", help="comma-separated state counts")
+
+
+def measure(args, page: Page) -> None:
+    sizes = tuple(int(v) for v in args.sizes.split(","))
     rng = random.Random(1)
     print(f"{'generator':>14} {'n':>4} {'exact s':>8} {'ball s':>8} {'exact/ball':>10}")
     for kind, make in (("birth-death", lambda n: birth_death(n)), ("4 random/row", lambda n: sparse_random(n, rng)),
@@ -87,18 +91,10 @@ def main(sizes=(50, 100, 200, 300), page: Page | None = None) -> None:
             t_exact = seconds(lambda: ctmc._fmpq_solve(rates))
             t_ball = seconds(lambda: ctmc._arb_solve(rates, DIGITS))
             print(f"{kind:>14} {n:>4} {t_exact:8.3f} {t_ball:8.3f} {t_exact / t_ball:10.2f}", flush=True)
-            if page is not None:
-                page.rows.append([kind, str(n), f"{t_exact:.3f}", f"{t_ball:.3f}", f"{t_exact / t_ball:.2f}"])
-                page.curve(f"exact, {kind}").points.append((n, t_exact))
-                page.curve(f"ball, {kind}").points.append((n, t_ball))
+            page.rows.append([kind, str(n), f"{t_exact:.3f}", f"{t_ball:.3f}", f"{t_exact / t_ball:.2f}"])
+            page.curve(f"exact, {kind}").points.append((n, t_exact))
+            page.curve(f"ball, {kind}").points.append((n, t_ball))
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="50,100,200,300", help="comma-separated state counts")
-    add_option(ap)
-    args = ap.parse_args()
-    page = Page(**PAGE)
-    main(tuple(int(v) for v in args.sizes.split(",")), page)
-    if args.docs:
-        page.write(args.docs, f"exact_routes.py --sizes {args.sizes}")
+    sys.exit(run(__file__, __doc__, measure, PAGE, options))

@@ -23,12 +23,17 @@ agreed, whether Storm's rational equals :func:`gain_exact`'s, and the time
 ratio.  ``--scale``: the two large instances of issue 15 (λ = 0.05, K = 120,
 N = 480 and K = 60, N = 240), old float route against the certified route
 (gain, bounds, relative width, time) and the ``--digits`` 20 / 30 times.
+
+``--docs DIR`` writes the Storm anchor's section of the performance page (it implies ``--storm``):
+
+    python benchmarks/mdp.py --storm --docs docs/performance
 """
 from __future__ import annotations
 
-import argparse
+import sys
 import time
 from fractions import Fraction
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -36,6 +41,9 @@ import numpy as np
 from crawlmath.numeric.mdp import _crawler as M
 from crawlmath.numeric.tolerance import digits_agreed
 from crawlmath.proofs.tables.liu_nain_dynamic import TABLE_1_2, TABLE_1_3, parse
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_output import Page, run  # noqa: E402 - the sibling helper
 
 
 def instances(quick: bool):
@@ -108,24 +116,40 @@ def storm_exact_gain(lam: float, mu: float, K: int, N: int, gamma: float) -> tup
     return Fraction(str(value)), model.nr_states, seconds
 
 
-def storm_anchor(digits: int = 30, repeat: int = 3) -> None:
-    """Figs 1.5–1.7: our --digits route against Storm's exact LRA (see the module docstring)."""
+PAGE = dict(
+    name="mdp_storm", title="MDP gain to 30 digits against Storm's exact mode (Liu–Nain Figs 1.5–1.7)",
+    what="The `--digits 30` route (`certified_gain` after policy iteration) against the Storm model checker's exact "
+         "long-run average `R{\"cost\"}min=? [ LRA ]`, Storm optimising the MDP itself from a PRISM text written "
+         "from the rules of §1.2.2 (λ = 0.1, μ = 1; the figures' K = 5, N = 16 by default), wall seconds, medians of `--repeat` runs "
+         "alternated in one process. Ratio = crawlmath / Storm; = exact says whether Storm's rational equals "
+         "`gain_exact`'s.",
+    columns=["γ", "K, N", "states (Storm)", "crawlmath (30 digits)", "Storm (exact, 30 digits)", "digits agreed", "= exact",
+             "crawlmath (s)", "Storm (s)", "ratio"],
+    x_label="γ", y_label="seconds", log=(False, True))
+
+
+def storm_anchor(page: Page, K: int = 5, N: int = 16, digits: int = 30, repeat: int = 3) -> None:
+    """Figs 1.5–1.7 (K = 5, N = 16; smaller for a quick check): our --digits route against Storm's exact LRA (see
+    the module docstring)."""
     try:
         import stormpy  # noqa: F401
     except ImportError:
         print("stormpy not installed (pip install stormpy): Storm anchor skipped")
+        page.note = "stormpy is not installed (`pip install stormpy`): Storm was not run and nothing was measured."
         return
-    print(f"\nStorm anchor (exact mode) vs crawlmath --digits {digits} on Figs 1.5-1.7 (lam=0.1, mu=1, K=5, N=16)")
+    print(f"\nStorm anchor (exact mode) vs crawlmath --digits {digits} on Figs 1.5-1.7 (lam=0.1, mu=1, K={K}, N={N})")
+    M.certified_gain(M.CrawlerMDP(0.1, 1.0, 2, 3, 1.0), M.policy_iteration(M.CrawlerMDP(0.1, 1.0, 2, 3, 1.0)).policy,
+                     digits=digits)  # warm-up: the first call in a process loads the compiled kernels
     print(f"{'gamma':>5} {'ours (' + str(digits) + ' digits)':>36} {'Storm (exact rational)':>36} {'agreed':>6} "
           f"{'=exact':>6} {'ours s':>7} {'Storm s':>8} {'Storm/ours':>10}")
     for gamma in (1.0, 1.4, 2.0):
-        m = M.CrawlerMDP(0.1, 1.0, 5, 16, gamma)
+        m = M.CrawlerMDP(0.1, 1.0, K, N, gamma)
         ours, theirs = [], []
         for _ in range(repeat):  # alternate the two routes in one process; medians are reported
             t = time.perf_counter()
             cert = M.certified_gain(m, M.policy_iteration(m).policy, digits=digits)
             ours.append(time.perf_counter() - t)
-            storm, states, seconds = storm_exact_gain(0.1, 1.0, 5, 16, gamma)
+            storm, states, seconds = storm_exact_gain(0.1, 1.0, K, N, gamma)
             theirs.append(seconds)
         ours_s, storm_s = float(np.median(ours)), float(np.median(theirs))
         exact = M.gain_exact(m, cert.policy).gain
@@ -137,6 +161,10 @@ def storm_anchor(digits: int = 30, repeat: int = 3) -> None:
         print(f"{gamma:5g} {cert.text:>36} {storm_text:>36} {min(agreed, digits + 2):6.0f} {str(storm == exact):>6} "
               f"{ours_s:7.2f} {storm_s:8.2f} {storm_s / ours_s:10.0f}   ({states} states built by Storm; "
               f"median of {repeat})", flush=True)
+        page.rows.append([f"{gamma:g}", f"{K}, {N}", str(states), cert.text, storm_text, f"{min(agreed, digits + 2):.0f}",
+                          str(storm == exact), f"{ours_s:.3f}", f"{storm_s:.2f}", f"{ours_s / storm_s:.3g}"])
+        page.curve("crawlmath --digits 30").points.append((gamma, ours_s))
+        page.curve("Storm exact LRA").points.append((gamma, storm_s))
 
 
 def scale_section() -> None:
@@ -167,17 +195,23 @@ def scale_section() -> None:
                   f"{float((c.policy_bounds[1] - c.policy_bounds[0]) / c.value):.1e}", flush=True)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--no-toolbox", action="store_true")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--epsilon", type=float, default=1e-8, help="pymdptoolbox span stopping threshold")
-    ap.add_argument("--storm", action="store_true", help="only the Storm anchor on Figs 1.5-1.7")
-    ap.add_argument("--scale", action="store_true", help="only the large instances of issue 15")
-    args = ap.parse_args()
+def options(parser) -> None:
+    parser.add_argument("--no-toolbox", action="store_true")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--epsilon", type=float, default=1e-8, help="pymdptoolbox span stopping threshold")
+    parser.add_argument("--storm", action="store_true", help="only the Storm anchor on Figs 1.5-1.7")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each side of the Storm anchor (medians)")
+    parser.add_argument("--K", type=int, default=5, help="the Storm anchor's buffer (Figs 1.5-1.7: 5)")
+    parser.add_argument("--N", type=int, default=16, help="the Storm anchor's pages (Figs 1.5-1.7: 16)")
+    parser.add_argument("--scale", action="store_true", help="only the large instances of issue 15")
+
+
+def measure(args, page: Page) -> None:
+    if args.docs is not None:
+        args.storm = True  # the docs section is the Storm anchor
     if args.storm or args.scale:
         if args.storm:
-            storm_anchor()
+            storm_anchor(page, args.K, args.N, repeat=args.repeat)
         if args.scale:
             scale_section()
         return
@@ -224,4 +258,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(__file__, __doc__, measure, PAGE, options))

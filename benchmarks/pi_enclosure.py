@@ -14,9 +14,12 @@ Usage: ``python benchmarks/pi_enclosure.py [--sizes 30,70,100] [--digits 30]``.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_output import run  # noqa: E402 - the sibling helper
 
 
 def tandem_drn(K: int) -> str:
@@ -32,14 +35,15 @@ def tandem_drn(K: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None) -> int:
+def options(parser) -> None:
+    parser.add_argument("--sizes", default="30,70,100", help="K values (comma separated)")
+    parser.add_argument("--digits", type=int, default=30)
+
+
+def measure(a, page: None) -> int:
     from crawlmath.numeric.markov import _sparse_refine as R
     from crawlmath.numeric.markov._explicit_io import parse_drn
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="30,70,100", help="K values (comma separated)")
-    ap.add_argument("--digits", type=int, default=30)
-    a = ap.parse_args(argv)
     print(f"π of a K x K tandem queue to {a.digits} digits: refined (route 1) vs ball-arithmetic block elimination "
           "(route 2)")
     print(f"{'K':>4} {'states':>7} {'route 1 s':>10} {'route 2 s':>10} {'2 / 1':>6} {'min bits':>9} {'agree':>6}")
@@ -62,4 +66,4 @@ def _transitions(model):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(__file__, __doc__, measure, options=options))

@@ -15,6 +15,9 @@ from pathlib import Path
 from crawlmath.derive import codegen, export
 from crawlmath.report import figures as figs
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_output import run  # noqa: E402 - the sibling helper
+
 
 def time_figures(papers) -> None:
     with tempfile.TemporaryDirectory() as tmp:
@@ -47,6 +50,14 @@ def time_c_export() -> None:
         print(f"{'gcc -O2':28} {time.perf_counter() - t2:7.2f} s")
 
 
-if __name__ == "__main__":
-    time_figures(set(sys.argv[1:]) or None)
+def options(parser) -> None:
+    parser.add_argument("papers", nargs="*", help="figures of these papers only (default: every paper)")
+
+
+def measure(args, page: None) -> None:
+    time_figures(set(args.papers) or None)
     time_c_export()
+
+
+if __name__ == "__main__":
+    sys.exit(run(__file__, __doc__, measure, options=options))

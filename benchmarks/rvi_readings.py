@@ -35,14 +35,18 @@ the states named for every (K, N).  Run: ``python benchmarks/rvi_readings.py``
 """
 from __future__ import annotations
 
-import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 from crawlmath.numeric.mdp import _crawler as M
 from crawlmath.proofs.claims import liu_nain_dynamic as D
 from crawlmath.numeric.tolerance import matches_printed
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_output import run  # noqa: E402 - the sibling helper
 
 
 def candidates(m: M.CrawlerMDP, max_states: int) -> list[tuple[int, int, int]]:
@@ -124,14 +128,15 @@ def search(max_states: int, chunk: int) -> None:
             print(f"  x̂={name:8} h0={h0:5} {source:10} count={cname:4}: counts {c}/{n}, C_d {d}/{n}")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--max-states", type=int, default=1200, help="try every state as x̂ up to this |X| (default 1200)")
-    ap.add_argument("--chunk", type=int, default=400, help="x̂ run together per pass (memory 8·|X|·chunk bytes)")
-    args = ap.parse_args()
+def options(parser) -> None:
+    parser.add_argument("--max-states", type=int, default=1200, help="try every state as x̂ up to this |X| (default 1200)")
+    parser.add_argument("--chunk", type=int, default=400, help="x̂ run together per pass (memory 8·|X|·chunk bytes)")
+
+
+def measure(args, page: None) -> None:
     search(args.max_states, args.chunk)
     variants(args.max_states)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(__file__, __doc__, measure, options=options))

@@ -19,7 +19,6 @@ memory is the tracemalloc peak of one extra, untimed run of each route.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import statistics
 import sys
@@ -34,7 +33,7 @@ from crawlmath.numeric.scheduling import _frequencies as s
 from crawlmath.numeric.scheduling._access_time import Exponential, HyperExponential
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from docs_output import Page, add_option  # noqa: E402 - the sibling helper
+from docs_output import Page, run  # noqa: E402 - the sibling helper
 
 LAWS = {"exp:1": Exponential(1.0), "hyperexp:0.3,0.4,0.7,2.8": HyperExponential((0.3, 0.7), (0.4, 2.8))}
 
@@ -150,18 +149,14 @@ def golden(N: int = 10_000, k: int = 30) -> None:
           f"(cost {sim.cost:.6g} ± {sim.cost_stderr:.2g}, exact {s.cyclic_cost(seq, small).cost:.6g})")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def options(parser) -> None:
     parser.add_argument("--sizes", default="1e6,1e7", help="comma-separated page counts")
     parser.add_argument("--repeat", type=int, default=3)
-    add_option(parser)
-    args = parser.parse_args()
-    page = Page(**PAGE)
+
+
+def measure(args, page: Page) -> None:
     general_weights([int(float(v)) for v in args.sizes.split(",")], args.repeat, page)
     golden()
-    if args.docs:
-        page.write(args.docs, "scheduling.py " + " ".join(f"--{k} {v}" for k, v in
-                                                          (("sizes", args.sizes), ("repeat", args.repeat))))
 
 
 PAGE = dict(
@@ -170,9 +165,9 @@ PAGE = dict(
          "against a plain vectorised SciPy solve of the same KKT system (`gammaincinv` + `brentq`), both in this "
          "process, median of the repeats. dC*/C* is the relative difference of the two lower bounds; peak memory "
          "is the tracemalloc peak of one untimed run of each route.",
-    columns=["pages N", "access law", "crawlmath (s)", "SciPy (s)", "ratio", "\|dC*\|/C*", "peak MB crawlmath/SciPy"],
+    columns=["pages N", "access law", "crawlmath (s)", "SciPy (s)", "ratio", r"\|dC*\|/C*", "peak MB crawlmath/SciPy"],
     x_label="pages N", y_label="seconds")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(__file__, __doc__, measure, PAGE, options))

@@ -9,7 +9,7 @@ process, and which heavy modules the command imported (from a separate
 when it exists (the pyenv shim on PATH would add its own ~0.3 s), else
 ``python -m crawlmath``.
 
-    python benchmarks/startup.py
+    python benchmarks/startup.py [--repeat 5] [--docs docs/performance]
 """
 from __future__ import annotations
 
@@ -19,15 +19,18 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_output import Page, run  # noqa: E402 - the sibling helper
+
 REPEATS = 5
 TARGET_SECONDS = 0.5  # issue 15: the whole `crawlmath static ... --json` process
 STATIC = ["static", "--lam", "0.05", "--mu", "1", "--gamma", "2.4", "--K", "15", "--json"]
 COMMANDS = {
-    "static --json": STATIC,
-    "--help": ["--help"],
-    "schedule --json": ["schedule", "--rates", "0.5,1,2", "--access", "exp:1", "--json"],
-    "mdp (K=5, N=16) --json": ["mdp", "--lam", "0.1", "--mu", "1", "--K", "5", "--N", "16", "--gamma", "1", "--json"],
-    "codegen --check": ["codegen", "--check"],
+    "static": STATIC,
+    "help": ["--help"],
+    "schedule": ["schedule", "--rates", "0.5,1,2", "--access", "exp:1", "--json"],
+    "mdp": ["mdp", "--lam", "0.1", "--mu", "1", "--K", "5", "--N", "16", "--gamma", "1", "--json"],
+    "codegen": ["codegen", "--check"],
 }
 HEAVY = ("sympy", "numba", "matplotlib", "scipy.sparse.linalg", "scipy.optimize", "scipy", "numpy", "mpmath", "flint")
 
@@ -59,20 +62,45 @@ def heavy_imports(args: list[str]) -> list[str]:
     return [m for m in HEAVY if m in loaded]
 
 
-def main(repeats: int = REPEATS) -> None:
-    """Print the start-up table."""
+PAGE = dict(
+    name="startup", title="Start-up: cheap crawlmath commands, each a whole process",
+    what="Median wall time of `--repeat` whole processes (after one warm-up run) of each command against "
+         "`python -c \"import numpy\"` timed in the same run (the floor of any numerical Python tool), and the "
+         "heavy modules each command imported (`python -X importtime`). Ratio = crawlmath / import numpy; issue 15's "
+         f"target for `static --json` is {TARGET_SECONDS} s. (`codegen --check` re-derives every generated module "
+         "with SymPy: it is listed for its imports, not as a cheap command.)",
+    columns=["command", "crawlmath (s)", "python -c \"import numpy\" (s)", "ratio", "heavy modules imported"],
+    x_label="command", y_label="wall seconds per process", log=(False, True))
+
+
+def options(parser) -> None:
+    parser.add_argument("--repeat", type=int, default=REPEATS, help="processes per timing (median)")
+    parser.add_argument("--commands", default=",".join(COMMANDS), help=f"comma-separated, from {', '.join(COMMANDS)}")
+
+
+def measure(args, page: Page) -> None:
+    """Print the start-up table (and fill ``page``)."""
+    repeats = args.repeat
     base = crawlmath_command()
     bare = median_time([sys.executable, "-c", "pass"], repeats)
     numpy_only = median_time([sys.executable, "-c", "import numpy"], repeats)
     print(f"start-up, median of {repeats} whole processes ({' '.join(base)})")
     print(f"  {'python -c pass':34s} {bare:6.3f} s")
     print(f"  {'python -c ' + chr(34) + 'import numpy' + chr(34):34s} {numpy_only:6.3f} s")
-    for label, args in COMMANDS.items():
-        t = median_time(base + args, repeats)
-        target = f"  target <= {TARGET_SECONDS} s: {'met' if t <= TARGET_SECONDS else 'NOT met'}" if args is STATIC else ""
-        print(f"  {'crawlmath ' + label:34s} {t:6.3f} s  = {t / numpy_only:4.2f} x import numpy{target}")
-        print(f"  {'':34s} imports: {', '.join(heavy_imports(args)) or 'none of ' + '/'.join(HEAVY)}")
+    page.x_ticks = []
+    for name in args.commands.split(","):
+        argv = COMMANDS[name]
+        t = median_time(base + argv, repeats)
+        target = f"  target <= {TARGET_SECONDS} s: {'met' if t <= TARGET_SECONDS else 'NOT met'}" if argv is STATIC else ""
+        heavy = ", ".join(heavy_imports(argv)) or "none of " + "/".join(HEAVY)
+        print(f"  {'crawlmath ' + name:34s} {t:6.3f} s  = {t / numpy_only:4.2f} x import numpy{target}")
+        print(f"  {'':34s} imports: {heavy}")
+        page.rows.append([f"`crawlmath {' '.join(argv)}`", f"{t:.3f}", f"{numpy_only:.3f}", f"{t / numpy_only:.2f}",
+                          heavy])
+        page.curve("crawlmath", line=False).points.append((len(page.x_ticks), t))
+        page.curve('python -c "import numpy"').points.append((len(page.x_ticks), numpy_only))
+        page.x_ticks.append(name)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(__file__, __doc__, measure, PAGE, options))

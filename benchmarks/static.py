@@ -11,9 +11,8 @@ asserts nothing about speed.
 3. Start-up: the whole ``crawlmath static ... --json`` process against
    ``python -c "import numpy"`` and the 0.5 s target (see startup.py).
 
-    python benchmarks/static.py [--docs docs/performance]
+    python benchmarks/static.py [--calls 300] [--docs docs/performance]
 """
-import argparse
 import math
 import statistics
 import sys
@@ -25,7 +24,7 @@ from crawlmath.proofs.tables.liu_nain_static import TABLE_1_1, TABLE_1_1_K
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import startup  # noqa: E402 - the sibling benchmark script
-from docs_output import Page, add_option  # noqa: E402
+from docs_output import Page, run  # noqa: E402
 
 PER_CALL_INPUTS = [(0.05, 1.0, 2.4, 15), (0.01, 1.0, 0.5, 10), (0.1, 1.0, 1.2, 5), (0.01, 1.0, 3.0, 50),
                    (0.01, 1.0, 0.5, 100), (0.01, 1.0, 5.0, 200), (0.001, 2.0, 0.05, 3)]
@@ -83,13 +82,13 @@ def evaluations(args) -> str:
     return f"Q x{counts['stationarity_deflated_scalar']}, (1.7) x{counts['stationarity_derived_scalar']}"
 
 
-def per_call(page: Page) -> None:
+def per_call(page: Page, calls: int) -> None:
     """Section 1: per-call time, crawlmath float vs the scipy baseline (rows and curves also go to ``page``)."""
-    print("per call, float64 (median of 3 x 300 calls), crawlmath static_optimum vs scipy minimize_scalar on (1.4):")
+    print(f"per call, float64 (median of 3 x {calls} calls), crawlmath static_optimum vs scipy minimize_scalar on (1.4):")
     for args in PER_CALL_INPUTS:
         ours, theirs = static_optimum(*args).N_opt, baseline(*args)
-        t_ours = per_call_seconds(static_optimum, args)
-        t_base = per_call_seconds(baseline, args)
+        t_ours = per_call_seconds(static_optimum, args, calls)
+        t_base = per_call_seconds(baseline, args, calls)
         print(f"  lam={args[0]:<5} mu={args[1]} gamma={args[2]:<4} K={args[3]:<3}  crawlmath {t_ours * 1e6:7.1f} us"
               f"  scipy {t_base * 1e6:7.1f} us  ratio {t_ours / t_base:5.2f}  (N {ours} vs {theirs}; {evaluations(args)})")
         page.rows.append([f"{args[0]}, {args[1]}, {args[2]}, {args[3]}", f"{t_ours * 1e6:.1f}", f"{t_base * 1e6:.1f}",
@@ -133,24 +132,24 @@ def start_up(repeats=startup.REPEATS):
 
 PAGE = dict(
     name="static", title="Static optimum, float64, per call (Liu–Nain §1.2.1)",
-    what="Median of 3 × 300 calls of `static_optimum(lam, mu, gamma, K)` against a plain SciPy route in the same "
+    what="Median of 3 × {calls} calls of `static_optimum(lam, mu, gamma, K)` against a plain SciPy route in the same "
          "process: `scipy.optimize.minimize_scalar` (Brent) on the cost (1.4), then the better of floor/ceil. "
          "Ratio = crawlmath / SciPy; both must give the same N. The plot is the family λ = 0.01, μ = 1.",
     columns=["λ, μ, γ, K", "crawlmath (µs)", "SciPy (µs)", "ratio", "N crawlmath / SciPy"],
     x_label="K (buffer capacity)", y_label="µs per call", log=(True, False))
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_option(ap)
-    args = ap.parse_args(argv)
-    page = Page(**PAGE)
-    per_call(page)
+def options(parser) -> None:
+    parser.add_argument("--calls", type=int, default=300, help="calls per timing (median of 3 timings)")
+    parser.add_argument("--repeat", type=int, default=startup.REPEATS, help="processes per start-up timing")
+
+
+def measure(args, page: Page) -> None:
+    page.what = page.what.format(calls=args.calls)
+    per_call(page, args.calls)
     table()
-    start_up()
-    if args.docs:
-        page.write(args.docs, "static.py")
+    start_up(args.repeat)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(__file__, __doc__, measure, PAGE, options))

@@ -18,12 +18,12 @@ equal as rationals), seconds and the ratio ours / Storm ('>' for a side stopped
 at the timeout).  stormpy is not a dependency (``pip install stormpy``): the
 benchmark says so and stops when it is missing.
 
-Usage: ``python benchmarks/storm_exact.py [--sizes 10,100] [--digits 30] [--models retrial,tandem KxK]
-[--timeout 600] [--storm-timeout 300]``.
+Usage: ``python benchmarks/storm_exact.py [--sizes 1000,10000] [--digits 30] [--models retrial,tandem KxK]
+[--timeout 600] [--storm-timeout 300] [--docs docs/performance]`` (the default sizes take about 15 minutes:
+Storm's exact mode needs minutes at 10^4 states).
 """
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import tempfile
@@ -37,6 +37,9 @@ from crawlmath.numeric.errors import SolverError, TooLarge
 from crawlmath.numeric.markov._explicit_io import read_model
 from crawlmath.numeric.markov._sparse_refine import chain_average, optimal_average
 from crawlmath.numeric.tolerance import digits_agreed
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_output import Page, run  # noqa: E402 - the sibling helper
 
 
 def mm1k(K: int) -> tuple[str, str, str]:
@@ -171,21 +174,34 @@ def _run_child(send, fn, args) -> None:
     send.send(out[2:] if fn is storm_build else out)  # a built model does not pickle: (states, seconds)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="10,100", help="approximate state counts (comma separated)")
-    ap.add_argument("--digits", type=int, default=30)
-    ap.add_argument("--repeat", type=int, default=1, help="runs of each side (medians)")
-    ap.add_argument("--models", default=",".join(MODELS), help=f"comma separated, from {', '.join(MODELS)}")
-    ap.add_argument("--timeout", type=float, default=600, help="seconds allowed to each side of each run")
-    ap.add_argument("--storm-timeout", type=float, help="seconds allowed to Storm's check (default --timeout)")
-    a = ap.parse_args(argv)
+PAGE = dict(
+    name="storm_exact", title="ctmc / avg-cost --digits 30 against Storm's exact mode, models from outside the papers",
+    what="Storm builds each PRISM program in exact (rational) arithmetic and checks its long-run average; crawlmath "
+         "reads the DRN Storm exported and solves it with `--digits 30` (read + solve timed). Each side runs in its "
+         "own forked process, alternated, wall seconds (medians of `--repeat`); > marks a side stopped at its "
+         "timeout. Digits agreed are counted against Storm's exact rational (== when equal as rationals). "
+         "Ratio = crawlmath / Storm.",
+    columns=["model", "states", "crawlmath (30 digits)", "digits agreed", "==", "crawlmath (s)", "Storm (s)", "ratio"],
+    x_label="states", y_label="wall seconds")
+
+
+def options(parser) -> None:
+    parser.add_argument("--sizes", default="1000,10000", help="approximate state counts (comma separated)")
+    parser.add_argument("--digits", type=int, default=30)
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each side (medians)")
+    parser.add_argument("--models", default=",".join(MODELS), help=f"comma separated, from {', '.join(MODELS)}")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds allowed to each side of each run")
+    parser.add_argument("--storm-timeout", type=float, help="seconds allowed to Storm's check (default --timeout)")
+
+
+def measure(a, page: Page) -> int:
     a.storm_timeout = a.timeout if a.storm_timeout is None else a.storm_timeout
     sys.set_int_max_str_digits(0)  # Storm's exact value of a 10^4-state chain has ~10^4 digits
     try:
         import stormpy  # noqa: F401
     except ImportError:
         print("stormpy not installed (pip install stormpy): the Storm exact anchor is skipped")
+        page.note = "stormpy is not installed (`pip install stormpy`): Storm was not run and nothing was measured."
         return 0
     print(f"crawlmath --digits {a.digits} vs Storm exact mode (LRA); seconds are medians of {a.repeat}; "
           f"'>' = stopped at the timeout ({a.timeout:g} s ours, {a.storm_timeout:g} s Storm)")
@@ -194,17 +210,20 @@ def main(argv=None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="crawlmath-storm-"))
     for size in (int(s) for s in a.sizes.split(",")):
         for name in a.models.split(","):
-            _compare(name, size, a, tmp)
+            _compare(name, size, a, tmp, page)
+    for s in page.series:
+        s.points.sort()
     return 0
 
 
-def _compare(name: str, size: int, a, tmp: Path) -> None:
+def _compare(name: str, size: int, a, tmp: Path, page: Page) -> None:
     build, param = MODELS[name]
     text, prop, reward = build(param(size))
     drn = tmp / f"{name.split()[0].replace('/', '')}-{size}.drn"
     built = timed_child(storm_build, (text, prop, drn), a.timeout, f"{name} {size}: Storm builds and exports")
     if built is None:
         print(f"{name:>14} {'~' + str(size):>7}  Storm did not build the model in {a.timeout:g} s", flush=True)
+        page.rows.append([name, f"~{size}", f"Storm did not build the model in {a.timeout:g} s", "-", "", "-", "-", "-"])
         return
     states = built[0]
     st, us, storm, mine, refused = [], [], None, None, "-"
@@ -227,6 +246,12 @@ def _compare(name: str, size: int, a, tmp: Path) -> None:
     ratio = f"{o_sec / s_sec:10.3g}" if math.isfinite(s_sec) and math.isfinite(o_sec) else f"{'-':>10}"
     print(f"{name:>14} {states:>7} {shown:>36} {agreed:>6} {same:>2} {_sec(o_sec, a.timeout):>8} "
           f"{_sec(s_sec, a.storm_timeout):>8} {ratio}", flush=True)
+    page.rows.append([name, str(states), shown, agreed, same, _sec(o_sec, a.timeout), _sec(s_sec, a.storm_timeout),
+                      ratio.strip()])
+    if math.isfinite(o_sec):
+        page.curve(f"crawlmath, {name}").points.append((states, o_sec))
+    if math.isfinite(s_sec):
+        page.curve(f"Storm, {name}", line=False).points.append((states, s_sec))
 
 
 def _sec(x: float, timeout: float) -> str:
@@ -234,4 +259,4 @@ def _sec(x: float, timeout: float) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(__file__, __doc__, measure, PAGE, options))
