@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -69,8 +70,11 @@ def _run_script(name: str, argv: list[str], hide: str | None = None) -> subproce
             + (f"sys.modules[{hide!r}] = None\n" if hide else "")
             + f"sys.argv = {[f'benchmarks/{name}.py', *argv]!r}\n"
             + f"runpy.run_path('benchmarks/{name}.py', run_name='__main__')\n")
+    # a numba cache of its own: kernels cached by `_load` in this process record the module name it gives them
+    # ("crawlmath_benchmark_NAME"), which a script run as __main__ cannot import
+    cache = Path(tempfile.gettempdir()) / "crawlmath-benchmarks-as-main-numba-cache"
     return subprocess.run([sys.executable, "-c", code], cwd=BENCHMARKS.parent, capture_output=True, text=True,
-                          env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+                          env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "NUMBA_CACHE_DIR": str(cache)})
 
 
 def _section(folder: Path, name: str) -> str:
