@@ -4,9 +4,9 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 
-from crawlmath.proofs.claims import coffman as C
-from crawlmath.proofs.claims import liu_nain_sched as L
-from crawlmath.proofs.claims import liu_nain_static_figures as S
+from crawlmath.proofs.claims.coffman import section_3 as C
+from crawlmath.proofs.claims.liu_nain import scheduling as L
+from crawlmath.proofs.claims.liu_nain import static_figures as S
 from crawlmath.proofs.registry import Status
 
 
@@ -60,7 +60,7 @@ def test_static_cost_exact_matches_the_sympy_derivation():
     import sympy as sp
 
     from crawlmath.derive import static_mm1k as d
-    from crawlmath.proofs.claims import liu_nain_static as ST
+    from crawlmath.proofs.claims.liu_nain import static as ST
 
     expr = d.cost()
     syms = {s.name: s for s in expr.free_symbols}
@@ -80,7 +80,7 @@ def test_nbar_hp_against_exact_rationals_on_a_small_instance():
     import sympy as sp
 
     from crawlmath.numeric.mdp import _crawler as M
-    from crawlmath.proofs.claims import liu_nain_dynamic as D
+    from crawlmath.proofs.claims.liu_nain import _dynamic_nbar as D
 
     sol = M.policy_iteration(M.CrawlerMDP(0.3, 1.0, 3, 4, 1.4))
     nbar, digits, gap = D.nbar_hp(sol)

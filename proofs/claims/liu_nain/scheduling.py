@@ -29,18 +29,18 @@ import sympy as sp
 from scipy import stats
 from sympy.simplify.simplify import factor_sum
 
-from ...derive import golden as dg
-from ...derive import is_identically_zero as _zero
-from ...derive import scheduling as ds
-from ...numeric.scheduling import _golden as g
-from ...numeric.scheduling import _frequencies as s
-from ...numeric.scheduling._access_time import Deterministic, Exponential, Gamma, Uniform
-from ...numeric.errors import SolverError
-from ...numeric.generated import golden as gen_golden
-from ...numeric.generated import scheduling as gen_sched
-from ...numeric.tolerance import SIMULATION_SIGMAS, STRUCTURE_ABS
-from ..registry import Method, Outcome, Source, claim
-from .coffman_golden import adversarial_N, hypotheses_tried
+from ....derive import golden as dg
+from ....derive import is_identically_zero as _zero
+from ....derive import scheduling as ds
+from ....numeric.scheduling import _golden as g
+from ....numeric.scheduling import _frequencies as s
+from ....numeric.scheduling._access_time import Deterministic, Exponential, Gamma, Uniform
+from ....numeric.errors import SolverError
+from ....numeric.generated import golden as gen_golden
+from ....numeric.generated import scheduling as gen_sched
+from ....numeric.tolerance import SIMULATION_SIGMAS, STRUCTURE_ABS
+from ...registry import Method, Outcome, Source, claim
+from ..coffman._golden import adversarial_N, hypotheses_tried
 
 P = "liu-nain.sched"
 EX = sp.Symbol("EX", positive=True)  # E[X]

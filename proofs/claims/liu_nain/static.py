@@ -15,14 +15,14 @@ from fractions import Fraction
 import mpmath
 import sympy as sp
 
-from ...derive import static_mm1k as d
-from ...numeric.static import _mm1k as s
-from ...numeric.generated import static_mm1k as gen
-from ...numeric.tolerance import HP_DIGITS, digits_agreed
-from .. import cells
-from ..cells import Printing
-from ..registry import Method, Outcome, Source, TableCell, claim, register, Claim
-from ..tables import liu_nain_static as T
+from ....derive import static_mm1k as d
+from ....numeric.static import _mm1k as s
+from ....numeric.generated import static_mm1k as gen
+from ....numeric.tolerance import HP_DIGITS, digits_agreed
+from ... import cells
+from ...cells import Printing
+from ...registry import Method, Outcome, Source, TableCell, claim, register, Claim
+from ...tables import liu_nain_static as T
 
 P = "liu-nain.static"
 
