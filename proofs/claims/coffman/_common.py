@@ -7,6 +7,7 @@ from scipy import optimize
 
 from ....numeric.scheduling._access_time import (Deterministic, Exponential, Gamma, HyperExponential, PhaseTypeAccess,
                                                  Uniform)
+from ....numeric.tolerance import SLSQP_FTOL
 from ...registry import Source
 
 
@@ -46,6 +47,7 @@ def slsqp(objective, N, x0=None):
     """min objective(x) over the simplex {x >= 1e-9, sum x = 1} by SLSQP (the numeric optimiser the closed forms of
     Theorems 3.4 and 4.1 are compared with)."""
     x0 = np.full(N, 1.0 / N) if x0 is None else x0
+    # x_i >= 1e-9 keeps h^(1/x_i) finite: a bound of the domain, not a tolerance
     res = optimize.minimize(objective, x0, method="SLSQP", bounds=[(1e-9, 1.0)] * N,
-                            constraints=[{"type": "eq", "fun": lambda x: x.sum() - 1}], options={"ftol": 1e-15, "maxiter": 500})
+                            constraints=[{"type": "eq", "fun": lambda x: x.sum() - 1}], options={"ftol": SLSQP_FTOL, "maxiter": 500})
     return res

@@ -19,7 +19,7 @@ from ....numeric.scheduling import _golden as g
 from ....numeric.scheduling import _frequencies as s
 from ....numeric.scheduling._access_time import Deterministic, Exponential, Uniform
 from ....numeric.generated import golden as gen
-from ....numeric.tolerance import SIMULATION_SIGMAS
+from ....numeric.tolerance import COST_RATIO_SLACK_REL, IDENTITY_RESIDUAL, ROUNDING_SLACK_REL, SIMULATION_SIGMAS
 from ...registry import Method, Outcome, claim
 from ._golden import (PHI, PHI_S, P, adversarial_N, golden_ratio_instance, hypotheses_tried, identically_zero as _zero,
                       src)
@@ -72,7 +72,7 @@ def _thm_5_1_ineq():
             lim = s.golden_limit_cost(p, x)
             t = p.h ** (1 / (x * math.sqrt(5)))
             rhs = p.mu - p.nu * (1 - float(np.sum(x * ((1 - 1 / PHI) * t**PHI + t ** (PHI**2) / PHI))))
-            ok &= lim <= rhs * (1 + 1e-12)
+            ok &= lim <= rhs * (1 + ROUNDING_SLACK_REL)
             rows.append(f"N={N} q={q}: C(gamma(N)) = {lim:.6g} vs bound {rhs:.6g}")
     return Outcome.judge(ok, "; ".join(rows) + " (limit formula of §5 with equal pages)")
 
@@ -125,7 +125,7 @@ def _true_constant():
     # exact schedules approach it from below
     N = adversarial_N(14)
     C, Cs, _ = golden_ratio_instance(np.full(N, 1e-3 / N), Deterministic(1.0), 28)
-    ok_exact = C / Cs <= float(PHI_S**5 / 10) * (1 + 1e-9) and C / Cs > 1.105
+    ok_exact = C / Cs <= float(PHI_S**5 / 10) * (1 + COST_RATIO_SLACK_REL) and C / Cs > 1.105
     grid = [float(gen.golden_profile(qv, sv_)) for qv in (1e-3, 0.1, 1.0, 3.0) for sv_ in np.linspace(1, PHI, 9)]
     ok_grid = max(grid) <= float(PHI_S**5 / 10)
     return Outcome.judge(ok_form and ok_max and ok_ends and ok_exact and ok_grid,
@@ -205,7 +205,7 @@ def _step_R():
 def _step_identity():
     ok = _zero(sp.expand(-d.golden_R() / q - d.printed_D()))
     pts = [float(-gen.golden_R(v) / v - gen.golden_D(v)) for v in (0.1, 1.0, 7.0)]
-    return Outcome.judge(ok and max(map(abs, pts)) < 1e-14, f"symbolic difference 0: {ok}; float residuals at q = 0.1, 1, 7: {pts}")
+    return Outcome.judge(ok and max(map(abs, pts)) < IDENTITY_RESIDUAL, f"symbolic difference 0: {ok}; float residuals at q = 0.1, 1, 7: {pts}")
 
 
 @claim(f"{P}.cor-5.1.proof.lambda-sum", source=src("proof of Corollary 5.1: lambda_1 + lambda_2 = 1, 0 < lambda_1 <= 1"), method=Method.SYMBOLIC,
@@ -227,7 +227,7 @@ def _step_jensen():
     a, b = PHI / math.sqrt(5), PHI**2 / math.sqrt(5)
     y = gen.golden_y(qs)
     lhs = l1 * np.exp(-a * qs) + (1 - l1) * np.exp(-b * qs)
-    ok = bool(np.all(lhs >= np.exp(-y * qs) * (1 - 1e-14)))
+    ok = bool(np.all(lhs >= np.exp(-y * qs) * (1 - IDENTITY_RESIDUAL)))
     return Outcome.judge(ok, f"holds on 400 points of [1e-3, 50] (Jensen, lambda_i >= 0): min lhs/e^(-yq) = {float(np.min(lhs / np.exp(-y * qs))):.6f}")
 
 

@@ -18,7 +18,9 @@ from ....derive import scheduling as d
 from ....numeric.scheduling import _frequencies as s
 from ....numeric.scheduling._access_time import Gamma
 from ....numeric.generated import scheduling as gen
-from ....numeric.tolerance import SIMULATION_SIGMAS
+from ....numeric.tolerance import (CLOSED_FORM_REL, IDENTITY_RESIDUAL, MULTIPLIER_RESIDUAL, NOT_PROPORTIONAL_ABS,
+                                   OPTIMISER_COST_REL, OPTIMISER_FREQUENCY_ABS, ROUNDING_SLACK_ABS, ROUNDING_SLACK_REL,
+                                   SIMULATION_SIGMAS)
 from ...registry import Method, Outcome, claim
 from ..liu_nain.scheduling import laplace_outcome, ordering_outcome
 from ._common import P, access_zoo, random_cyclic, random_rates, slsqp as _slsqp, src
@@ -77,7 +79,7 @@ def _thm_3_1_laplace():
 
 def _majorizes(a, b) -> bool:
     A, B = np.sort(a)[::-1].cumsum(), np.sort(b)[::-1].cumsum()
-    return A[-1] == B[-1] and bool(np.all(A >= B - 1e-12))
+    return A[-1] == B[-1] and bool(np.all(A >= B - ROUNDING_SLACK_ABS))
 
 
 @claim(f"{P}.thm-3.2", source=src("§3", "Theorem 3.2"), method=Method.FLOAT,
@@ -99,7 +101,7 @@ def _thm_3_2():
             h = float(X.h(mu))
             tot = lambda v: float(np.sum(gen.expected_obsolescence(v.astype(float), X.mean, mu, h)))  # noqa: E731
             cases += 1
-            if not (_majorizes(dv, dv2) and tot(dv) >= tot(dv2) - 1e-12 * abs(tot(dv))):
+            if not (_majorizes(dv, dv2) and tot(dv) >= tot(dv2) - ROUNDING_SLACK_REL * abs(tot(dv))):
                 bad.append((name, dv.tolist(), dv2.tolist()))
     return Outcome.judge(not bad, f"{cases} majorizing pairs d > d' over six laws: total E[Z](d) >= total E[Z](d') in all; violations {bad[:3]}")
 
@@ -128,7 +130,7 @@ def _thm_3_3():
     p4 = s.make_problem([0.3, 1.0, 2.0, 0.5], X)
     dy = s.cyclic_cost([0, 1, 0, 2, 0, 1, 0, 3], p4)  # f = 1/2, 1/4, 1/8, 1/8
     eq_dy = np.max(np.abs(dy.rates - gen.rate_lower_bound(dy.frequencies, X.mean, p4.rates, p4.h)))
-    ok = worst >= -1e-13 and eq_rr < 1e-13 and eq_dy < 1e-13
+    ok = worst >= -CLOSED_FORM_REL and eq_rr < CLOSED_FORM_REL and eq_dy < CLOSED_FORM_REL
     return Outcome.judge(ok, f"{cases} random schedules: min_i (r_i - bound) = {worst:.3g} (>= 0); round robin |r - bound| = {eq_rr:.2g}; "
                              f"f = (1/2, 1/4, 1/8, 1/8) schedule |r - bound| = {eq_dy:.2g}")
 
@@ -172,7 +174,7 @@ def _thm_3_4_opt():
             worst_c = max(worst_c, abs(num.fun - res.lower_bound) / res.lower_bound)
             worst_x = max(worst_x, float(np.max(np.abs(num.x - res.frequencies))))
             cases += 1
-    ok = worst_c < 1e-7 and worst_x < 1e-3
+    ok = worst_c < OPTIMISER_COST_REL and worst_x < OPTIMISER_FREQUENCY_ABS
     return Outcome.judge(ok, f"{cases} instances: max relative |C*_SLSQP - C*_closed| = {worst_c:.2g}, max |x_SLSQP - x_closed| = {worst_x:.2g}")
 
 
@@ -191,7 +193,7 @@ def _thm_3_4_bound():
                 worst = min(worst, (s.cyclic_cost(seq, p).cost - lb.lower_bound) / lb.lower_bound)
                 cases += 1
             pos = min(pos, lb.lower_bound)
-    return Outcome.judge(worst >= -1e-12 and pos > 0, f"{cases} schedules: min (C - C*)/C* = {worst:.3g}; min C* = {pos:.3g} > 0")
+    return Outcome.judge(worst >= -ROUNDING_SLACK_ABS and pos > 0, f"{cases} schedules: min (C - C*)/C* = {worst:.3g}; min C* = {pos:.3g} > 0")
 
 
 @claim(f"{P}.thm-3.4.general-c", source=src("§3", "Theorem 3.4, remark on general c_i"), method=Method.FLOAT,
@@ -210,7 +212,7 @@ def _thm_3_4_general():
             worst_c = max(worst_c, (res.lower_bound - num.fun) / abs(num.fun))
             worst_res = max(worst_res, res.residual)
             cases += 1
-    ok = worst_c < 1e-7 and worst_res < 1e-8
+    ok = worst_c < OPTIMISER_COST_REL and worst_res < MULTIPLIER_RESIDUAL
     return Outcome.judge(ok, f"{cases} instances: max (C*_KKT - C*_SLSQP)/C* = {worst_c:.2g} (KKT never worse), max KKT residual {worst_res:.2g}")
 
 
@@ -222,5 +224,5 @@ def _thm_3_4_prop():
     for name, X in access_zoo().items():
         x = s.optimal_frequencies(s.make_problem(mu, X)).frequencies
         out[name] = float(np.max(np.abs(x - mu / mu.sum())))
-    ok = out["det"] < 1e-14 and all(v > 1e-3 for k, v in out.items() if k != "det")
+    ok = out["det"] < IDENTITY_RESIDUAL and all(v > NOT_PROPORTIONAL_ABS for k, v in out.items() if k != "det")
     return Outcome.judge(ok, "max |x_i - mu_i/mu| per law: " + ", ".join(f"{k} {v:.3g}" for k, v in out.items()))

@@ -14,7 +14,9 @@ import sympy as sp
 from ....derive import is_identically_zero as _zero
 from ....derive import scheduling as d
 from ....numeric.scheduling import _frequencies as s
-from ....numeric.tolerance import SIMULATION_SIGMAS
+from ....numeric.tolerance import (EXPANSION_COEFF_TOL, EXPANSION_F_TO_1_TOL, FREQUENCY_MATCH_ABS,
+                                   RANDOMIZED_OPTIMISER_COST_REL, RANDOMIZED_OPTIMISER_FREQUENCY_ABS, SIMULATION_SIGMAS,
+                                   WRAP_AROUND_BIAS)
 from ...registry import Method, Outcome, Source, claim
 from ._common import P, access_zoo, random_rates, slsqp as _slsqp, src
 
@@ -42,7 +44,7 @@ def _lemma_4_1_sim():
         exact = s.randomized_cost(f, p).cost
         costs = [s.cyclic_cost(rng.choice(3, size=20000, p=f), p).cost for _ in range(20)]
         m, se = float(np.mean(costs)), float(np.std(costs, ddof=1) / math.sqrt(20))
-        good = abs(m - exact) <= SIMULATION_SIGMAS * se + 2e-4  # + wrap-around bias O(1/K)
+        good = abs(m - exact) <= SIMULATION_SIGMAS * se + WRAP_AROUND_BIAS
         ok &= good
         rows.append(f"{name}: Lemma 4.1 {exact:.5f} vs sequences {m:.5f}±{se:.1g}")
     return Outcome.judge(ok, "; ".join(rows))
@@ -64,8 +66,8 @@ def _small_f():
             fv = mpmath.mpf("1e-6")
             ratio = _gap_mp(fv, hv) / fv**2
             printed, corrected = hv, hv / (1 - hv)
-            printed_ok &= abs(ratio - printed) < 1e-4 * printed
-            corrected_ok &= abs(ratio - corrected) < 1e-4 * corrected
+            printed_ok &= abs(ratio - printed) < EXPANSION_COEFF_TOL * printed
+            corrected_ok &= abs(ratio - corrected) < EXPANSION_COEFF_TOL * corrected
             rows.append(f"h={hv}: gap/f^2 at f=1e-6 = {float(ratio):.6f}, printed nu h/mu = {printed:.6f}, corrected nu h/(mu(1-h)) = {corrected:.6f}")
     if derived_ok and corrected_ok and not printed_ok:
         return Outcome.erratum_("; ".join(rows), printed="(nu h_i/mu_i) f_i^2 + o(f_i^2)  [Liu–Nain: h_i f_i^2/(mu_i E[X])]",
@@ -86,8 +88,8 @@ def _f_to_1():
             ratio = _gap_mp(1 - eps, hv) / (-eps)
             L = mpmath.log(hv)
             printed, corrected = hv * (1 + L), hv * (1 - hv + L)
-            printed_ok &= abs(ratio - printed) < 1e-5
-            corrected_ok &= abs(ratio - corrected) < 1e-5
+            printed_ok &= abs(ratio - printed) < EXPANSION_F_TO_1_TOL
+            corrected_ok &= abs(ratio - corrected) < EXPANSION_F_TO_1_TOL
             rows.append(f"h={hv}: gap/(f-1) at f=1-1e-8 = {float(ratio):.6f}, printed h(1+ln h) = {float(printed):.6f}, corrected h(1-h+ln h) = {float(corrected):.6f}")
     if derived_ok and corrected_ok and not printed_ok:
         return Outcome.erratum_("; ".join(rows), printed="(nu h_i/mu_i)(1 + ln h_i)(f_i - 1) + o(1 - f_i)",
@@ -143,7 +145,7 @@ def _thm_4_1_opt():
             direct = s.randomized_cost(res.frequencies, p).cost
             worst_c = max(worst_c, abs(direct - res.lower_bound) / res.lower_bound)
             cases += 1
-    ok = worst_c < 1e-8 and worst_x < 1e-4 and worst_gap >= 0
+    ok = worst_c < RANDOMIZED_OPTIMISER_COST_REL and worst_x < RANDOMIZED_OPTIMISER_FREQUENCY_ABS and worst_gap >= 0
     return Outcome.judge(ok, f"{cases} instances: max rel |(11) - SLSQP| and |(11) - Lemma 4.1 cost| = {worst_c:.2g}; max |x diff| = {worst_x:.2g}; "
                              f"min (randomized optimum - C*) = {worst_gap:.3g} >= 0")
 
@@ -165,13 +167,13 @@ def _thm_4_1_validity():
             x15 = (math.sqrt(p.nu) * sq / sqrt_lam - 1) * g
             valid = bool(sq.min() >= float(sq @ g) / (1 + g.sum()))
             res = s.randomized_optimal(p)
-            same = bool(np.allclose(x15, res.frequencies, atol=1e-9))
+            same = bool(np.allclose(x15, res.frequencies, atol=FREQUENCY_MATCH_ABS))
             cases += 1
             # valid <=> (15) is non-negative <=> it is the constrained optimum
             if valid != (x15.min() >= 0) or valid != same:
                 agree = False
                 detail.append(f"valid={valid}, min x15={x15.min():.3g}, same={same}")
-            if abs(x15.sum() - 1) > 1e-9:
+            if abs(x15.sum() - 1) > FREQUENCY_MATCH_ABS:
                 agree = False
                 detail.append(f"sum x15 = {x15.sum()}")
     return Outcome.judge(agree, f"{cases} instances: the condition holds exactly when (15) is >= 0 and equals the KKT optimum with x >= 0; sum (15) = 1 always. {detail[:3]}")

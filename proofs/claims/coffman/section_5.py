@@ -11,6 +11,7 @@ import numpy as np
 
 from ....numeric.scheduling import _frequencies as s
 from ....numeric.generated import scheduling as gen
+from ....numeric.tolerance import FINITE_SIZE_GAP_ABS
 from ...registry import Method, Outcome, claim
 from ._common import P, access_zoo, random_cyclic, random_rates, src
 
@@ -45,7 +46,7 @@ def _eq_17():
                 cst = gen.cstar_mp(1, 2, nu, prodh)
                 errs.append(float(abs(cst - gen.cstar_limit_mp(1, 2, nu))))
         shrinking = all(b < a / 5 for a, b in zip(errs, errs[1:]))
-        ok &= shrinking and errs[-1] < 1e-3
+        ok &= shrinking and errs[-1] < FINITE_SIZE_GAP_ABS
         rows.append(f"{name}: |C* - (17)| at N=10..1e4: " + ", ".join(f"{e:.2g}" for e in errs))
     return Outcome.judge(ok, "; ".join(rows) + " (O(1/N))")
 

@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 
 from ....numeric.mdp import _crawler as M
-from ....numeric.tolerance import matches_printed
+from ....numeric.tolerance import REL_IMPR_ROUNDING, matches_printed
 from ... import cells
 from ...cells import Hypothesis
 from ...registry import Outcome
@@ -115,7 +115,7 @@ def rel_impr_cell(table: str, row: dict) -> Outcome:
     fixed = _cd_fixed(table, row) and _cs_fixed(row)
     out = cells.judge_cell(TAB[table], printed, v, what=f"100(C_s − C_d)/C_d with C_s = {cs:.7f} (γ = {row['gamma']}), "
                                                         f"C_d = {cd:.7f} (γ = {dynamic_gamma(row):.6g})", hypotheses=hyps,
-                           error_bound=1e-9 if fixed else None)
+                           error_bound=REL_IMPR_ROUNDING if fixed else None)
     out = cells.copied_input(TAB[table], out, printed, impr_neighbours(table, row))
     from_row = impr_from_printed(row)
     out = cells.row_arithmetic(TAB[table], out, printed, from_row, f"C_s = {row['C_s']} and C_d = {row['C_d']}")

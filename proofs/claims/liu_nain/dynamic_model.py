@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....numeric.mdp import _crawler as M
-from ....numeric.tolerance import FLOAT_REL, STRUCTURE_ABS, close, matches_printed
+from ....numeric.tolerance import FLOAT_REL, RVI_CONVERGED_TOL, STRUCTURE_ABS, close, matches_printed
 from ...registry import Method, Outcome, claim
 from ._dynamic import P, MU, FIGS, FIG_LAM, FIG_K, FIG_N, src, FIG_MDP, rvi
 
@@ -126,7 +126,7 @@ def _static_policy() -> Outcome:
 def _prop6_theta() -> Outcome:
     m = M.CrawlerMDP(**FIG_MDP, gamma=1.0)
     tau = 0.5  # a τ far from 1 separates the two forms
-    r = M.relative_value_iteration(m, tau=tau, tol=1e-13)
+    r = M.relative_value_iteration(m, tau=tau, tol=RVI_CONVERGED_TOL)
     exact = M.policy_iteration(m).gain
     printed, corrected = tau * r.gain, r.gain
     if not close(printed, exact) and close(corrected, exact):

@@ -38,7 +38,8 @@ from ....numeric.scheduling._access_time import Deterministic, Exponential, Gamm
 from ....numeric.errors import SolverError
 from ....numeric.generated import golden as gen_golden
 from ....numeric.generated import scheduling as gen_sched
-from ....numeric.tolerance import SIMULATION_SIGMAS, STRUCTURE_ABS
+from ....numeric.tolerance import (CLOSED_FORM_REL, EXPANSION_COEFF_TOL, EXPANSION_REFUTED, NOT_PROPORTIONAL_ABS,
+                                   ROUNDING_SLACK_ABS, SIMULATION_SIGMAS, STRUCTURE_ABS)
 from ...registry import Method, Outcome, Source, claim
 from ..coffman._golden import adversarial_N, hypotheses_tried
 
@@ -533,7 +534,7 @@ def _prop_9():
             bound = (X.mean - f / p.rates + f / p.rates * p.h ** (1 / f)) / X.mean
             worst = min(worst, float(np.min(r - bound)))
             n += 1
-    return Outcome.judge(worst >= -1e-12, f"{n} random cyclic schedules, E[X] = 2 (three laws): min_i r_i - bound = {worst:.3g} (>= 0)")
+    return Outcome.judge(worst >= -ROUNDING_SLACK_ABS, f"{n} random cyclic schedules, E[X] = 2 (three laws): min_i r_i - bound = {worst:.3g} (>= 0)")
 
 
 @claim(f"{P}.prop-10", source=src("§1.3.2", "Proposition 10, (1.26)"), method=Method.FLOAT,
@@ -553,7 +554,7 @@ def _prop_10():
             worst = min(worst, min(s.cyclic_cost(q_, p).cost for q_ in (seq, golden)) - bound)
             pos = min(pos, bound)
             n += 1
-    return Outcome.judge(worst >= -1e-12 and pos > 0, f"{n} instances (E[X] = 2, three laws), random and golden schedules: min C - (1.26) = {worst:.3g}, min (1.26) = {pos:.3g} > 0")
+    return Outcome.judge(worst >= -ROUNDING_SLACK_ABS and pos > 0, f"{n} instances (E[X] = 2, three laws), random and golden schedules: min C - (1.26) = {worst:.3g}, min (1.26) = {pos:.3g} > 0")
 
 
 @claim(f"{P}.eq-1.26.positivity", source=src("§1.3.2", "proof of Proposition 10, end: (1.26) > 0"), method=Method.SYMBOLIC,
@@ -637,7 +638,7 @@ def _eq_1_30():
             worst = min(worst, s.lower_bound_objective(p, other) - best)
             n += 1
         nonprop = max(nonprop, float(np.max(np.abs(formula - p.rates / p.mu))))
-    return Outcome.judge(worst >= -1e-12 and nonprop > 1e-3, f"objective (1.27) (c_i = mu_i, E[X] = 2, three laws) at {n} other frequency vectors minus at (1.30): "
+    return Outcome.judge(worst >= -ROUNDING_SLACK_ABS and nonprop > NOT_PROPORTIONAL_ABS, f"objective (1.27) (c_i = mu_i, E[X] = 2, three laws) at {n} other frequency vectors minus at (1.30): "
                                                             f"min {worst:.3g} (>= 0); (1.30) differs from mu_i/mu by up to {nonprop:.3g} for non-constant X")
 
 
@@ -664,8 +665,8 @@ def _lemma_4_exp():
         r_near = gap(f1, hv, muv, 1 / EXv) / ((f1 - 1) / (muv * EXv))
     pr_small, pr_near = hv, hv * (1 + mpmath.log(hv))
     co_small, co_near = hv / (1 - hv), hv * (1 - hv + mpmath.log(hv))
-    ok_corr = abs(r_small - co_small) < 1e-4 and abs(r_near - co_near) < 1e-4
-    bad_printed = abs(r_small - pr_small) > 1e-2 and abs(r_near - pr_near) > 1e-2
+    ok_corr = abs(r_small - co_small) < EXPANSION_COEFF_TOL and abs(r_near - co_near) < EXPANSION_COEFF_TOL
+    bad_printed = abs(r_small - pr_small) > EXPANSION_REFUTED and abs(r_near - pr_near) > EXPANSION_REFUTED
     detail = (f"h = 0.6, mu = 0.7, E[X] = 2: coefficient of f^2/(mu E[X]) at f = 1e-6: {float(r_small):.6f} (printed h = {float(pr_small)}, "
               f"derived h/(1-h) = {float(co_small):.6f}); of (f-1)/(mu E[X]) at f = 1 - 1e-8: {float(r_near):.6f} (printed h(1 + ln h) = {float(pr_near):.6f}, "
               f"derived h(1 - h + ln h) = {float(co_near):.6f}); SymPy leading terms {small}, {near} (nu = 1/E[X])")
@@ -689,7 +690,7 @@ def _prop_11():
         worst_eq = max(worst_eq, abs(s.randomized_cost(f_opt, p).cost - bound))
         for _ in range(20):
             worst_gap = min(worst_gap, s.randomized_cost(rng.dirichlet(np.ones(5)), p).cost - bound)
-    return Outcome.judge(worst_eq < 1e-12 and worst_gap >= -1e-12, f"E[X] = 2, three laws: |C(f proportional to 1/h - 1) - (1.31)| <= {worst_eq:.2g}; "
+    return Outcome.judge(worst_eq < ROUNDING_SLACK_ABS and worst_gap >= -ROUNDING_SLACK_ABS, f"E[X] = 2, three laws: |C(f proportional to 1/h - 1) - (1.31)| <= {worst_eq:.2g}; "
                                                                   f"60 random frequency vectors: min C - (1.31) = {worst_gap:.3g} (>= 0)")
 
 
@@ -769,4 +770,4 @@ def _form_1_33():
     ln33 = dg.c0 * (dg.mu - 1 / EX + (1 - 1 / ph) / EX * sp.exp(-dg.mu * ph / r5 * EX) + 1 / (ph * EX) * sp.exp(-dg.mu * ph**2 / r5 * EX))
     ok = _zero(ln33 - dg.printed_golden_bound().subs(dg.nu, 1 / EX))
     near = float(gen_golden.golden_bound(1.0, 0.5, 0.5)) / printed_1_33(0.5, 2.0)
-    return Outcome.judge(ok and abs(near - 1) < 1e-13, f"(1.33) - (18)|nu=1/E[X] simplifies to 0: {ok}; generated (18) / printed (1.33) at mu = 0.5, E[X] = 2: {near:.15f}")
+    return Outcome.judge(ok and abs(near - 1) < CLOSED_FORM_REL, f"(1.33) - (18)|nu=1/E[X] simplifies to 0: {ok}; generated (18) / printed (1.33) at mu = 0.5, E[X] = 2: {near:.15f}")
