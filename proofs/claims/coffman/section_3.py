@@ -3,8 +3,9 @@
 Seed ``002_4ad982fbd4856c9a.txt``; derivations from
 :mod:`crawlmath.derive.scheduling`, numbers from
 :mod:`crawlmath.numeric.scheduling._frequencies` and :mod:`crawlmath.numeric.scheduling._access_time`.
-Theorem 3.1 is Liu–Nain's Proposition 7: one verdict, computed in :mod:`..liu_nain.scheduling` (importing it here
-registers the Liu–Nain §1.3 claims before these, as before the split into sections).
+Theorem 3.1 is Liu–Nain's Proposition 7: one verdict, computed in :mod:`..liu_nain._orderings`.  Importing
+:mod:`..liu_nain.scheduling` here registers the Liu–Nain §1.3 claims before these, as they were before the split
+into sections (the order of ``crawlmath verify``'s output).
 """
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from ....numeric.tolerance import (CLOSED_FORM_REL, IDENTITY_RESIDUAL, MULTIPLIE
                                    OPTIMISER_COST_REL, OPTIMISER_FREQUENCY_ABS, ROUNDING_SLACK_ABS, ROUNDING_SLACK_REL,
                                    SIMULATION_SIGMAS)
 from ...registry import Method, Outcome, claim
-from ..liu_nain.scheduling import laplace_outcome, ordering_outcome
+from ..liu_nain import scheduling as _liu_nain_sched  # noqa: F401 - registers Liu–Nain §1.3 before Coffman §3, as before
+from ..liu_nain._orderings import laplace_outcome, ordering_outcome
 from ._common import P, access_zoo, random_cyclic, random_rates, slsqp as _slsqp, src
 
 
@@ -60,7 +62,7 @@ def _lemma_3_1_mc():
 
 
 # --- Theorem 3.1 ----------------------------------------------------------------------
-# Liu–Nain's Proposition 7 is the same statement: one verdict, computed in liu_nain.scheduling
+# Liu–Nain's Proposition 7 is the same statement: one verdict, computed in liu_nain._orderings
 # (two-point counterexample decided exactly; the corrected form derived from Lemma 3.1).
 
 @claim(f"{P}.thm-3.1", source=src("§3", "Theorem 3.1"), method=Method.INTERVAL,
