@@ -31,6 +31,7 @@ def src(section: str, ref: str) -> Source:
     """A :class:`Source` in Liu–Nain 2005 (section, reference)."""
     return Source(PAPER, section, ref)
 
+
 FIG_MDP = dict(lam=FIG_LAM, mu=MU, K=FIG_K, N=FIG_N)
 
 # x̂ candidates stated for every instance (K, N): the search scores each of
@@ -85,6 +86,7 @@ def reading_scores() -> dict:
                     scores[(name, h0, source, cname)] = (c + (k + extra == int(it)), d + matches_printed(g, cost), n + 1)
     return scores
 
+
 TAB = {"1.2": "Liu–Nain Table 1.2", "1.3": "Liu–Nain Table 1.3"}
 FIG_TABLE = "Liu–Nain Fig {}"
 cells.convention(TAB["1.2"], Printing.ROUND,
@@ -94,7 +96,9 @@ cells.convention(TAB["1.3"], Printing.ROUND,
 for _fig in FIGS:
     cells.convention(FIG_TABLE.format(_fig), Printing.ROUND, "costs printed to 5 decimals; 3/3 figure costs round to the print")
 
+
 # -------------------------------------------------------- computations
+
 
 def gamma_K(K: int) -> float:
     """γ(K) = μ(K + 2)/K of Lemma 1."""
