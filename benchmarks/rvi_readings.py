@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from crawlmath.numeric.mdp import _crawler as M
-from crawlmath.proofs.claims import liu_nain_dynamic as D
+from crawlmath.proofs.claims.liu_nain import _dynamic as D
 from crawlmath.numeric.tolerance import matches_printed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -115,3 +115,66 @@ def _log10(x) -> float:
         import mpmath
 
         return float(mpmath.log10(x))
+
+
+# --- claims: liu-nain, coffman, formulas ---
+# What the float checks of proofs/claims/liu_nain, proofs/claims/coffman allow for.  Each bounds rounding or a
+# known truncation, never a modelling error: the margins the claims find when a statement fails are orders of
+# magnitude larger (their details print them).
+# An inequality between float64 costs, rates or partial sums of order one (a lower bound, a majorization) holds when
+# violated by at most ROUNDING_SLACK_ABS, and two float64 routes to one such cost agree within it; ROUNDING_SLACK_REL
+# is the same allowance relative to the size of the quantities compared.
+ROUNDING_SLACK_ABS = 1e-12
+ROUNDING_SLACK_REL = 1e-12
+# A float64 closed form (generated code, a stable rewriting, a lower bound attained with equality) against its exact
+# or high-precision value, relative: a few ulps times the condition number of the forms checked.
+CLOSED_FORM_REL = 1e-13
+# The residual of an identity evaluated in float64 on well-conditioned arguments (values of order one), and the
+# frequencies of Coffman–Liu–Weber (10) against mu_i/mu when X is constant (they are equal).
+IDENTITY_RESIDUAL = 1e-14
+# φ^-1 by two float64 formulas, (sqrt5 - 1)/2 and 1/φ: a few ulps.
+PHI_INVERSE_ABS = 1e-15
+# A ratio C/C* of an exact schedule's float64 cost (sums over up to F_k ~ 3e5 accesses) compared with a bound.
+COST_RATIO_SLACK_REL = 1e-9
+# Frequencies that must differ (Coffman–Liu–Weber (10) and Liu–Nain (1.30) against mu_i/mu for a non-constant X): a
+# difference above this, far above rounding (IDENTITY_RESIDUAL), is real.
+NOT_PROPORTIONAL_ABS = 1e-3
+# The closed forms of Coffman–Liu–Weber Theorem 3.4 (cyclic) and Theorem 4.1 (randomized) against SciPy's SLSQP on
+# the same objective (SLSQP_FTOL): relative cost and absolute frequency gaps; the optimiser, not the closed form, is
+# the less accurate side.  MULTIPLIER_RESIDUAL bounds the residual of the Lagrange-multiplier equation (8)-(9).
+OPTIMISER_COST_REL = 1e-7
+OPTIMISER_FREQUENCY_ABS = 1e-3
+RANDOMIZED_OPTIMISER_COST_REL = 1e-8
+RANDOMIZED_OPTIMISER_FREQUENCY_ABS = 1e-4
+MULTIPLIER_RESIDUAL = 1e-8
+SLSQP_FTOL = 1e-15
+# (15) of Coffman–Liu–Weber against numeric.scheduling's randomized optimum, and its sum against 1.
+FREQUENCY_MATCH_ABS = 1e-9
+# A leading coefficient of an expansion read off the exact gap at f = 1e-6 (error O(f)) or at f = 1 - 1e-8 (error
+# O(1 - f)), 40 digits: it agrees with the derived coefficient within EXPANSION_COEFF_TOL (EXPANSION_F_TO_1_TOL for
+# Coffman–Liu–Weber's f -> 1 expansion, read closer to its point); a printed coefficient further than
+# EXPANSION_REFUTED is refuted.
+EXPANSION_COEFF_TOL = 1e-4
+EXPANSION_F_TO_1_TOL = 1e-5
+EXPANSION_REFUTED = 1e-2
+# Simulated sequences of Lemma 4.1: a finite cyclic sequence wraps around, a bias O(1/K) allowed on top of
+# SIMULATION_SIGMAS standard errors.
+WRAP_AROUND_BIAS = 2e-4
+# A finite-size value against its limit, the gap being O(1/size): C(rho, gamma, K = 20000) against K = oo (Liu–Nain
+# after (1.11)) and C* at N = 10^4 equal pages against (17) (Coffman–Liu–Weber §5), absolute; |rho(gamma, 4000) - 1|
+# (Proposition 4); the exact cost of gamma(28, N) against the limit formula C(gamma(N)), relative.
+FINITE_SIZE_GAP_ABS = 1e-3
+RHO_FINITE_K_GAP_ABS = 5e-3
+GOLDEN_FINITE_K_GAP_REL = 1e-4
+# Relative value iteration run to (near) convergence where its gain is compared with the exact one (Proposition 6 at
+# τ = 0.5: the two printed forms differ by a factor τ, far above this).
+RVI_CONVERGED_TOL = 1e-13
+# The error bound of a Rel. Impr. percentage computed in float64 from two 5-decimal roundings that cannot flip
+# (Liu–Nain Tables 1.2, 1.3): the rounding of 100(C_s − C_d)/C_d, a few ulps of a number below 10^4.
+REL_IMPR_ROUNDING = 1e-9
+# proofs/claims/formulas.py: a printed form differs from the derived one at a point when their gap, evaluated at 30
+# and at 60 digits, exceeds 10^-FORMULA_GAP_DIGITS of the values' scale and the two evaluations of the gap agree to
+# that (evalf's own error at 30 digits is ~10^-30, far below); a difference is nonzero at a point when it exceeds
+# 10^-FORMULA_GAP_DIGITS and its 30- and 60-digit values agree to 10^-FORMULA_AGREE_DIGITS relative.
+FORMULA_GAP_DIGITS = 20
+FORMULA_AGREE_DIGITS = 25

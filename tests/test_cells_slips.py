@@ -63,20 +63,20 @@ def _row(lam, K, gamma):
 def test_liu_nain_table_1_3_slips_go_through_the_rules():
     """The two copied C_d of Table 1.3 (λ = 0.05, K = 10) and their percentages are ERRATA by the named rules, with
     the neighbour named; the row-arithmetic 27% too; a neighbouring row that matches stays a PASS."""
-    from crawlmath.proofs.claims import liu_nain_dynamic as D
+    from crawlmath.proofs.claims.liu_nain import _dynamic_cells as D
 
     g12, g24 = _row("0.05", "10", "1.2"), _row("0.05", "10", "2.4")
-    cd12, cd24 = D._cd_cell("1.3", g12), D._cd_cell("1.3", g24)
+    cd12, cd24 = D.cd_cell("1.3", g12), D.cd_cell("1.3", g24)
     assert cd12.status.value == cd24.status.value == "ERRATUM"
     assert "copied cell" in cd12.detail and "Table 1.3 row lam=0.05 K=10 gamma=2.4" in cd12.erratum.evidence
     assert "Table 1.2 row lam=0.05 K=10 gamma=2.4" in cd24.erratum.evidence
-    assert "copied input" in D._rel_impr_cell("1.3", g12).detail
-    assert D._cd_cell("1.3", _row("0.05", "10", "0.4")).status.value == "PASS"
+    assert "copied input" in D.rel_impr_cell("1.3", g12).detail
+    assert D.cd_cell("1.3", _row("0.05", "10", "0.4")).status.value == "PASS"
 
 
 def test_gamma_reading_is_applied_by_row_key():
     """γ(15) = 17/15 for the rows the reading names, whatever their cells print; no other row is moved."""
-    from crawlmath.proofs.claims import liu_nain_dynamic as D
+    from crawlmath.proofs.claims.liu_nain import _dynamic as D
 
     assert D.dynamic_gamma({"K": "15", "gamma": "1.13", "C_d": "0.99999"}) == 17 / 15
     assert D.dynamic_gamma({"K": "10", "gamma": "1.13"}) == 1.13

@@ -4,29 +4,31 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 
-from crawlmath.proofs.claims import coffman as C
-from crawlmath.proofs.claims import liu_nain_sched as L
-from crawlmath.proofs.claims import liu_nain_static_figures as S
+from crawlmath.proofs.claims.coffman import section_3 as C
+from crawlmath.proofs.claims.liu_nain import _orderings as O
+from crawlmath.proofs.claims.liu_nain import _timeline as TL
+from crawlmath.proofs.claims.liu_nain import scheduling as L
+from crawlmath.proofs.claims.liu_nain import static_figures as S
 from crawlmath.proofs.registry import Status
 
 
 def test_orders_are_decided_exactly():
-    assert L.st_ordered(L.X_TWO_PRIME, L.X_TWO) and L.icx_ordered(L.X_TWO_PRIME, L.X_TWO)
-    assert not L.st_ordered(L.X_TWO, L.X_TWO_PRIME) and not L.icx_ordered(L.X_TWO, L.X_TWO_PRIME)
+    assert O.st_ordered(O.X_TWO_PRIME, O.X_TWO) and O.icx_ordered(O.X_TWO_PRIME, O.X_TWO)
+    assert not O.st_ordered(O.X_TWO, O.X_TWO_PRIME) and not O.icx_ordered(O.X_TWO, O.X_TWO_PRIME)
     spread, det1 = (F(0), F(2)), (F(1), F(1))
-    assert L.icx_ordered(det1, spread) and not L.st_ordered(det1, spread)  # cx, not st
-    assert L.stop_loss(spread, F(1)) == F(1, 2)
+    assert O.icx_ordered(det1, spread) and not O.st_ordered(det1, spread)  # cx, not st
+    assert O.stop_loss(spread, F(1)) == F(1, 2)
 
 
 def test_two_point_counterexample_and_cx_pair():
-    assert all(r.increase_proved for r in L.compare_rates(L.X_TWO_PRIME, L.X_TWO))
+    assert all(r.increase_proved for r in O.compare_rates(O.X_TWO_PRIME, O.X_TWO))
     # Equal means (det(1) <=cx 0-or-2): the rate goes down, as the corrected statement says.
-    rows = L.compare_rates((F(1), F(1)), (F(0), F(2)))
+    rows = O.compare_rates((F(1), F(1)), (F(0), F(2)))
     assert all(bool(r.r_prime - r.r < 0) for r in rows)
 
 
 def test_rate_increases_with_mean_and_transform():
-    in_mean, in_h, _ = L.rate_monotonicity()
+    in_mean, in_h, _ = O.rate_monotonicity()
     assert in_mean and in_h
 
 
@@ -38,11 +40,11 @@ def test_partitions_and_majorization():
 
 
 def test_page_intervals_on_a_hand_made_timeline():
-    tl = L.Timeline(np.array([0, 1, 0, 0]), np.array([1.0, 2.0, 3.0, 4.0]), (np.array([1.5, 1.7, 3.9]), np.array([])))
-    iv = L.page_intervals(tl, 0)
+    tl = TL.Timeline(np.array([0, 1, 0, 0]), np.array([1.0, 2.0, 3.0, 4.0]), (np.array([1.5, 1.7, 3.9]), np.array([])))
+    iv = TL.page_intervals(tl, 0)
     np.testing.assert_allclose(iv.Z, [1.5, 0.1])  # first change after 1 is 1.5, after 3 is 3.9
     np.testing.assert_array_equal(iv.d, [2, 1])
-    assert L.page_intervals(tl, 1).Z.size == 0
+    assert TL.page_intervals(tl, 1).Z.size == 0
 
 
 def test_rho_curve_certainty_needs_gaps_above_the_error():
@@ -60,7 +62,7 @@ def test_static_cost_exact_matches_the_sympy_derivation():
     import sympy as sp
 
     from crawlmath.derive import static_mm1k as d
-    from crawlmath.proofs.claims import liu_nain_static as ST
+    from crawlmath.proofs.claims.liu_nain import static as ST
 
     expr = d.cost()
     syms = {s.name: s for s in expr.free_symbols}
@@ -80,7 +82,7 @@ def test_nbar_hp_against_exact_rationals_on_a_small_instance():
     import sympy as sp
 
     from crawlmath.numeric.mdp import _crawler as M
-    from crawlmath.proofs.claims import liu_nain_dynamic as D
+    from crawlmath.proofs.claims.liu_nain import _dynamic_nbar as D
 
     sol = M.policy_iteration(M.CrawlerMDP(0.3, 1.0, 3, 4, 1.4))
     nbar, digits, gap = D.nbar_hp(sol)

@@ -611,7 +611,7 @@ def test_float_route_stationary_on_first_use():
 def test_trend_breaks_counts_every_adjacent_comparison():
     """summary.trend (issue 32 item 7): 12 comparisons per γ row over a 3×3 (λ, K) grid; a decrease is found, and
     the γ average can hide a per-row decrease (why both readings are reported)."""
-    from crawlmath.proofs.claims import liu_nain_dynamic as D
+    from crawlmath.proofs.claims.liu_nain import dynamic_summaries as D
 
     grid = {(lam, K, i): lam * 10 + K + i for lam in (0.01, 0.05, 0.1) for K in (5, 10, 15) for i in range(3)}
     assert D._trend_breaks(grid) == (36, [])

@@ -76,7 +76,7 @@ def test_printed_golden_index_readings():
     or an index one off, is not (the check can fail)."""
     import math
 
-    from crawlmath.proofs.claims import coffman_golden as cg
+    from crawlmath.proofs.claims.coffman import golden_policy as cg
 
     f = np.linspace(0.001, 0.999, 997)
     assert all(math.ceil(cg._log(v, 1 / s.PHI)) == s.golden_bracket(v) for v in f)

@@ -40,7 +40,7 @@ from ...derive import DerivationError, codegen
 from ...derive.formula import Formula
 from ...derive.stable import exp_log_form, prove_identity, series_bound, _time_limit, _Timeout
 from ...numeric.generated import manifest
-from ...numeric.tolerance import GENERATED_REL
+from ...numeric.tolerance import FORMULA_AGREE_DIGITS, FORMULA_GAP_DIGITS, GENERATED_REL
 from ..registry import Claim, Method, Outcome, Source, register
 
 MODULE_PAPER = {"static_mm1k": "liu-nain", "scheduling": "coffman", "golden": "coffman",
@@ -90,8 +90,9 @@ def _difference(f: Formula, derived: sp.Expr, printed: sp.Expr) -> str | None:
         if not all(v.is_real and v.is_finite for v in (d30, p30, d60, p60)):
             continue
         gap30, gap60 = abs(d30 - p30), abs(d60 - p60)
-        scale = max(abs(d60), abs(p60), sp.Float(1e-300))
-        if gap60 > sp.Float(10) ** -20 * scale and abs(gap30 - gap60) <= sp.Float(10) ** -20 * scale:
+        scale = max(abs(d60), abs(p60), sp.Float(1e-300))  # 1e-300: no division by 0 when both values are 0
+        tol = sp.Float(10) ** -FORMULA_GAP_DIGITS * scale
+        if gap60 > tol and abs(gap30 - gap60) <= tol:
             where = ", ".join(f"{a} = {v}" for a, v in pt.items())
             return f"at {where}: derived {sp.N(d60, 20)}, printed {sp.N(p60, 20)} (evalf at 30 and 60 digits agree)"
     return None
@@ -201,7 +202,7 @@ def _differs_at_a_point(piece: sp.Expr, general: sp.Expr) -> bool:
     v30, v60 = sp.N(at, 30), sp.N(at, 60)
     if not all(v.is_real and v.is_finite for v in (v30, v60)):
         return False
-    return abs(v60) > sp.Float(10) ** -20 and abs(v30 - v60) <= sp.Float(10) ** -25 * abs(v60)
+    return abs(v60) > sp.Float(10) ** -FORMULA_GAP_DIGITS and abs(v30 - v60) <= sp.Float(10) ** -FORMULA_AGREE_DIGITS * abs(v60)
 
 
 def _is_rational_function(expr: sp.Expr) -> bool:

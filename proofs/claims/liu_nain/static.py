@@ -15,14 +15,15 @@ from fractions import Fraction
 import mpmath
 import sympy as sp
 
-from ...derive import static_mm1k as d
-from ...numeric.static import _mm1k as s
-from ...numeric.generated import static_mm1k as gen
-from ...numeric.tolerance import HP_DIGITS, digits_agreed
-from .. import cells
-from ..cells import Printing
-from ..registry import Method, Outcome, Source, TableCell, claim, register, Claim
-from ..tables import liu_nain_static as T
+from ....derive import static_mm1k as d
+from ....numeric.static import _mm1k as s
+from ....numeric.generated import static_mm1k as gen
+from ....numeric.tolerance import (CLOSED_FORM_REL, FINITE_SIZE_GAP_ABS, HP_DIGITS, RHO_FINITE_K_GAP_ABS,
+                                   ROUNDING_SLACK_ABS, digits_agreed)
+from ... import cells
+from ...cells import Printing
+from ...registry import Method, Outcome, Source, TableCell, claim, register, Claim
+from ...tables import liu_nain_static as T
 
 P = "liu-nain.static"
 
@@ -101,7 +102,7 @@ def _stable():
         with mpmath.workdps(50):
             exact = gen.cost_mp(mpmath.mpf(rho), mpmath.mpf(g), k, 1)
         worst = max(worst, abs(float(gen.cost(rho, g, k, 1.0)) - float(exact)) / float(exact))
-    return Outcome.judge(sym_ok and worst < 1e-13,
+    return Outcome.judge(sym_ok and worst < CLOSED_FORM_REL,
                          f"branches equal (1.4) symbolically: {sym_ok}; max rel. error float64 vs 50-digit "
                          f"mpmath on 300 random points (incl. |rho-1| < 1e-9, K <= 500): {worst:.2e}")
 
@@ -298,7 +299,7 @@ def _prop_3b():
 def _prop_4():
     ks = (10, 100, 1000, 4000)
     dist = {g: [abs(s.optimal_rho(g, k) - 1) for k in ks] for g in (0.1, 1.0, 2.0, 5.0)}
-    ok = all(v[-1] < 5e-3 and all(b < a for a, b in zip(v, v[1:])) for v in dist.values())
+    ok = all(v[-1] < RHO_FINITE_K_GAP_ABS and all(b < a for a, b in zip(v, v[1:])) for v in dist.values())
     return Outcome.judge(ok, "|rho(gamma,K) - 1| at K = 10, 100, 1000, 4000: " +
                          "; ".join(f"gamma={g}: " + ", ".join(f"{x:.1e}" for x in v) for g, v in dist.items()))
 
@@ -310,7 +311,7 @@ def _limit_cost():
     printed = sp.Piecewise((d.gamma * (1 - d.rho), d.rho <= 1), (-d.mu * (1 - d.rho), True))
     sym_ok = all(_is_zero(a - b) for (a, _), (b, _) in zip(c.args, printed.args))
     worst = max(abs(float(gen.cost(r, 0.8, 20000, 1.0)) - float(gen.cost_infinite_K(r, 0.8, 1.0))) for r in (0.5, 0.99, 1.01, 1.7))
-    return Outcome.judge(sym_ok and worst < 1e-3, f"derived {c}; matches printed: {sym_ok}; |C(rho,0.8,20000) - C(rho,0.8,oo)| <= {worst:.1e}")
+    return Outcome.judge(sym_ok and worst < FINITE_SIZE_GAP_ABS, f"derived {c}; matches printed: {sym_ok}; |C(rho,0.8,20000) - C(rho,0.8,oo)| <= {worst:.1e}")
 
 
 @claim(f"{P}.eq-1.12", source=src("eqs. (1.10)-(1.12)"), method=Method.FLOAT,
@@ -456,7 +457,7 @@ def _static_routes(lam: str, k: str, g: str) -> tuple[s.StaticOptimum, s.StaticO
 def _static_cell(table_name: str, lam: str, k: str, g: str, column: str, printed: str):
     def check():
         fl, hp = _static_routes(lam, k, g)
-        if fl.N_opt != hp.N_opt or abs(fl.cost_opt - float(hp.cost_opt)) > 1e-12:
+        if fl.N_opt != hp.N_opt or abs(fl.cost_opt - float(hp.cost_opt)) > ROUNDING_SLACK_ABS:
             return Outcome.failed(f"float64 ({fl.N_opt}, {fl.cost_opt!r}) and 30-digit ({hp.N_opt}, {mpmath.nstr(hp.cost_opt, 17)}) disagree")
         table = STATIC_TABLES[table_name]
         if column == "N_s":

@@ -21,10 +21,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ...derive import static_mm1k as d
-from ...numeric.static import _mm1k as s
-from ...numeric.generated import static_mm1k as gen
-from ..registry import Method, Outcome, Source, claim
+from ....derive import static_mm1k as d
+from ....numeric.static import _mm1k as s
+from ....numeric.generated import static_mm1k as gen
+from ...registry import Method, Outcome, Source, claim
 
 P = "liu-nain.static"
 MU = 1.0
