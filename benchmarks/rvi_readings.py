@@ -40,7 +40,7 @@ import time
 
 import numpy as np
 
-from crawlmath.numeric.mdp import _crawler as M
+from crawlmath.numeric import mdp as M
 from crawlmath.proofs.claims import liu_nain_dynamic as D
 from crawlmath.numeric.tolerance import matches_printed
 

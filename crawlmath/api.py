@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Sequence
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from .numeric.bmap._model import BmapModel, Measures
     from .numeric.colours._workbench import MeanField
-    from .numeric.mdp._crawler import InstanceReport
+    from .numeric.mdp import InstanceReport
     from .numeric.scheduling._frequencies import FrequencyResult
     from .numeric.static._mm1k import StaticOptimum
     from .proofs.registry import Result
@@ -85,7 +85,7 @@ def solve_mdp(lam: float, mu: float, gamma: float, K: int, N="auto", *, method: 
     >>> solve_mdp(0.1, 1, 1, 5, N=16, method="rvi").iterations
     254
     """
-    from .numeric.mdp._crawler import analyse
+    from .numeric.mdp import analyse
 
     return analyse(lam, mu, K, gamma, N, method=method, tau=tau, reference=reference, h0=h0)
 
