@@ -15,7 +15,9 @@ import scipy.sparse as sps
 
 from crawlmath.numeric import mdp as M
 from crawlmath.numeric.linalg import bordered_lu, closed_classes, stationary_distribution
+from crawlmath.numeric.linalg import _multichain as multichain
 from crawlmath.numeric.linalg._multichain import _block_solve_kernels, _dense_lu
+from crawlmath.numeric.mdp import _analysis as mdp_analysis
 from crawlmath.numeric.mdp._analysis import extend_policy, policy_image
 from crawlmath.numeric.mdp._rvi import _initial_h, _q_values, _reference_index
 from crawlmath.proofs.readings import liu_nain as readings
@@ -284,9 +286,9 @@ def test_optimal_for_curves_matches_certified_curves(args):
 
 def test_optimal_for_curves_escalates_on_tiny_gain(monkeypatch):
     m = M.CrawlerMDP(0.1, 1, 5, 16, 1.0)
-    monkeypatch.setattr(M, "CURVES_FLOAT_GAIN", 1.0)  # θ ≈ 0.209 is now "tiny": the certified route must be taken
+    monkeypatch.setattr(mdp_analysis, "CURVES_FLOAT_GAIN", 1.0)  # θ ≈ 0.209 is now "tiny": the certified route must be taken
     assert M.optimal_for_curves(m).certificate is not None
-    monkeypatch.setattr(M, "CURVES_FLOAT_GAIN", 1e-6)
+    monkeypatch.setattr(mdp_analysis, "CURVES_FLOAT_GAIN", 1e-6)
     assert M.optimal_for_curves(m).certificate is None
 
 
@@ -436,7 +438,7 @@ def test_policy_matrix_and_dense_evaluation_equal_sparse_route(m, seed):
     assert np.abs(P @ ev.g - ev.g).max() <= 1e-13 * scale_g
     assert np.abs(m.cost + P @ ev.h - ev.g - ev.h).max() <= 1e-13 * scale_h
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(M, "DENSE_MAX", 0)  # the sparse path: the same matrices to SuperLU, so the same bits
+        mp.setattr(multichain, "DENSE_MAX", 0)  # the sparse path: the same matrices to SuperLU, so the same bits
         sp = M.evaluate_multichain(m, pol)
     assert sp.g.tobytes() == g.tobytes() and sp.h.tobytes() == h.tobytes()
 
@@ -447,7 +449,7 @@ def test_policy_iteration_dense_and_sparse_paths_agree(seed, monkeypatch):
     m = M.CrawlerMDP(float(rng.choice([0.05, 0.1, 0.3, 1.0])), 1.0, int(rng.integers(2, 8)), int(rng.integers(1, 12)),
                      float(rng.choice([0.2, 1.0, 4.0])))
     dense = M.policy_iteration(m, certify=False)
-    monkeypatch.setattr(M, "DENSE_MAX", 0)  # every system through SuperLU
+    monkeypatch.setattr(multichain, "DENSE_MAX", 0)  # every system through SuperLU
     sparse = M.policy_iteration(m, certify=False)
     assert dense.policy.tolist() == sparse.policy.tolist() and dense.iterations == sparse.iterations
     assert dense.gain == pytest.approx(sparse.gain, rel=1e-12, abs=1e-15)
@@ -564,7 +566,7 @@ def test_multichain_transient_blocks_against_superlu(seed, monkeypatch):
     ev = M.evaluate_multichain(m, pol)
     assert [C.tolist() for C in ev.classes] == [C.tolist() for C in closed_classes(m.policy_matrix(pol))]
     P = m.policy_matrix(pol)
-    monkeypatch.setattr(M, "DENSE_MAX", 0)
+    monkeypatch.setattr(multichain, "DENSE_MAX", 0)
     sp = M.evaluate_multichain(m, pol)
     rec = np.concatenate(ev.classes)
     assert np.abs(ev.g[rec] - sp.g[rec]).max() <= 1e-12 * max(1.0, float(np.abs(sp.g).max()))  # the class gains

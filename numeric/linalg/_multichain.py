@@ -74,12 +74,13 @@ class PolicySystem:
     """The evaluation equations of the policy matrix ``P`` (module docstring), factorised once.
 
     ``classes``: the closed classes, each sorted, listed by their first state; ``T``, ``R``: the transient and
-    the recurrent states.  The strongly connected components of P (Tarjan, :func:`_block_solve_kernels`) give both
+    the recurrent states.  Systems of at most ``dense_max`` states (default :data:`DENSE_MAX`) are solved dense.  The strongly connected components of P (Tarjan, :func:`_block_solve_kernels`) give both
     the classes (the components no edge leaves; P keeps only positive entries, so each entry is an edge) and the
     order of the transient solve."""
 
-    def __init__(self, P: sps.csr_matrix, dense_max: int = DENSE_MAX):
+    def __init__(self, P: sps.csr_matrix, dense_max: int | None = None):
         self.P, self.n = P, P.shape[0]
+        dense_max = DENSE_MAX if dense_max is None else dense_max  # read at call time
         order_of, _ = _block_solve_kernels()
         order, start, comp = order_of(P.indptr, P.indices)
         row = np.repeat(np.arange(self.n), np.diff(P.indptr))

@@ -57,7 +57,7 @@ from scipy.sparse import csgraph
 
 from .. import exact as ex
 from ..errors import InvalidInput, SolverError, TooLarge
-from ..tolerance import FLOAT_REL, STRUCTURE_ABS
+from ..tolerance import CTMC_RESIDUAL_REL, FLOAT_REL, STRUCTURE_ABS
 from ..validate import require_digits
 
 DENSE_MAX = 2000  # GTH is O(n³) in float64: 2000 states ≈ 3 s
@@ -229,7 +229,7 @@ def _require_irreducible(Q: sps.csr_matrix) -> None:
 def _residual(Q: sps.csr_matrix, pi: np.ndarray) -> float:
     scale = float(abs(Q).max())  # 0 for the one-state chain [[0]], where πQ = 0 exactly
     r = float(np.abs(Q.T @ pi).max()) / scale if scale else 0.0
-    if not (r <= 1e3 * np.finfo(float).eps * Q.shape[0]) or not np.all(np.isfinite(pi)):
+    if not (r <= CTMC_RESIDUAL_REL * Q.shape[0]) or not np.all(np.isfinite(pi)):
         raise SolverError(f"stationary vector residual max|πQ|/max|Q| = {r:.3g} is too large")
     return r
 

@@ -10,7 +10,7 @@ import scipy.sparse.csgraph as csgraph
 
 from ..errors import InvalidInput
 from ..linalg._multichain import stationary_distribution
-from ..tolerance import CURVES_FLOAT_GAIN, MDP_TIE_REL as TIE_REL
+from ..tolerance import CURVES_FLOAT_GAIN, CURVES_GREEDY_REL, MDP_TIE_REL as TIE_REL
 from ..validate import require_open_unit
 from ._model import CrawlerMDP, static_count
 from ._policy_iteration import MDPSolution, evaluate_policy, policy_iteration
@@ -209,7 +209,7 @@ def optimal_for_curves(mdp: CrawlerMDP, *, initial: np.ndarray | None = None) ->
     Q = mdp.q_values(sol.h)
     scale = max(1.0, float(np.abs(Q[np.isfinite(Q)]).max()))
     slack = Q[np.arange(mdp.n), sol.policy] - Q.min(axis=1)
-    if sol.gain < CURVES_FLOAT_GAIN or float(slack.max()) > 64 * np.finfo(float).eps * scale:
+    if sol.gain < CURVES_FLOAT_GAIN or float(slack.max()) > CURVES_GREEDY_REL * scale:
         return policy_iteration(mdp, initial=initial)
     return sol
 

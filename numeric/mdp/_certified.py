@@ -11,6 +11,7 @@ import scipy.sparse as sps
 from ..errors import InvalidInput, SolverError, TooLarge
 from ..linalg._multichain import bordered_lu, closed_classes
 from ..markov._ctmc import fixed_point, gth_levels, integer_ratio, refine_stationary
+from ..tolerance import MDP_EXACT_LAW_ABS, MDP_GAIN_REL_WIDTH, MDP_GTH_SLACK_REL
 from ..validate import require_int
 from ._model import CrawlerMDP
 
@@ -151,7 +152,7 @@ def gain_exact(mdp: CrawlerMDP, policy: np.ndarray, max_states: int = 600) -> HP
 #
 # Policy improvement is redone on the exact Q-values of the refined h.
 
-TARGET_REL_WIDTH = 1e-10  # relative width of the gain bounds when no digits are asked
+TARGET_REL_WIDTH = MDP_GAIN_REL_WIDTH  # relative width of the gain bounds when no digits are asked
 
 
 def _exact_rates(mdp: CrawlerMDP) -> tuple[int, int, int, int]:
@@ -189,7 +190,7 @@ class _ExactBellman:
             num = np.stack([(qp > 0) * muL, rr * lamL, (mdp.N - rr) * lamL + (qp == 0) * muL], axis=1)
             num[~mdp.allowed[:, a]] = [nuL, 0, 0]
             num[prob == 0] = 0
-            if not np.abs(num.astype(float) / nuL - prob).max() <= 8 * np.finfo(float).eps:
+            if not np.abs(num.astype(float) / nuL - prob).max() <= MDP_EXACT_LAW_ABS:
                 raise SolverError("exact transition numerators disagree with the float transition law")
             self.idx.append(idx)
             self.num.append(num)
@@ -446,10 +447,6 @@ def _stationary_accurate(mdp: CrawlerMDP, chain: PolicyChain):
     return pi, rec, theta, pi_chain
 
 
-# the float GTH θ must lie in the exact bounds of route 2 up to this relative slack (rounding in GTH, O(n u))
-GTH_SLACK = 1e-11
-
-
 def certified_gain(mdp: CrawlerMDP, policy: np.ndarray, digits: int | None = None, *,
                    improve: bool = True, max_rounds: int = 20, progress=None) -> CertifiedGain:
     """θ of ``policy`` to relative accuracy with valid bounds, improving the
@@ -493,7 +490,7 @@ def certified_gain(mdp: CrawlerMDP, policy: np.ndarray, digits: int | None = Non
     else:
         raise SolverError(f"exact policy improvement still changing actions after {max_rounds} rounds")
     lo, hi = bb.policy
-    if not lo * (1 - GTH_SLACK) <= Fraction(theta) <= hi * (1 + GTH_SLACK):
+    if not lo * (1 - MDP_GTH_SLACK_REL) <= Fraction(theta) <= hi * (1 + MDP_GTH_SLACK_REL):
         raise SolverError(f"route 1 (GTH) θ = {theta!r} lies outside route 2's exact bounds [{float(lo)!r}, {float(hi)!r}]")
     bounds = (max(bb.optimal[0], Fraction(0)), bb.optimal[1])
     width = float((bounds[1] - bounds[0]) / Fraction(theta))
