@@ -34,7 +34,7 @@ def tandem_drn(K: int) -> str:
 
 def main(argv=None) -> int:
     from crawlmath.numeric.markov import _sparse_refine as R
-    from crawlmath.numeric.markov._explicit_io import parse_drn
+    from crawlmath.numeric.markov import parse_drn
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="30,70,100", help="K values (comma separated)")

@@ -249,7 +249,7 @@ def average_cost_mdp(P, c, digits: int | None = None, **kw):
     >>> average_cost_mdp([[[1]], [[1]]], [["1/3", "0.5"]], digits=20).gain_exact
     Fraction(1, 3)
     """
-    from .numeric.markov._average_cost import average_cost_mdp as solve
+    from .numeric.markov import average_cost_mdp as solve
 
     return solve(P, c, digits, **kw)
 
@@ -267,7 +267,7 @@ def ctmc_stationary(Q, digits: int | None = None, **kw):
     >>> ctmc_stationary([[-1, 1], ["7/10", "-0.7"]], digits=20).pi_exact
     [Fraction(7, 17), Fraction(10, 17)]
     """
-    from .numeric.markov._ctmc import ctmc_stationary as solve
+    from .numeric.markov import ctmc_stationary as solve
 
     return solve(Q, digits, **kw)
 

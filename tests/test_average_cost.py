@@ -10,10 +10,10 @@ import pytest
 import scipy.sparse as sps
 
 from crawlmath.cli import main
+from crawlmath.numeric import markov
 from crawlmath.numeric.markov import _average_cost as AC
-from crawlmath.numeric.markov import _explicit_io as E
 from crawlmath.numeric.markov import _sparse_refine as R
-from crawlmath.numeric.markov._average_cost import average_cost_mdp
+from crawlmath.numeric.markov import average_cost_mdp
 from crawlmath.numeric.errors import SolverError
 
 
@@ -95,12 +95,12 @@ def test_refused_when_the_bounds_give_no_digit(monkeypatch, capsys, tmp_path):
                                          ("admission.tra", {"srew": "tests/data/admission.srew",
                                                             "trew": "tests/data/admission.trew"})])
 def test_float_policy_is_average_cost_mdps_policy(name, extra):
-    m = E.read_model(f"tests/data/{name}", **extra)
+    m = markov.read_model(f"tests/data/{name}", **extra)
     cost = m.reward_per_choice(None)
-    P, c, rank = R.float_mdp(m, cost)
+    P, c, rank = markov.float_mdp(m, cost)
     s = average_cost_mdp(P, c)
     choice = R.float_policy(m, cost)
-    assert choice.tolist() == R.policy_choices(m, rank, s.policy).tolist()
+    assert choice.tolist() == markov.policy_choices(m, rank, s.policy).tolist()
     assert [m.choice_label[k] for k in choice] == ["acc", "acc", "rej"]
     assert Fraction(s.gain_bounds[0]) <= Fraction(2, 3) <= Fraction(s.gain_bounds[1])
 
@@ -108,9 +108,9 @@ def test_float_policy_is_average_cost_mdps_policy(name, extra):
 def test_float_policy_refuses_a_multichain_policy_on_its_way():
     """The exact stage's start keeps its rule: every policy met must be unichain.  Here the cheapest
     actions (the start) make states 0 and 1 absorbing."""
-    m = E.parse_json('{"type": "mdp", "states": 2, "transitions": [[0, 0, 0, 1], [0, 1, 1, 1], [1, 0, 1, 1], '
+    m = markov.parse_json('{"type": "mdp", "states": 2, "transitions": [[0, 0, 0, 1], [0, 1, 1, 1], [1, 0, 1, 1], '
                      '[1, 1, 0, 1]], "choice_rewards": {"c": [[0, 0, 1], [0, 1, 2], [1, 0, 1], [1, 1, 2]]}}')
     with pytest.raises(SolverError, match="2 recurrent classes"):
         R.float_policy(m, m.reward_per_choice("c"))
-    s = average_cost_mdp(*R.float_mdp(m, m.reward_per_choice("c"))[:2])  # the general route accepts it
+    s = average_cost_mdp(*markov.float_mdp(m, m.reward_per_choice("c"))[:2])  # the general route accepts it
     assert s.gain == 1.0 and s.policy.tolist() == [0, 0]

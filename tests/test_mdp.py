@@ -354,7 +354,7 @@ def test_tiny_gain_digits_two_routes():
 def test_gth_levels_relative_accuracy_on_a_skip_free_chain():
     """A birth-death chain whose π spans 180 orders of magnitude: every entry to ~1e-14 relative,
     and refine_stationary takes it to 40 digits (closed form π_k ∝ (λ/μ)^k)."""
-    from crawlmath.numeric.markov._ctmc import gth_levels, refine_stationary
+    from crawlmath.numeric.markov import gth_levels, refine_stationary
 
     n, lam, mu = 30, 3, 7 * 10**6
     src = [i if j == 0 else i + 1 for i in range(n - 1) for j in (0, 1)]
@@ -372,7 +372,7 @@ def test_gth_levels_relative_accuracy_on_a_skip_free_chain():
 
 
 def test_gth_levels_refuses_a_level_skip():
-    from crawlmath.numeric.markov._ctmc import gth_levels
+    from crawlmath.numeric.markov import gth_levels
 
     R = np.array([[0, 1.0, 1.0], [1.0, 0, 1.0], [1.0, 1.0, 0]])
     with pytest.raises(InvalidInput) as e:

@@ -131,9 +131,13 @@ def evaluate_multichain(mdp: CrawlerMDP, policy: np.ndarray) -> MultichainEvalua
     system on C), on transient states g = P g and g + h = c + P h; dense LU for systems of at most
     ``DENSE_MAX`` (200) states, sparse LU above.  Classes are listed by their first state.
 
-    >>> ev = evaluate_multichain(CrawlerMDP(lam=0.1, mu=1, K=5, N=16, gamma=1), np.ones(3 * 6 * 17, dtype=np.int64))
-    >>> len(ev.classes), round(float(ev.g.max() - ev.g.min()), 12)
-    (1, 0.0)
+    >>> m = CrawlerMDP(lam=0.1, mu=1, K=5, N=16, gamma=1)
+    >>> ev = evaluate_multichain(m, m.static_policy())  # all N crawlers kept active: one class, one gain
+    >>> len(ev.classes), round(float(ev.g.max() - ev.g.min()), 12), round(float(ev.g[0]), 9)  # = C(Nλ/μ) of (1.4)
+    (1, 0.0, 0.676059046)
+    >>> from crawlmath.numeric.mdp import static_cost  # the closed form of the static model
+    >>> round(static_cost(0.1, 1, 5, 16, 1), 9)
+    0.676059046
     """
     system = PolicySystem(mdp.policy_matrix(policy))
     g, h = system.solve(np.zeros(mdp.n), mdp.cost)
