@@ -1,4 +1,5 @@
-"""The float route of `average_cost_mdp` (the one policy evaluator, `optimal_policy`):
+"""The float route of `average_cost_mdp` (the one policy iteration, `optimal_policy`, on the one evaluator,
+`numeric.linalg.PolicySystem`):
 per-state ties, refined bias, rigorous bounds on the optimal gain, and the refusal
 when they do not give one digit; `sparse_refine.float_policy` on the same evaluator."""
 from __future__ import annotations
@@ -11,6 +12,7 @@ import scipy.sparse as sps
 
 from crawlmath.cli import main
 from crawlmath.numeric import markov
+from crawlmath.numeric.linalg import PolicySystem, closed_classes
 from crawlmath.numeric.markov import _average_cost as AC
 from crawlmath.numeric.markov import _sparse_refine as R
 from crawlmath.numeric.markov import average_cost_mdp
@@ -114,3 +116,31 @@ def test_float_policy_refuses_a_multichain_policy_on_its_way():
         R.float_policy(m, m.reward_per_choice("c"))
     s = average_cost_mdp(*markov.float_mdp(m, m.reward_per_choice("c"))[:2])  # the general route accepts it
     assert s.gain == 1.0 and s.policy.tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_one_evaluator_dense_and_sparse_solve_the_evaluation_equations(seed):
+    """numeric.linalg.PolicySystem, the evaluator both policy iterations use: its classes are the closed classes
+    (as sets, listed by first state), and its dense path (the crawler's) and all-SuperLU path (average_cost_mdp's,
+    dense_max=0) both solve g = P g, g + h = c + P h with h = 0 at each class's first state."""
+    rng = np.random.default_rng(seed)
+    S = int(rng.integers(5, 80))
+    P = sps.random(S, S, density=3 / S, random_state=rng, format="lil")
+    for s in rng.choice(S, size=max(1, S // 10), replace=False):  # absorbing states: several closed classes
+        P[s, :] = 0
+        P[s, s] = 1.0
+    P = sps.csr_matrix(P) + sps.diags((np.asarray(P.sum(axis=1)).ravel() == 0).astype(float))
+    P = sps.csr_matrix(sps.diags(1 / np.asarray(P.sum(axis=1)).ravel()) @ P)
+    c = rng.uniform(0, 5, S)
+    expected = sorted((C.tolist() for C in closed_classes(P)), key=lambda C: C[0])
+    results = []
+    for dense_max in (None, 0):
+        system = PolicySystem(P, dense_max=dense_max)
+        assert [C.tolist() for C in system.classes] == expected
+        g, h = system.solve(np.zeros(S), c)
+        scale = max(1.0, float(np.abs(h).max()))
+        assert np.abs(P @ g - g).max() <= 1e-12 * max(1.0, float(np.abs(g).max()))
+        assert np.abs(c + P @ h - g - h).max() <= 1e-12 * scale
+        assert all(h[C[0]] == 0.0 for C in system.classes)
+        results.append(g)
+    assert np.abs(results[0] - results[1]).max() <= 1e-10 * max(1.0, float(np.abs(results[1]).max()))
