@@ -53,10 +53,10 @@ from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sps
-from scipy.sparse import csgraph
 
 from .. import exact as ex
 from ..errors import InvalidInput, SolverError, TooLarge
+from ..linalg import closed_classes
 from ..tolerance import CTMC_RESIDUAL_REL, FLOAT_REL, STRUCTURE_ABS
 from ..validate import require_digits
 
@@ -213,13 +213,9 @@ def _require_irreducible(Q: sps.csr_matrix) -> None:
     A = Q.tocoo()
     keep = (A.row != A.col) & (A.data > 0)
     G = sps.csr_matrix((np.ones(keep.sum()), (A.row[keep], A.col[keep])), shape=(n, n))
-    ncomp, lab = csgraph.connected_components(G, directed=True, connection="strong")
-    if ncomp == 1:
+    closed = closed_classes(G)
+    if len(closed) == 1 and closed[0].size == n:
         return
-    leaving = np.zeros(ncomp, dtype=bool)
-    G = G.tocoo()
-    leaving[lab[G.row[lab[G.row] != lab[G.col]]]] = True
-    closed = [np.flatnonzero(lab == c) for c in range(ncomp) if not leaving[c]]
     C = min(closed, key=len)
     shown = C[:10].tolist() + (["..."] if C.size > 10 else [])
     raise InvalidInput("Q", f"must be irreducible: states {shown} form a closed class of {n} states".replace("'...'", "..."),

@@ -50,6 +50,7 @@ from scipy.sparse import csgraph
 
 from ._ctmc import fixed_point, gth_back_substitute, gth_eliminate_levels, integer_ratio, refine_balance
 from ..errors import InvalidInput, SolverError, TooLarge
+from ..linalg import closed_classes
 from ..validate import require_memory, require_seconds
 
 # Measured on 2 shared cores at 30 digits (benchmarks/storm_exact.py): 1.3e-3 s per
@@ -123,14 +124,9 @@ def common_scale(values) -> tuple[np.ndarray, int]:
     return out, L
 
 
-def closed_classes(n: int, src: np.ndarray, dst: np.ndarray) -> list[np.ndarray]:
-    """The closed communicating classes of the directed graph src -> dst on n states."""
-    G = sps.csr_matrix((np.ones(src.size), (src, dst)), shape=(n, n))
-    ncomp, lab = csgraph.connected_components(G, directed=True, connection="strong")
-    leaving = np.zeros(ncomp, dtype=bool)
-    out = lab[src] != lab[dst]
-    leaving[lab[src[out]]] = True
-    return [np.flatnonzero(lab == k) for k in np.flatnonzero(~leaving)]
+def _graph(n: int, src: np.ndarray, dst: np.ndarray) -> sps.csr_matrix:
+    """The directed graph src -> dst on n states as a 0/1 pattern (for :func:`crawlmath.numeric.linalg.closed_classes`)."""
+    return sps.csr_matrix((np.ones(src.size), (src, dst)), shape=(n, n))
 
 
 def integer_chain(n: int, src, dst, value, reward, *, argument: str = "FILE") -> IntegerChain:
@@ -141,7 +137,7 @@ def integer_chain(n: int, src, dst, value, reward, *, argument: str = "FILE") ->
     value = np.asarray(value, dtype=object)
     move = (src != dst) & np.array([v != 0 for v in value], dtype=bool)
     src, dst, value = src[move], dst[move], value[move]
-    classes = closed_classes(n, src, dst)
+    classes = closed_classes(_graph(n, src, dst))
     if len(classes) != 1:
         shown = [int(C[0]) for C in classes[:5]]
         raise InvalidInput(argument, f"must have a single closed class (it has {len(classes)}, containing states "
@@ -702,7 +698,7 @@ def _policy_chain(model, W, L: int, C, Lc: int, choice: np.ndarray) -> IntegerCh
     chosen[choice] = True
     k = chosen[model.src] & (model.choice_state[model.src] != model.dst) & np.array([w != 0 for w in W], dtype=bool)
     src, dst = model.choice_state[model.src[k]], model.dst[k]
-    classes = closed_classes(model.n, src, dst)
+    classes = closed_classes(_graph(model.n, src, dst))
     if len(classes) != 1:
         raise SolverError(f"the optimal policy found has {len(classes)} recurrent classes: --digits needs a "
                           "unichain optimal policy")
