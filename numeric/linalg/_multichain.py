@@ -214,7 +214,7 @@ def _block_solve_kernels():
     ``solve(indptr, indices, data, order, start, comp, skip, b, x)``: x = b + P x on the components c
     with skip[c] False, by back substitution in that order (x on the skipped components is given and
     kept), dense partial-pivoting LU on components of two or more states; False on a zero pivot."""
-    from numba import njit
+    from numba import njit  # lazy: compiled on first use; importing this module stays cheap
 
     @njit(cache=True)
     def order_of(indptr, indices):
@@ -348,7 +348,7 @@ def _dense_lu(A: np.ndarray):
 @lru_cache(maxsize=None)
 def _dense_lu_kernels():
     """(factor, solve) of :func:`_dense_lu`, compiled on first use."""
-    from numba import njit
+    from numba import njit  # lazy: compiled on first use; importing this module stays cheap
 
     @njit(cache=True)
     def factor(A, piv):

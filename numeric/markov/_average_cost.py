@@ -63,6 +63,7 @@ from ..errors import InvalidInput, SolverError, TooLarge
 from ..linalg import PolicySystem, closed_classes
 from ..tolerance import FLOAT_REL, MDP_TIE_REL, STRUCTURE_ABS
 from ..validate import require_digits
+from ._ctmc import _agree, _exact_mid, _gth_mp, ctmc_stationary, float_up
 
 HP_MAX = 400  # states for the high-precision gain and optimality check (O(n^3) multiprecision)
 EXACT_MAX = 200  # the exact rational route (fmpq_mat; the timings are in numeric/markov/_ctmc.py at EXACT_MAX)
@@ -405,8 +406,6 @@ def optimality_check(mats, cost, allowed, g, h, policy) -> tuple[float, float, f
 
 
 def _stationary(mats, policy, C) -> np.ndarray:
-    from ._ctmc import ctmc_stationary
-
     sub = _policy_matrix(mats, policy)[C][:, C]
     pi = np.zeros(len(policy))
     pi[C] = ctmc_stationary((sub - sps.diags(np.asarray(sub.sum(axis=1)).ravel())).tocsr()).pi
@@ -418,9 +417,8 @@ def _stationary(mats, policy, C) -> np.ndarray:
 
 def _certify(sol: AverageCostSolution, P, c, digits: int, floats: str, max_iter: int) -> AverageCostSolution:
     """The optimal gain of the exact MDP to ``digits`` digits, two routes (module docstring)."""
-    import mpmath
+    import mpmath  # lazy: slow to import; only the high-precision routes need it
 
-    from ._ctmc import _agree, _gth_mp, float_up
 
     S = len(sol.policy)
     if len(sol.classes) != 1:
@@ -517,7 +515,7 @@ def _exact_policy_iteration(rows, cost, policy, max_iter: int):
 def _exact_evaluate(rows, cost, policy) -> tuple[Fraction, list[Fraction]]:
     """Gain and bias of a unichain policy, exactly: g + h(s) − Σ_j P(s, j) h(j) = c(s),
     h(0) = 0, the unknown g in the place of h(0) (Puterman 1994, §8.2.3)."""
-    from flint import fmpq, fmpq_mat
+    from flint import fmpq, fmpq_mat  # lazy: only the exact and ball routes need it
 
     S = len(policy)
     A = [[fmpq(0)] * S for _ in range(S)]
@@ -541,9 +539,8 @@ def _exact_evaluate(rows, cost, policy) -> tuple[Fraction, list[Fraction]]:
 def _ball_gain(rows, cost, policy, digits: int):
     """The same equations in ball arithmetic: (midpoint of g, radius + δ), both as exact mpmath
     numbers, δ the largest improvement an action may still offer (upper end of its ball, or 0)."""
-    from flint import arb, arb_mat, ctx
+    from flint import arb, arb_mat, ctx  # lazy: only the exact and ball routes need it
 
-    from ._ctmc import _exact_mid
 
     S = len(policy)
     old = ctx.prec

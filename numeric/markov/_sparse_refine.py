@@ -46,12 +46,15 @@ from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sps
+import scipy.sparse.linalg as spla
 from scipy.sparse import csgraph
 
 from ._ctmc import fixed_point, gth_back_substitute, gth_eliminate_levels, integer_ratio, refine_balance
 from ..errors import InvalidInput, SolverError, TooLarge
 from ..linalg import closed_classes
 from ..validate import require_memory, require_seconds
+from ._average_cost import optimal_policy, validate_mdp
+from ._ctmc import _sparse_lu
 
 # Measured on 2 shared cores at 30 digits (benchmarks/storm_exact.py): 1.3e-3 s per
 # transition for M/M/1/10^4 (π spans 1e-1549: 5000-bit integers), 7e-4 retrial 10^4,
@@ -187,7 +190,6 @@ def bias_lu(chain: IntegerChain):
 
 def _bordered_lu(Q: sps.csr_matrix, ref: int):
     """LU of Q with column ``ref`` replaced by −1: unknowns h (h_ref = 0) and g in slot ref."""
-    import scipy.sparse.linalg as spla
 
     n = Q.shape[0]
     A = Q.tocoo()
@@ -305,7 +307,6 @@ def float_start(rates: sps.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
     >>> (m * 2.0 ** e / (m * 2.0 ** e).sum()).tolist()
     [0.75, 0.25]
     """
-    from ._ctmc import _sparse_lu
 
     n = rates.shape[0]
     level = csgraph.shortest_path(rates, unweighted=True, directed=False, indices=0).astype(np.int64)
@@ -391,7 +392,7 @@ def stationary_enclosure(chain: IntegerChain, digits: int):
     refinement, no sparse LU).  The precision is raised once by the bits the
     first attempt lost; SolverError when the balls stay too wide.
     """
-    from flint import arb, ctx
+    from flint import arb, ctx  # lazy: only the exact and ball routes need it
 
     rec = chain.recurrent
     m = rec.size
@@ -446,7 +447,7 @@ def agrees_with_enclosure(mass, balls, digits: int) -> bool:
     """True when every π_i = mass_i / Σ mass is certainly within 10^-digits
     (relative) of every point of its ball: the printed digits then hold for the
     exact π.  Evaluated in ball arithmetic at enough precision."""
-    from flint import arb, ctx, fmpq
+    from flint import arb, ctx, fmpq  # lazy: only the exact and ball routes need it
 
     total = int(sum(mass))
     old = ctx.prec
@@ -478,7 +479,7 @@ def _level_reduction_arb(src, dst, W, scale: int, level: np.ndarray) -> list:
     relative accuracy).  R_l ≥ 0, so the back substitution adds positive
     products only.  SolverError when a −U_l is not proven non-singular.
     """
-    from flint import arb_mat, fmpq
+    from flint import arb_mat, fmpq  # lazy: only the exact and ball routes need it
 
     members = [np.flatnonzero(level == v) for v in range(int(level.max()) + 1)]
     where = np.empty(level.size, dtype=np.int64)
@@ -534,7 +535,7 @@ def decimal_text(value: Fraction, digits: int) -> str:
     >>> decimal_text(Fraction(2, 3), 5), decimal_text(Fraction(1, 3 * 10 ** 900), 3)
     ('0.66667', '3.33e-901')
     """
-    import mpmath
+    import mpmath  # lazy: slow to import; only the high-precision routes need it
 
     with mpmath.workdps(digits + 10):
         x = mpmath.mpf(value.numerator) / value.denominator
@@ -680,7 +681,6 @@ def float_policy(model, cost: np.ndarray, *, max_iter: int = 200) -> np.ndarray:
     evaluator) on :func:`float_mdp`'s arrays with ``unichain=True``: every
     policy it meets must have one recurrent class (SolverError otherwise).  No residual test here: the
     exact stage improves the policy further and certifies the result."""
-    from ._average_cost import optimal_policy, validate_mdp
 
     P, c, rank = float_mdp(model, cost)
     return policy_choices(model, rank, optimal_policy(*validate_mdp(P, c), max_iter=max_iter, unichain=True)[0])

@@ -12,7 +12,7 @@ from ..validate import require_int, require_open_unit, require_positive
 from ._model import MAX_STATES, CrawlerMDP, _greedy
 
 
-RVI_STOP = 1e-5  # the stopping threshold of Prop. 6 as used in §1.2.2-1.2.3
+RVI_STOP = 1e-5  # the paper's stopping threshold of Prop. 6 as used in §1.2.2-1.2.3 (reproduced, not a crawlmath tolerance)
 
 
 # ------------------------------------------------------------------ solvers
@@ -145,7 +145,7 @@ def rvi_stop_counts(mdp: CrawlerMDP, references, *, tau: float = 0.99999, h0: st
 def _rvi_block_kernel():
     """The compiled update loop of :func:`rvi_stop_counts` (numba is imported
     on first use only, so importing this module stays cheap)."""
-    from numba import njit
+    from numba import njit  # lazy: compiled on first use; importing this module stays cheap
 
     @njit(cache=True, error_model="numpy")  # x/0 gives inf or nan, as in numpy
     def kernel(ptr0, col0, val0, ptr1, col1, val1, bar0, bar1, cost, refs, H, tau, tol, max_iter, stop, gain):
@@ -311,7 +311,7 @@ def _rvi_double(mdp: CrawlerMDP, h: np.ndarray, ref: int, tau: float, tol: float
 @lru_cache(maxsize=None)
 def _rvi_single_kernel():
     """The compiled loop of :func:`_rvi_double` (numba imported on first use)."""
-    from numba import njit
+    from numba import njit  # lazy: compiled on first use; importing this module stays cheap
 
     @njit(cache=True, error_model="numpy")
     def kernel(ptr0, col0, val0, ptr1, col1, val1, bar0, bar1, cost, ref, h, tau, tol, max_iter, sweeps, out):
