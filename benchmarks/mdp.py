@@ -37,8 +37,9 @@ from pathlib import Path
 
 import mpmath
 import numpy as np
+import scipy.sparse as sps
 
-from crawlmath.numeric.mdp import _crawler as M
+from crawlmath.numeric import mdp as M
 from crawlmath.numeric.tolerance import digits_agreed
 from crawlmath.proofs.tables.liu_nain_dynamic import TABLE_1_2, TABLE_1_3, parse
 
@@ -65,7 +66,7 @@ def toolbox_rvi(m: M.CrawlerMDP, epsilon: float):
         other = 1 - a
         ok = m.allowed[:, a]
         rows = np.where(ok[:, None], 1.0, 0.0)
-        Pa = M.sps.diags(rows.ravel()) @ m.P[a] + M.sps.diags(1.0 - rows.ravel()) @ m.P[other]
+        Pa = sps.diags(rows.ravel()) @ m.P[a] + sps.diags(1.0 - rows.ravel()) @ m.P[other]
         P.append(Pa.tocsr())
         R[:, a] = -m.cost
     solver = tb.RelativeValueIteration(P, R, epsilon=epsilon, max_iter=10**6)

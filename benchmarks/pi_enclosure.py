@@ -42,7 +42,7 @@ def options(parser) -> None:
 
 def measure(a, page: None) -> int:
     from crawlmath.numeric.markov import _sparse_refine as R
-    from crawlmath.numeric.markov._explicit_io import parse_drn
+    from crawlmath.numeric.markov import parse_drn
 
     print(f"π of a K x K tandem queue to {a.digits} digits: refined (route 1) vs ball-arithmetic block elimination "
           "(route 2)")

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from crawlmath.numeric.mdp import _crawler as M
+from crawlmath.numeric import mdp as M
 from crawlmath.proofs.claims.liu_nain import _dynamic as D
 from crawlmath.numeric.tolerance import matches_printed
 

@@ -34,8 +34,8 @@ from pathlib import Path
 import mpmath
 
 from crawlmath.numeric.errors import SolverError, TooLarge
-from crawlmath.numeric.markov._explicit_io import read_model
-from crawlmath.numeric.markov._sparse_refine import chain_average, optimal_average
+from crawlmath.numeric.markov import read_model
+from crawlmath.numeric.markov import chain_average, optimal_average
 from crawlmath.numeric.tolerance import digits_agreed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Sequence
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from .numeric.bmap._model import BmapModel, Measures
     from .numeric.colours._workbench import MeanField
-    from .numeric.mdp._crawler import InstanceReport
+    from .numeric.mdp import InstanceReport
     from .numeric.scheduling._frequencies import FrequencyResult
     from .numeric.static._mm1k import StaticOptimum
     from .proofs.registry import Result
@@ -85,7 +85,7 @@ def solve_mdp(lam: float, mu: float, gamma: float, K: int, N="auto", *, method: 
     >>> solve_mdp(0.1, 1, 1, 5, N=16, method="rvi").iterations
     254
     """
-    from .numeric.mdp._crawler import analyse
+    from .numeric.mdp import analyse
 
     return analyse(lam, mu, K, gamma, N, method=method, tau=tau, reference=reference, h0=h0)
 
@@ -249,7 +249,7 @@ def average_cost_mdp(P, c, digits: int | None = None, **kw):
     >>> average_cost_mdp([[[1]], [[1]]], [["1/3", "0.5"]], digits=20).gain_exact
     Fraction(1, 3)
     """
-    from .numeric.markov._average_cost import average_cost_mdp as solve
+    from .numeric.markov import average_cost_mdp as solve
 
     return solve(P, c, digits, **kw)
 
@@ -267,7 +267,7 @@ def ctmc_stationary(Q, digits: int | None = None, **kw):
     >>> ctmc_stationary([[-1, 1], ["7/10", "-0.7"]], digits=20).pi_exact
     [Fraction(7, 17), Fraction(10, 17)]
     """
-    from .numeric.markov._ctmc import ctmc_stationary as solve
+    from .numeric.markov import ctmc_stationary as solve
 
     return solve(Q, digits, **kw)
 

@@ -178,3 +178,19 @@ REL_IMPR_ROUNDING = 1e-9
 # 10^-FORMULA_GAP_DIGITS and its 30- and 60-digit values agree to 10^-FORMULA_AGREE_DIGITS relative.
 FORMULA_GAP_DIGITS = 20
 FORMULA_AGREE_DIGITS = 25
+# --- mdp and markov ---
+# certified_gain without ``digits`` (crawler MDP, numeric/mdp/_certified.py): the relative width of the gain bounds it
+# refines the bias to; exported there as TARGET_REL_WIDTH.
+MDP_GAIN_REL_WIDTH = 1e-10
+# The float θ = π c from the GTH stationary law must lie in route 2's exact Odoni bounds up to this relative slack
+# (GTH's rounding, O(n u) relative per entry).
+MDP_GTH_SLACK_REL = 1e-11
+# The exact integer transition numerators of the crawler MDP, divided by ν, against its float64 law: each float
+# probability is one or two roundings of a ratio of the decimal-exact rates (8 units of 2^-52 absolute).
+MDP_EXACT_LAW_ABS = 8 * 2.0 ** -52
+# The float route to the switching curves is trusted when the policy it stops on is greedy for its own h up to this
+# relative slack (64 units of 2^-52 of max|Q|); beyond it the certified policy iteration is taken.
+CURVES_GREEDY_REL = 64 * 2.0 ** -52
+# A CTMC stationary vector's residual max|πQ|/max|Q| must be below this times the number of states (GTH is
+# backward stable: O(n u)), else SolverError.
+CTMC_RESIDUAL_REL = 1e3 * 2.0 ** -52

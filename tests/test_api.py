@@ -48,7 +48,7 @@ def test_float_fraction_and_string_mean_the_same_under_digits():
 
 
 def test_solve_mdp_uses_the_papers_order_and_matches_the_solver():
-    from crawlmath.numeric.mdp._crawler import analyse
+    from crawlmath.numeric.mdp import analyse
 
     ours = crawlmath.solve_mdp(0.1, 1, 1.0, 5, N=16)
     assert ours.gain == analyse(0.1, 1, 5, 1.0, 16).gain

@@ -1,4 +1,5 @@
-"""The float route of `average_cost_mdp` (the one policy evaluator, `optimal_policy`):
+"""The float route of `average_cost_mdp` (the one policy iteration, `optimal_policy`, on the one evaluator,
+`numeric.linalg.PolicySystem`):
 per-state ties, refined bias, rigorous bounds on the optimal gain, and the refusal
 when they do not give one digit; `sparse_refine.float_policy` on the same evaluator."""
 from __future__ import annotations
@@ -10,10 +11,11 @@ import pytest
 import scipy.sparse as sps
 
 from crawlmath.cli import main
+from crawlmath.numeric import markov
+from crawlmath.numeric.linalg import PolicySystem, closed_classes
 from crawlmath.numeric.markov import _average_cost as AC
-from crawlmath.numeric.markov import _explicit_io as E
 from crawlmath.numeric.markov import _sparse_refine as R
-from crawlmath.numeric.markov._average_cost import average_cost_mdp
+from crawlmath.numeric.markov import average_cost_mdp
 from crawlmath.numeric.errors import SolverError
 
 
@@ -95,12 +97,12 @@ def test_refused_when_the_bounds_give_no_digit(monkeypatch, capsys, tmp_path):
                                          ("admission.tra", {"srew": "tests/data/admission.srew",
                                                             "trew": "tests/data/admission.trew"})])
 def test_float_policy_is_average_cost_mdps_policy(name, extra):
-    m = E.read_model(f"tests/data/{name}", **extra)
+    m = markov.read_model(f"tests/data/{name}", **extra)
     cost = m.reward_per_choice(None)
-    P, c, rank = R.float_mdp(m, cost)
+    P, c, rank = markov.float_mdp(m, cost)
     s = average_cost_mdp(P, c)
     choice = R.float_policy(m, cost)
-    assert choice.tolist() == R.policy_choices(m, rank, s.policy).tolist()
+    assert choice.tolist() == markov.policy_choices(m, rank, s.policy).tolist()
     assert [m.choice_label[k] for k in choice] == ["acc", "acc", "rej"]
     assert Fraction(s.gain_bounds[0]) <= Fraction(2, 3) <= Fraction(s.gain_bounds[1])
 
@@ -108,9 +110,37 @@ def test_float_policy_is_average_cost_mdps_policy(name, extra):
 def test_float_policy_refuses_a_multichain_policy_on_its_way():
     """The exact stage's start keeps its rule: every policy met must be unichain.  Here the cheapest
     actions (the start) make states 0 and 1 absorbing."""
-    m = E.parse_json('{"type": "mdp", "states": 2, "transitions": [[0, 0, 0, 1], [0, 1, 1, 1], [1, 0, 1, 1], '
+    m = markov.parse_json('{"type": "mdp", "states": 2, "transitions": [[0, 0, 0, 1], [0, 1, 1, 1], [1, 0, 1, 1], '
                      '[1, 1, 0, 1]], "choice_rewards": {"c": [[0, 0, 1], [0, 1, 2], [1, 0, 1], [1, 1, 2]]}}')
     with pytest.raises(SolverError, match="2 recurrent classes"):
         R.float_policy(m, m.reward_per_choice("c"))
-    s = average_cost_mdp(*R.float_mdp(m, m.reward_per_choice("c"))[:2])  # the general route accepts it
+    s = average_cost_mdp(*markov.float_mdp(m, m.reward_per_choice("c"))[:2])  # the general route accepts it
     assert s.gain == 1.0 and s.policy.tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_one_evaluator_dense_and_sparse_solve_the_evaluation_equations(seed):
+    """numeric.linalg.PolicySystem, the evaluator both policy iterations use: its classes are the closed classes
+    (as sets, listed by first state), and its dense path (the crawler's) and all-SuperLU path (average_cost_mdp's,
+    dense_max=0) both solve g = P g, g + h = c + P h with h = 0 at each class's first state."""
+    rng = np.random.default_rng(seed)
+    S = int(rng.integers(5, 80))
+    P = sps.random(S, S, density=3 / S, random_state=rng, format="lil")
+    for s in rng.choice(S, size=max(1, S // 10), replace=False):  # absorbing states: several closed classes
+        P[s, :] = 0
+        P[s, s] = 1.0
+    P = sps.csr_matrix(P) + sps.diags((np.asarray(P.sum(axis=1)).ravel() == 0).astype(float))
+    P = sps.csr_matrix(sps.diags(1 / np.asarray(P.sum(axis=1)).ravel()) @ P)
+    c = rng.uniform(0, 5, S)
+    expected = sorted((C.tolist() for C in closed_classes(P)), key=lambda C: C[0])
+    results = []
+    for dense_max in (None, 0):
+        system = PolicySystem(P, dense_max=dense_max)
+        assert [C.tolist() for C in system.classes] == expected
+        g, h = system.solve(np.zeros(S), c)
+        scale = max(1.0, float(np.abs(h).max()))
+        assert np.abs(P @ g - g).max() <= 1e-12 * max(1.0, float(np.abs(g).max()))
+        assert np.abs(c + P @ h - g - h).max() <= 1e-12 * scale
+        assert all(h[C[0]] == 0.0 for C in system.classes)
+        results.append(g)
+    assert np.abs(results[0] - results[1]).max() <= 1e-10 * max(1.0, float(np.abs(results[1]).max()))

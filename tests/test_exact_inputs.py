@@ -16,9 +16,8 @@ import sympy
 
 from crawlmath.numeric.markov import _average_cost as AC
 from crawlmath.numeric.markov import _ctmc as CT
-from crawlmath.numeric.mdp import _crawler as M
-from crawlmath.numeric.markov._average_cost import average_cost_mdp
-from crawlmath.numeric.markov._ctmc import ctmc_stationary
+from crawlmath.numeric import mdp as M
+from crawlmath.numeric.markov import average_cost_mdp, ctmc_stationary
 from crawlmath.numeric.errors import InvalidInput
 from crawlmath.numeric.exact import Triplets, exact, exact_or_inf, input_kind
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from crawlmath.numeric import markov
 from crawlmath.numeric.markov import _explicit_io as E
 from crawlmath.numeric.markov import _sparse_refine as R
 from crawlmath.numeric.errors import InvalidInput, TooLarge
@@ -25,7 +26,7 @@ PI_MM1K3 = [RHO ** k / sum(RHO ** j for j in range(4)) for k in range(4)]  # M/M
 @pytest.mark.parametrize("name, extra", [("storm_mm1k3.drn", {}), ("mm1k3.json", {}),
                                          ("mm1k3.tra", {"srew": DATA / "mm1k3.srew", "lab": DATA / "mm1k3.lab"})])
 def test_three_formats_give_the_same_exact_chain(name, extra):
-    m = E.read_model(DATA / name, **extra)
+    m = markov.read_model(DATA / name, **extra)
     assert m.kind == "ctmc" and m.n == 4
     rates = {(int(m.choice_state[c]), int(t)): v for c, t, v in zip(m.src, m.dst, m.value)}
     assert rates == {(0, 1): RHO, (1, 0): 1, (1, 2): RHO, (2, 1): 1, (2, 3): RHO, (3, 2): 1}
@@ -36,7 +37,7 @@ def test_three_formats_give_the_same_exact_chain(name, extra):
 @pytest.mark.parametrize("name, extra, reward", [
     ("storm_mm1k3.drn", {}, "busy"), ("mm1k3.json", {}, "busy"), ("mm1k3.tra", {"srew": DATA / "mm1k3.srew"}, None)])
 def test_busy_fraction_to_40_digits_matches_the_closed_form(name, extra, reward):
-    a = R.chain_average(E.read_model(DATA / name, **extra), reward, 40)
+    a = markov.chain_average(markov.read_model(DATA / name, **extra), reward, 40)
     exact = 1 - PI_MM1K3[0]
     assert a.bounds[0] <= exact <= a.bounds[1]
     assert abs(a.value - exact) <= exact / 10 ** 42
@@ -63,7 +64,7 @@ def _exact_gain(P: dict, cost: dict, n: int) -> Fraction:
                                          ("admission.tra", {"srew": DATA / "admission.srew",
                                                             "trew": DATA / "admission.trew"})])
 def test_admission_mdp_optimum_matches_policy_enumeration(name, extra):
-    m = E.read_model(DATA / name, **extra)
+    m = markov.read_model(DATA / name, **extra)
     cost = m.reward_per_choice(None)
     choices = [[c for c in range(m.choice_state.size) if m.choice_state[c] == s] for s in range(m.n)]
     best = None
@@ -72,7 +73,7 @@ def test_admission_mdp_optimum_matches_policy_enumeration(name, extra):
              if cc == c}
         g = _exact_gain(P, {s: cost[c] for s, c in enumerate(pick)}, m.n)
         best = g if best is None else min(best, g)
-    r = R.optimal_average(m, None, 30)
+    r = markov.optimal_average(m, None, 30)
     assert best == Fraction(2, 3)  # holding n/3 plus 2 per rejection: the enumeration's optimum
     assert r.bounds[0] <= best <= r.bounds[1] and abs(r.average.value - best) <= best / 10 ** 32
     assert [m.choice_label[c] for c in r.policy] == ["acc", "acc", "rej"]
@@ -88,32 +89,32 @@ def test_bad_drn_lines_name_file_line_and_rule(text, rule, line):
            "!3/10": E.DRN_EXAMPLE.replace("!3/10", "!1/2"),
            "0 : 1\n": E.DRN_EXAMPLE + "garbage here\n"}[text]
     with pytest.raises(InvalidInput, match=rule) as exc:
-        E.parse_drn(bad, "m.drn")
+        markov.parse_drn(bad, "m.drn")
     assert str(exc.value).startswith(f"m.drn:{line}:")
 
 
 def test_probabilities_must_sum_to_exactly_one():
     tra = "2 3\n0 1 0.3333333333333333\n0 0 0.6666666666666666\n1 0 1\n"
-    m = E.parse_prism(tra, "p.tra")
+    m = markov.parse_prism(tra, "p.tra")
     assert m.kind == "ctmc"  # a row that does not sum to 1 cannot be a DTMC: read as rates
     mdp = "2 2 3\n0 0 1 0.3333333333333333\n0 0 0 0.6666666666666666\n1 0 0 1\n"
     with pytest.raises(InvalidInput, match="sum to exactly 1") as exc:
-        E.parse_prism(mdp, "p.tra")
+        markov.parse_prism(mdp, "p.tra")
     assert str(exc.value).startswith("p.tra:2:")
 
 
 def test_json_schema_violation_is_one_line_with_its_path():
     with pytest.raises(InvalidInput, match=r"\.transitions\[1\]"):
-        E.parse_json('{"type": "ctmc", "states": 2, "transitions": [[0, 1, 1], [1, "x", 1]]}', "t.json")
+        markov.parse_json('{"type": "ctmc", "states": 2, "transitions": [[0, 1, 1], [1, "x", 1]]}', "t.json")
     with pytest.raises(InvalidInput, match="NaN and Infinity"):
-        E.parse_json('{"type": "ctmc", "states": 2, "transitions": [[0, 1, NaN]]}', "t.json")
+        markov.parse_json('{"type": "ctmc", "states": 2, "transitions": [[0, 1, NaN]]}', "t.json")
 
 
 def test_fifo_is_refused_before_reading(tmp_path):
     fifo = tmp_path / "m.drn"
     os.mkfifo(fifo)
     with pytest.raises(InvalidInput, match="regular file"):
-        E.read_model(fifo)  # would block forever if opened
+        markov.read_model(fifo)  # would block forever if opened
 
 
 def test_oversized_file_is_too_large_before_reading(tmp_path, monkeypatch):
@@ -121,20 +122,20 @@ def test_oversized_file_is_too_large_before_reading(tmp_path, monkeypatch):
     f.write_text(E.DRN_EXAMPLE)
     monkeypatch.setattr(E, "MAX_FILE_BYTES", 100)
     with pytest.raises(TooLarge, match="exceed the limit"):
-        E.read_model(f)
+        markov.read_model(f)
 
 
 def test_two_closed_classes_are_refused():
     mdp = "3 1 2\n0 0 1 0.5\n0 0 2 0.5\n"  # states 1 and 2 of an MDP without any action
     with pytest.raises(InvalidInput, match="every state needs a choice"):
-        E.parse_prism(mdp, "c.tra")
-    absorbing = E.parse_prism("3 2\n0 1 1\n0 2 1\n", "c.tra")  # a CTMC state without rates is absorbing
+        markov.parse_prism(mdp, "c.tra")
+    absorbing = markov.parse_prism("3 2\n0 1 1\n0 2 1\n", "c.tra")  # a CTMC state without rates is absorbing
     with pytest.raises(InvalidInput, match="single closed class"):
-        R.chain_average(E.parse_prism("3 2\n0 1 1\n0 2 1\n", "c.tra", srew=("c.srew", "3 1\n0 1\n")), None, 10)
+        markov.chain_average(markov.parse_prism("3 2\n0 1 1\n0 2 1\n", "c.tra", srew=("c.srew", "3 1\n0 1\n")), None, 10)
     assert absorbing.choice_state.size == 3
     tra = "4 4\n0 1 1\n1 0 1\n2 3 1\n3 2 1\n"
     with pytest.raises(InvalidInput, match="single closed class"):
-        R.chain_average(E.parse_prism(tra, "c.tra", srew=("c.srew", "4 1\n0 1\n")), None, 10)
+        markov.chain_average(markov.parse_prism(tra, "c.tra", srew=("c.srew", "4 1\n0 1\n")), None, 10)
 
 
 def test_bias_bounds_are_a_valid_enclosure_for_a_stiff_chain():
@@ -142,8 +143,8 @@ def test_bias_bounds_are_a_valid_enclosure_for_a_stiff_chain():
     n = 5
     up, down = Fraction(1, 10 ** 6), Fraction(1)
     tra = f"{n} {2 * (n - 1)}\n" + "".join(f"{k} {k + 1} {up}\n{k + 1} {k} {down}\n" for k in range(n - 1))
-    m = E.parse_prism(tra, "b.tra", srew=("b.srew", f"{n} 1\n{n - 1} 1\n"))
-    a = R.chain_average(m, None, 30)
+    m = markov.parse_prism(tra, "b.tra", srew=("b.srew", f"{n} 1\n{n - 1} 1\n"))
+    a = markov.chain_average(m, None, 30)
     exact = up ** (n - 1) / sum(up ** k for k in range(n))
     assert a.value == exact or abs(a.value - exact) <= exact / 10 ** 32
     assert a.bounds[0] <= exact <= a.bounds[1]
@@ -163,7 +164,7 @@ def test_storm_exact_export_round_trip(tmp_path):
     storm = Fraction(str(stormpy.model_checking(model, props[0], environment=stormpy.environments.exact())
                          .get_value(model.initial_states[0])))
     dev.export_sparse_model_as_drn(model, str(tmp_path / "r.drn"), dev.DirectEncodingExporterOptions())
-    a = R.chain_average(E.read_model(tmp_path / "r.drn"), "orbit", 30)
+    a = markov.chain_average(markov.read_model(tmp_path / "r.drn"), "orbit", 30)
     assert a.bounds[0] <= storm <= a.bounds[1] and abs(a.value - storm) <= storm / 10 ** 32
 
 
@@ -171,8 +172,8 @@ def test_probabilities_far_below_float64_are_refined_to_every_digit():
     # birth-death, up 1/1000, down 1, 300 states: π_k ∝ 10^-3k reaches 1e-897, far below the float64 range
     n, rho = 300, Fraction(1, 1000)
     tra = f"{n} {2 * (n - 1)}\n" + "".join(f"{k} {k + 1} 0.001\n{k + 1} {k} 1\n" for k in range(n - 1))
-    m = E.parse_prism(tra, "deep.tra", srew=("top.srew", f"{n} 1\n{n - 1} 1\n"))
-    a = R.chain_average(m, None, 30)
+    m = markov.parse_prism(tra, "deep.tra", srew=("top.srew", f"{n} 1\n{n - 1} 1\n"))
+    a = markov.chain_average(m, None, 30)
     exact = rho ** (n - 1) * (1 - rho) / (1 - rho ** n)  # π of the top state
     assert a.bounds[0] <= exact <= a.bounds[1] and abs(a.value - exact) <= exact / 10 ** 32
     assert a.text.endswith("e-898") and abs(Fraction(a.text) - exact) <= exact / 10 ** 29  # 30 digits, scientific
@@ -180,26 +181,26 @@ def test_probabilities_far_below_float64_are_refined_to_every_digit():
 
 def test_dtmc_average_is_per_step():
     # P = [[0.9, 0.1], [0.5, 0.5]]: π = (5/6, 1/6); reward 1 in state 1 -> 1/6 per step
-    m = E.parse_json('{"type": "dtmc", "states": 2, "transitions": [[0, 0, 0.9], [0, 1, 0.1], [1, 0, "1/2"], '
+    m = markov.parse_json('{"type": "dtmc", "states": 2, "transitions": [[0, 0, 0.9], [0, 1, 0.1], [1, 0, "1/2"], '
                      '[1, 1, 0.5]], "state_rewards": {"r": [[1, 1]]}}', "d.json")
-    a = R.chain_average(m, "r", 25)
+    a = markov.chain_average(m, "r", 25)
     assert m.kind == "dtmc" and a.bounds[0] <= Fraction(1, 6) <= a.bounds[1]
     assert a.text == "0.1666666666666666666666667"
 
 
 def test_label_as_reward_is_its_long_run_probability():
-    m = E.read_model(DATA / "mm1k3.tra", lab=DATA / "mm1k3.lab")
-    a = R.chain_average(m, "full", 30)
+    m = markov.read_model(DATA / "mm1k3.tra", lab=DATA / "mm1k3.lab")
+    a = markov.chain_average(m, "full", 30)
     assert a.bounds[0] <= PI_MM1K3[3] <= a.bounds[1]
     with pytest.raises(InvalidInput, match="no such reward model or label"):
-        R.chain_average(m, "empty", 30)
+        markov.chain_average(m, "empty", 30)
 
 
 def test_ball_enclosure_contains_the_exact_law_and_rejects_a_perturbed_one():
     n, rho = 300, Fraction(1, 1000)
     tra = f"{n} {2 * (n - 1)}\n" + "".join(f"{k} {k + 1} 0.001\n{k + 1} {k} 1\n" for k in range(n - 1))
-    _, chain, (mass, _) = R.chain_averages(E.parse_prism(tra, "deep.tra"), [], 30)
-    balls = R.stationary_enclosure(chain, 30)
+    _, chain, (mass, _) = markov.chain_averages(markov.parse_prism(tra, "deep.tra"), [], 30)
+    balls = markov.stationary_enclosure(chain, 30)
     exact = [rho ** k * (1 - rho) / (1 - rho ** n) for k in range(n)]
     from flint import arb, ctx, fmpq
 
@@ -209,10 +210,10 @@ def test_ball_enclosure_contains_the_exact_law_and_rejects_a_perturbed_one():
         assert all(b.contains(fmpq(e.numerator, e.denominator)) for b, e in zip(balls, exact))
     finally:
         ctx.prec = old
-    assert R.agrees_with_enclosure(mass, balls, 30)
+    assert markov.agrees_with_enclosure(mass, balls, 30)
     bent = mass.copy()
     bent[-1] = bent[-1] + bent[-1] // 10 ** 26  # π_299 off by 1e-26 relative
-    assert not R.agrees_with_enclosure(bent, balls, 30)
+    assert not markov.agrees_with_enclosure(bent, balls, 30)
 
 
 def tandem_drn(K: int) -> str:
@@ -256,11 +257,11 @@ def test_block_enclosure_of_a_two_dimensional_chain_contains_the_exact_rational_
     """Levels of up to 7 states (a + b = const): the block elimination's balls contain π solved independently
     in exact rationals (fmpq_mat, Qᵀπ = 0 with Σπ = 1), each narrower than 10^-32 relative."""
 
-    m = E.parse_drn(tandem_drn(6), "tandem6.drn")
-    _, chain, (mass, _) = R.chain_averages(m, [], 30)
-    balls = R.stationary_enclosure(chain, 30)
+    m = markov.parse_drn(tandem_drn(6), "tandem6.drn")
+    _, chain, (mass, _) = markov.chain_averages(m, [], 30)
+    balls = markov.stationary_enclosure(chain, 30)
     _assert_balls_contain_exact_law(chain, balls, narrower_than=32)
-    assert R.agrees_with_enclosure(mass, balls, 30)
+    assert markov.agrees_with_enclosure(mass, balls, 30)
 
 
 def test_tandem_pi_is_certified_by_two_routes_at_thousands_of_states(capsys, tmp_path):
@@ -316,5 +317,5 @@ def test_block_enclosure_of_random_sparse_chains_contains_the_exact_law(seed):
     arcs = {(k, (k + 1) % n) for k in range(n)} | {tuple(map(int, rng.choice(n, 2, replace=False))) for _ in range(80)}
     rates = {a: Fraction(int(rng.integers(1, 1000)), int(rng.integers(1, 1000))) for a in arcs}
     src, dst = zip(*rates)
-    chain = R.integer_chain(n, src, dst, list(rates.values()), [0] * n)
-    _assert_balls_contain_exact_law(chain, R.stationary_enclosure(chain, 30))
+    chain = markov.integer_chain(n, src, dst, list(rates.values()), [0] * n)
+    _assert_balls_contain_exact_law(chain, markov.stationary_enclosure(chain, 30))

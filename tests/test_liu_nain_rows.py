@@ -81,7 +81,7 @@ def test_nbar_hp_against_exact_rationals_on_a_small_instance():
     import mpmath
     import sympy as sp
 
-    from crawlmath.numeric.mdp import _crawler as M
+    from crawlmath.numeric import mdp as M
     from crawlmath.proofs.claims.liu_nain import _dynamic_nbar as D
 
     sol = M.policy_iteration(M.CrawlerMDP(0.3, 1.0, 3, 4, 1.4))

@@ -11,7 +11,16 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from crawlmath.cli import main
-from crawlmath.numeric.mdp import _crawler as M
+import scipy.sparse as sps
+
+from crawlmath.numeric import mdp as M
+from crawlmath.numeric.linalg import bordered_lu, closed_classes, stationary_distribution
+from crawlmath.numeric.linalg import _multichain as multichain
+from crawlmath.numeric.linalg._multichain import _block_solve_kernels, _dense_lu
+from crawlmath.numeric.mdp import _analysis as mdp_analysis
+from crawlmath.numeric.mdp._analysis import extend_policy, policy_image
+from crawlmath.numeric.mdp._rvi import _initial_h, _q_values, _reference_index
+from crawlmath.proofs.readings import liu_nain as readings
 from crawlmath.numeric.errors import InvalidInput, SolverError
 from crawlmath.numeric.tolerance import digits_agreed
 
@@ -85,9 +94,9 @@ def test_rows_stochastic_and_sparse():
 
 def test_printed_law_errata():
     m = M.CrawlerMDP(0.1, 1, 5, 16, 1.0)
-    err, _ = M.printed_row_sums(m)
+    err, _ = readings.printed_row_sums(m)
     assert err > 0.5
-    assert any(y[0] > m.K for _, _, y in M.printed_successors_outside(m))
+    assert any(y[0] > m.K for _, _, y in readings.printed_successors_outside(m))
     c = M.communication(m)
     assert not c.communicating and c.weakly_communicating
     assert c.outside == [(q, 16, 2) for q in range(1, 6)]
@@ -174,7 +183,7 @@ def test_auto_N_does_not_bind_and_policy_image():
     assert rep.n_max + 2 <= rep.N and rep.n_max_recurrent <= rep.n_max
     bigger = M.policy_iteration(M.CrawlerMDP(0.2, 1.0, 3, rep.N + 10, 2.0))
     assert bigger.gain == pytest.approx(rep.gain, rel=1e-10)
-    img = M.policy_image(rep.solution, 0)
+    img = policy_image(rep.solution, 0)
     assert img.shape == (4, rep.N + 1) and (img[0] == -1).all() and img[1, 0] == 1
 
 
@@ -195,13 +204,13 @@ def test_auto_N_warm_start_reaches_the_cold_optimum(lam, K, gamma):
 def test_extend_policy_keeps_actions_below_the_old_N():
     small, big = M.CrawlerMDP(0.5, 1.0, 4, 3, 1.0), M.CrawlerMDP(0.5, 1.0, 4, 8, 1.0)
     pol = M.policy_iteration(small, certify=False).policy
-    ext = M.extend_policy(pol, small, big, 2)
+    ext = extend_policy(pol, small, big, 2)
     q, r, s = big.states.T
     below = r < small.N
     assert np.array_equal(ext[below], pol[small.index[q[below], r[below], s[below]]])
     assert np.array_equal(ext[~below], big.cap_policy(2)[~below])
     with pytest.raises(InvalidInput, match="big"):
-        M.extend_policy(pol, big, small, 2)
+        extend_policy(pol, big, small, 2)
     with pytest.raises(InvalidInput, match="seed"):
         M.auto_N(0.5, 1.0, 4, 1.0, seed=M.policy_iteration(small, certify=False))
 
@@ -227,9 +236,9 @@ def test_rvi_stop_counts_agree_with_single_runs():
 
 def _stop_counts_sparse_blocks(m, refs, h0, tau=0.99999, tol=M.RVI_STOP):
     """The same recursion with scipy's sparse products on dense blocks (the route the compiled kernel replaced)."""
-    refs = np.array([M._reference_index(m, x) for x in refs])
+    refs = np.array([_reference_index(m, x) for x in refs])
     cols = np.arange(refs.size)
-    H = np.repeat(M._initial_h(m, h0, np.float64)[0][:, None], refs.size, axis=1)
+    H = np.repeat(_initial_h(m, h0, np.float64)[0][:, None], refs.size, axis=1)
     H[refs, cols] = 0.0
     P0, P1 = m.P
     bar0 = np.where(m.allowed[:, 0], 0.0, np.inf)[:, None]
@@ -277,9 +286,9 @@ def test_optimal_for_curves_matches_certified_curves(args):
 
 def test_optimal_for_curves_escalates_on_tiny_gain(monkeypatch):
     m = M.CrawlerMDP(0.1, 1, 5, 16, 1.0)
-    monkeypatch.setattr(M, "CURVES_FLOAT_GAIN", 1.0)  # θ ≈ 0.209 is now "tiny": the certified route must be taken
+    monkeypatch.setattr(mdp_analysis, "CURVES_FLOAT_GAIN", 1.0)  # θ ≈ 0.209 is now "tiny": the certified route must be taken
     assert M.optimal_for_curves(m).certificate is not None
-    monkeypatch.setattr(M, "CURVES_FLOAT_GAIN", 1e-6)
+    monkeypatch.setattr(mdp_analysis, "CURVES_FLOAT_GAIN", 1e-6)
     assert M.optimal_for_curves(m).certificate is None
 
 
@@ -345,7 +354,7 @@ def test_tiny_gain_digits_two_routes():
 def test_gth_levels_relative_accuracy_on_a_skip_free_chain():
     """A birth-death chain whose π spans 180 orders of magnitude: every entry to ~1e-14 relative,
     and refine_stationary takes it to 40 digits (closed form π_k ∝ (λ/μ)^k)."""
-    from crawlmath.numeric.markov._ctmc import gth_levels, refine_stationary
+    from crawlmath.numeric.markov import gth_levels, refine_stationary
 
     n, lam, mu = 30, 3, 7 * 10**6
     src = [i if j == 0 else i + 1 for i in range(n - 1) for j in (0, 1)]
@@ -363,7 +372,7 @@ def test_gth_levels_relative_accuracy_on_a_skip_free_chain():
 
 
 def test_gth_levels_refuses_a_level_skip():
-    from crawlmath.numeric.markov._ctmc import gth_levels
+    from crawlmath.numeric.markov import gth_levels
 
     R = np.array([[0, 1.0, 1.0], [1.0, 0, 1.0], [1.0, 1.0, 0]])
     with pytest.raises(InvalidInput) as e:
@@ -399,10 +408,10 @@ def _sparse_multichain(m, pol):
     P = sps.csr_matrix((prob.ravel(), (np.repeat(np.arange(m.n), 3), idx.ravel())), shape=(m.n, m.n))
     P.sum_duplicates()
     P.eliminate_zeros()
-    classes = M.closed_classes(P)
+    classes = closed_classes(P)
     g, h, rec = np.zeros(m.n), np.zeros(m.n), np.zeros(m.n, dtype=bool)
     for C in classes:
-        z = M._bordered_lu(P[C][:, C], 0).solve(m.cost[C].astype(float))
+        z = bordered_lu(P[C][:, C], 0).solve(m.cost[C].astype(float))
         g[C], h[C], rec[C] = z[0], np.concatenate([[0.0], z[1:]]), True
     T, R = np.flatnonzero(~rec), np.flatnonzero(rec)
     if T.size:
@@ -429,7 +438,7 @@ def test_policy_matrix_and_dense_evaluation_equal_sparse_route(m, seed):
     assert np.abs(P @ ev.g - ev.g).max() <= 1e-13 * scale_g
     assert np.abs(m.cost + P @ ev.h - ev.g - ev.h).max() <= 1e-13 * scale_h
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(M, "DENSE_MAX", 0)  # the sparse path: the same matrices to SuperLU, so the same bits
+        mp.setattr(multichain, "DENSE_MAX", 0)  # the sparse path: the same matrices to SuperLU, so the same bits
         sp = M.evaluate_multichain(m, pol)
     assert sp.g.tobytes() == g.tobytes() and sp.h.tobytes() == h.tobytes()
 
@@ -440,7 +449,7 @@ def test_policy_iteration_dense_and_sparse_paths_agree(seed, monkeypatch):
     m = M.CrawlerMDP(float(rng.choice([0.05, 0.1, 0.3, 1.0])), 1.0, int(rng.integers(2, 8)), int(rng.integers(1, 12)),
                      float(rng.choice([0.2, 1.0, 4.0])))
     dense = M.policy_iteration(m, certify=False)
-    monkeypatch.setattr(M, "DENSE_MAX", 0)  # every system through SuperLU
+    monkeypatch.setattr(multichain, "DENSE_MAX", 0)  # every system through SuperLU
     sparse = M.policy_iteration(m, certify=False)
     assert dense.policy.tolist() == sparse.policy.tolist() and dense.iterations == sparse.iterations
     assert dense.gain == pytest.approx(sparse.gain, rel=1e-12, abs=1e-15)
@@ -448,12 +457,12 @@ def test_policy_iteration_dense_and_sparse_paths_agree(seed, monkeypatch):
 
 def test_dense_lu_refuses_a_singular_system():
     with pytest.raises(SolverError, match="singular"):
-        M._dense_lu(np.array([[1.0, 2.0], [2.0, 4.0]]))
+        _dense_lu(np.array([[1.0, 2.0], [2.0, 4.0]]))
 
 
 def _rvi_sparse_products(m, tau=0.99999, tol=M.RVI_STOP):
     """Proposition 6 with scipy's sparse products (the numpy loop the compiled kernel replaced)."""
-    ref = M._reference_index(m, None)
+    ref = _reference_index(m, None)
     h = np.zeros(m.n)
     P0, P1 = m.P
     bar0, bar1 = (np.where(m.allowed[:, a], 0.0, np.inf) for a in (0, 1))
@@ -475,7 +484,7 @@ def test_rvi_kernel_bitwise_equal_to_sparse_products(args):
     k, stat, h = _rvi_sparse_products(m)
     assert (r.iterations, r.relative_change) == (k, stat)
     assert r.h.tobytes() == h.tobytes()  # same operations in the same order: identical bits
-    assert r.gain == float(M.CrawlerMDP(*args).T(h)[M._reference_index(m, None)])
+    assert r.gain == float(M.CrawlerMDP(*args).T(h)[_reference_index(m, None)])
 
 
 def _substochastic(rng, n, blocks):
@@ -511,7 +520,7 @@ def test_block_solve_matches_superlu(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 80))
     A = _substochastic(rng, n, int(rng.choice([1, 3, 12, 40])))
-    order_of, solve = M._block_solve_kernels()
+    order_of, solve = _block_solve_kernels()
     order, start, comp = order_of(A.indptr, A.indices)
     # the components are those of csgraph, numbered so that every edge goes to the same or an earlier one
     _, lab = csgraph.connected_components(A, directed=True, connection="strong")
@@ -541,8 +550,8 @@ def test_block_solve_matches_superlu(seed):
 
 
 def test_block_solve_refuses_a_closed_state():
-    A = M.sps.csr_matrix(np.array([[0.5, 0.5], [0.0, 1.0]]))  # state 1 is absorbing: I − A is singular
-    order_of, solve = M._block_solve_kernels()
+    A = sps.csr_matrix(np.array([[0.5, 0.5], [0.0, 1.0]]))  # state 1 is absorbing: I − A is singular
+    order_of, solve = _block_solve_kernels()
     order, start, comp = order_of(A.indptr, A.indices)
     assert not solve(A.indptr, A.indices, A.data, order, start, comp, np.zeros(start.size - 1, dtype=bool), np.ones(2),
                      np.zeros(2))
@@ -555,9 +564,9 @@ def test_multichain_transient_blocks_against_superlu(seed, monkeypatch):
     m = M.CrawlerMDP(float(rng.choice([0.05, 0.3, 1.0])), 1.0, int(rng.integers(2, 9)), int(rng.integers(1, 25)), 1.0)
     pol = _random_policy(m, rng)
     ev = M.evaluate_multichain(m, pol)
-    assert [C.tolist() for C in ev.classes] == [C.tolist() for C in M.closed_classes(m.policy_matrix(pol))]
+    assert [C.tolist() for C in ev.classes] == [C.tolist() for C in closed_classes(m.policy_matrix(pol))]
     P = m.policy_matrix(pol)
-    monkeypatch.setattr(M, "DENSE_MAX", 0)
+    monkeypatch.setattr(multichain, "DENSE_MAX", 0)
     sp = M.evaluate_multichain(m, pol)
     rec = np.concatenate(ev.classes)
     assert np.abs(ev.g[rec] - sp.g[rec]).max() <= 1e-12 * max(1.0, float(np.abs(sp.g).max()))  # the class gains
@@ -570,7 +579,7 @@ def test_multichain_transient_blocks_against_superlu(seed, monkeypatch):
 def _rvi_extended_plain(m, tau, sweeps):
     """Proposition 6 in long double with one gather per successor and fresh temporaries (the numpy code the
     blocked operator replaced)."""
-    ref = M._reference_index(m, None)
+    ref = _reference_index(m, None)
     cost = m.cost.astype(np.longdouble)
     h = np.zeros(m.n, dtype=np.longdouble)
     tau_ = np.longdouble(tau)
@@ -594,7 +603,7 @@ def test_rvi_extended_bitwise_equal_to_plain_long_double(args):
     ext = M.relative_value_iteration(m, sweeps=k, precision="extended")
     h = _rvi_extended_plain(m, 0.99999, k)
     assert ext.h.tobytes() == h.astype(float).tobytes()
-    assert ext.gain == float(M._q_values(m, h, "extended").min(axis=1)[M._reference_index(m, None)])
+    assert ext.gain == float(_q_values(m, h, "extended").min(axis=1)[_reference_index(m, None)])
     stopped = M.relative_value_iteration(m, tau=0.9, precision="extended")  # the stopping-rule path
     assert stopped.h.tobytes() == _rvi_extended_plain(m, 0.9, stopped.iterations).astype(float).tobytes()
 
@@ -603,7 +612,7 @@ def test_float_route_stationary_on_first_use():
     m = M.CrawlerMDP(0.1, 1, 5, 16, 1.0)
     s = M.policy_iteration(m, certify=False)
     assert s.given_stationary is None
-    pi = M.stationary_distribution(m.policy_matrix(s.policy), s.recurrent)
+    pi = stationary_distribution(m.policy_matrix(s.policy), s.recurrent)
     assert s.stationary.tobytes() == pi.tobytes() and s.stationary is s.stationary
     assert s.n_mean == pytest.approx(M.policy_iteration(m).n_mean, rel=1e-12)
 

@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sps
 
-from crawlmath.numeric.mdp import _crawler as M
-from crawlmath.numeric.markov._average_cost import average_cost_mdp
-from crawlmath.numeric.markov._ctmc import ctmc_stationary
+from crawlmath.numeric import mdp as M
+from crawlmath.numeric.markov import average_cost_mdp, ctmc_stationary
 from crawlmath.numeric.errors import InvalidInput, SolverError, TooLarge
 
 

@@ -46,8 +46,8 @@ def _labels(model, choice) -> list:
 def _float_result(model, reward) -> dict:
     import numpy as np
 
-    from ..numeric.markov._average_cost import average_cost_mdp
-    from ..numeric.markov._sparse_refine import float_mdp, policy_choices
+    from ..numeric.markov import average_cost_mdp
+    from ..numeric.markov import float_mdp, policy_choices
 
     P, c, rank = float_mdp(model, model.reward_per_choice(reward))
     sol = average_cost_mdp(P, c)
@@ -60,7 +60,7 @@ def _float_result(model, reward) -> dict:
 
 
 def _certified_result(model, reward, digits: int) -> dict:
-    from ..numeric.markov._sparse_refine import optimal_average, outward_text
+    from ..numeric.markov import optimal_average, outward_text
 
     r = optimal_average(model, reward, digits)
     a = r.average

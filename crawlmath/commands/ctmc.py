@@ -45,7 +45,7 @@ def add_arguments(p):
 def load(args):
     """The model named by ``args`` (one-line errors for bad files), with ``--digits`` checked."""
     from ..numeric.errors import InvalidInput
-    from ..numeric.markov._explicit_io import read_model
+    from ..numeric.markov import read_model
 
     if args.digits is not None and not 1 <= args.digits <= 1000:
         raise InvalidInput("--digits", "must lie in 1..1000", value=args.digits)
@@ -76,8 +76,8 @@ def _float_result(model, names) -> dict:
     import numpy as np
     import scipy.sparse as sps
 
-    from ..numeric.markov._ctmc import ctmc_stationary
-    from ..numeric.markov._sparse_refine import integer_chain
+    from ..numeric.markov import ctmc_stationary
+    from ..numeric.markov import integer_chain
 
     # the structure (zero rates and self-loops dropped, one closed class) as for --digits; then float64
     chain = integer_chain(model.n, model.choice_state[model.src], model.dst, model.value, [0] * model.n)
@@ -103,8 +103,8 @@ def _certified_result(model, names, digits: int) -> dict:
     from fractions import Fraction
 
     from ..numeric.errors import SolverError
-    from ..numeric.markov._sparse_refine import (agrees_with_enclosure, chain_averages, decimal_text, outward_text,
-                                         stationary_enclosure)
+    from ..numeric.markov import (agrees_with_enclosure, chain_averages, decimal_text, outward_text,
+                                  stationary_enclosure)
 
     results, chain, (mass, steps) = chain_averages(model, names, digits)
     averages = {name: {"value": a.text, "method": a.method,

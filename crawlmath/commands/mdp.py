@@ -65,7 +65,7 @@ def run(args) -> int:
     """``crawlmath mdp``: solve the crawler-activation MDP of Liu–Nain §1.2.2 (policy iteration or RVI, optionally the
     gain to ``--digits``) and print the cost, crawler counts and switching curves; returns exit code 0.
     """
-    from ..numeric.mdp import _crawler as M
+    from ..numeric import mdp as M
     from ..numeric.errors import InvalidInput, TooLarge
     from ..numeric.validate import require_int, require_open_unit, require_positive
     from .static import check_float_range
@@ -149,7 +149,7 @@ BYTES_PER_STATE, SECONDS_PER_STATE = 4000, 3e-4
 DIGITS_SECONDS_PER_STATE_STEP = 3e-5
 
 
-# numeric.mdp._crawler.refine_bias stops after 40 steps (max_steps); at ~50 bits a step
+# numeric.mdp.refine_bias stops after 40 steps (max_steps); at ~50 bits a step
 # (measured: D = 550 delivered, 600 not, on the Fig 1.5 instance) the digits
 # it can deliver are those with _refinement_steps(D) <= 40, i.e. D <= 509.
 REFINE_MAX_STEPS = 40

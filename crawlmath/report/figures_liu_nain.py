@@ -8,7 +8,7 @@
 - Figs 1.5–1.7: the optimal activation policy of the dynamic model (§1.2.3)
   for N = 16, K = 5, λ = 0.1, μ = 1 and γ = 1, 1.4, 2, drawn over (r, q) for
   decision epochs s = 0 (departure) and s = 1 (arrival) with the switching
-  curves f_s, from :func:`crawlmath.numeric.mdp._crawler.policy_iteration`.
+  curves f_s, from :func:`crawlmath.numeric.mdp.policy_iteration`.
 
 The ``*_data`` functions return the plotted numbers (public API); the
 ``draw_*`` functions write the PNG and return the caption.
@@ -84,7 +84,7 @@ def draw_rho_vs_K(path: Path, gamma: float, fig_no: str) -> str:
 
 def policy_data(gamma: float, lam: float = 0.1, mu: float = 1.0, K: int = 5, N: int = 16):
     """The optimal policy of the dynamic model: (solution, {s: boolean (K+1)×(N+1) grid of a = 1, NaN-free})."""
-    CrawlerMDP, policy_iteration = require("numeric.mdp._crawler", "CrawlerMDP", "policy_iteration")
+    CrawlerMDP, policy_iteration = require("numeric.mdp", "CrawlerMDP", "policy_iteration")
     m = CrawlerMDP(lam=lam, mu=mu, K=K, N=N, gamma=gamma)
     sol = policy_iteration(m)
     grids = {}

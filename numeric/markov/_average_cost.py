@@ -60,8 +60,10 @@ import scipy.sparse as sps
 
 from .. import exact as ex
 from ..errors import InvalidInput, SolverError, TooLarge
+from ..linalg import PolicySystem, closed_classes
 from ..tolerance import FLOAT_REL, MDP_TIE_REL, STRUCTURE_ABS
 from ..validate import require_digits
+from ._ctmc import _agree, _exact_mid, _gth_mp, ctmc_stationary, float_up
 
 HP_MAX = 400  # states for the high-precision gain and optimality check (O(n^3) multiprecision)
 EXACT_MAX = 200  # the exact rational route (fmpq_mat; the timings are in numeric/markov/_ctmc.py at EXACT_MAX)
@@ -224,13 +226,13 @@ def validate_mdp(P, c):
 def optimal_policy(mats, cost, allowed, *, max_iter: int = 1000, unichain: bool = False):
     """Multichain policy iteration (Puterman 1994, §9.2) on validated arrays
     (:func:`validate_mdp`): from the cheapest action per state, evaluate the
-    policy (:class:`PolicySystem`), improve first on P g, then on
+    policy (:func:`_evaluate`), improve first on P g, then on
     c + P h among the actions keeping P g minimal, an action changing only
     when beaten by more than ``MDP_TIE_REL`` of *that state's* magnitudes (a
     tie relative to the largest bias in the MDP hid improvements of 1e-2 in
     the 10^4-state admission MDP, where h reaches 2.5e7 far from the optimum's
     recurrent class).  Returns (policy, g, h, classes, iterations), h as the two rows
-    (hi, lo) of :meth:`PolicySystem.evaluate`.  ``unichain=True`` (used by
+    (hi, lo) of :func:`_evaluate`.  ``unichain=True`` (used by
     :func:`crawlmath.numeric.markov._sparse_refine.float_policy`, whose exact stage
     assumes it) refuses, SolverError, any policy met with several recurrent classes.
 
@@ -241,11 +243,14 @@ def optimal_policy(mats, cost, allowed, *, max_iter: int = 1000, unichain: bool 
     """
     policy = np.where(allowed, cost, np.inf).argmin(axis=1)
     for k in range(1, max_iter + 1):
-        system = PolicySystem(mats, cost, policy)
+        # SuperLU for every class and transient set (dense_max=0): the crawler MDP's compiled dense path would round
+        # differently, and these results are kept bit for bit
+        system = PolicySystem(_policy_matrix(mats, policy), dense_max=0)
         if unichain and len(system.classes) != 1:
             raise SolverError(f"policy iteration met a policy with {len(system.classes)} recurrent classes: the "
                               "exact stage needs a unichain MDP")
-        g, h, classes = system.evaluate()
+        g, h = _evaluate(system, cost[np.arange(len(policy)), policy])
+        classes = system.classes
         new = _improve(mats, cost, allowed, g, h, policy)
         if np.array_equal(new, policy):
             return policy, g, h, classes, k
@@ -260,120 +265,38 @@ def _policy_matrix(mats, policy) -> sps.csr_matrix:
     return stacked[np.argsort(np.concatenate(picks))]
 
 
-def closed_classes(P: sps.csr_matrix) -> list[np.ndarray]:
-    """The closed communicating (recurrent) classes of a stochastic matrix."""
-    from scipy.sparse import csgraph
-
-    P = sps.csr_matrix(P)  # no copy for CSR input; the edges are read off indptr/indices without a COO copy
-    ncomp, lab = csgraph.connected_components(P, directed=True, connection="strong")
-    row = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
-    leaving = np.zeros(ncomp, dtype=bool)
-    m = (lab[row] != lab[P.indices]) & (P.data > 0)
-    leaving[lab[row[m]]] = True
-    # only the closed components are listed: transient states are often many singleton components
-    return [np.flatnonzero(lab == k) for k in np.flatnonzero(~leaving)]
-
-
-def bordered_lu(sub: sps.spmatrix, ref: int):
-    """LU of I − P_C with column ``ref`` replaced by ones: the system
-    g + h = c + P_C h with h(ref) = 0, whose unknown in position ``ref`` is g
-    (Puterman 1994, §8.2).  SolverError when it is singular."""
-    import scipy.sparse.linalg as spla
-
-    n = sub.shape[0]
-    A = (sps.identity(n, format="csr") - sps.csr_matrix(sub)).tocoo()
-    keep = A.col != ref
-    M = sps.csc_matrix((np.concatenate([A.data[keep], np.ones(n)]),
-                        (np.concatenate([A.row[keep], np.arange(n)]),
-                         np.concatenate([A.col[keep], np.full(n, ref)]))), shape=(n, n))
-    try:
-        return spla.splu(M)
-    except RuntimeError as exc:
-        raise SolverError(f"policy evaluation system is singular: {exc}") from None
-
-
 REFINE_STEPS = 4  # iterative-refinement steps of an evaluation (each stops early once the residual stops halving)
 
 
-class PolicySystem:
-    """The evaluation equations of one pure stationary policy d (Puterman 1994, §9.1):
+def _evaluate(system: PolicySystem, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(g, h) of the policy whose matrix ``system`` factorises (:class:`crawlmath.numeric.linalg.PolicySystem`,
+    the one multichain evaluator), one-step costs ``c``: its solution refined while the residual halves,
+    the residuals written as differences, c(s) − g(s) + Σ_j P(s, j)(h(j) − h(s)): h grows like n² in a
+    queue with holding costs, and the differences are what the equations are about, so their rounding is
+    relative to |h(j) − h(s)|, not to |h|.
 
-        g(s) = Σ_j P_d(s, j) g(j),   g(s) + h(s) = c_d(s) + Σ_j P_d(s, j) h(j),
+    h is kept as two rows, h = h[0] + h[1] (a double-double value; Dekker's
+    two-sum keeps the correction's lost low part): where |h| ≈ 2e9 (a
+    10^5-state queue) one float64 resolves it only to 2.4e-7, and the
+    refined residual, hence the gain's bounds, could not go below that.
 
-    h = 0 at the first state of each closed class, factorised once: per
-    closed class C a bordered sparse LU (:func:`bordered_lu`: g constant on
-    C, h on C), and one LU of I − P_TT for the transient states T (g_T, then
-    h_T, from the recurrent values).  :meth:`evaluate` solves them and refines
-    the solution with residuals written as differences,
-    c_d(s) − g(s) + Σ_j P_d(s, j)(h(j) − h(s)): h grows like n² in a queue
-    with holding costs, and the differences are what the equations are
-    about, so their rounding is relative to |h(j) − h(s)|, not to |h|.
-
-    >>> import numpy as np
-    >>> P = [sps.csr_matrix(np.array([[0.9, 0.1], [0.8, 0.2]]))]
-    >>> g, h, classes = PolicySystem(P, np.array([[0.0], [1.0]]), np.array([0, 0])).evaluate()
+    >>> P = sps.csr_matrix(np.array([[0.9, 0.1], [0.8, 0.2]]))
+    >>> g, h = _evaluate(PolicySystem(P, dense_max=0), np.array([0.0, 1.0]))
     >>> round(float(g[0]), 15), round(float(h.sum(axis=0)[1]), 15)  # π = (8/9, 1/9): g = 1/9, h(1) = 1/0.9
     (0.111111111111111, 1.111111111111111)
     """
-
-    def __init__(self, mats, cost, policy):
-        import scipy.sparse.linalg as spla
-
-        S = len(policy)
-        self.P = _policy_matrix(mats, policy)
-        self.c = cost[np.arange(S), policy]
-        self.classes = closed_classes(self.P)
-        self.lus = [(C, bordered_lu(self.P[C][:, C], 0)) for C in self.classes]
-        rec = np.zeros(S, dtype=bool)
-        for C in self.classes:
-            rec[C] = True
-        self.T, self.R = np.flatnonzero(~rec), np.flatnonzero(rec)
-        if self.T.size:
-            PT = self.P[self.T]
-            try:
-                self.lu_T = spla.splu((sps.identity(self.T.size, format="csc") - PT[:, self.T]).tocsc())
-            except RuntimeError as exc:
-                raise SolverError(f"policy evaluation: the transient system is singular: {exc}") from None
-            self.PTR = PT[:, self.R]
-
-    def solve(self, r1: np.ndarray, r2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(g, h) with g − P g = r1 on the transient states (g constant on each
-        closed class) and g + h − P h = r2, h = 0 at each class's first state."""
-        g, h = np.zeros_like(r2), np.zeros_like(r2)
-        for C, lu in self.lus:
-            z = lu.solve(r2[C])
-            g[C], h[C] = z[0], np.concatenate([[0.0], z[1:]])
-        T, R = self.T, self.R
-        if T.size:
-            g[T] = self.lu_T.solve(r1[T] + self.PTR @ g[R])
-            h[T] = self.lu_T.solve(r2[T] - g[T] + self.PTR @ h[R])
-        if not (np.all(np.isfinite(g)) and np.all(np.isfinite(h))):
-            raise SolverError("policy evaluation gave a non-finite value")
-        return g, h
-
-    def residuals(self, g: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(Σ_j P(s, j)(g(j) − g(s)), c(s) − g(s) + Σ_j P(s, j)(h(j) − h(s))) per state."""
-        return _row_differences(self.P, g)[0], self.c - g + _row_differences(self.P, h)[0]
-
-    def evaluate(self) -> tuple[np.ndarray, np.ndarray, list]:
-        """(g, h, closed classes): the solution, refined while the residual halves.
-
-        h is kept as two rows, h = h[0] + h[1] (a double-double value; Dekker's
-        two-sum keeps the correction's lost low part): where |h| ≈ 2e9 (a
-        10^5-state queue) one float64 resolves it only to 2.4e-7, and the
-        refined residual, hence the gain's bounds, could not go below that."""
-        g, hi = self.solve(np.zeros_like(self.c), self.c)
-        h = np.stack([hi, np.zeros_like(hi)])
-        last = math.inf
-        for _ in range(REFINE_STEPS):
-            r1, r2 = self.residuals(g, h)
-            size = float(max(np.abs(r1).max(), np.abs(r2).max()))
-            if not size < last / 2:
-                break
-            last = size
-            dg, dh = self.solve(r1, r2)
-            g, h = g + dg, _two_sum(h, dh)
-        return g, h, self.classes
+    g, hi = system.solve(np.zeros_like(c), c)
+    h = np.stack([hi, np.zeros_like(hi)])
+    last = math.inf
+    for _ in range(REFINE_STEPS):
+        r1, r2 = _row_differences(system.P, g)[0], c - g + _row_differences(system.P, h)[0]
+        size = float(max(np.abs(r1).max(), np.abs(r2).max()))
+        if not size < last / 2:
+            break
+        last = size
+        dg, dh = system.solve(r1, r2)
+        g, h = g + dg, _two_sum(h, dh)
+    return g, h
 
 
 def _two_sum(h: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -483,8 +406,6 @@ def optimality_check(mats, cost, allowed, g, h, policy) -> tuple[float, float, f
 
 
 def _stationary(mats, policy, C) -> np.ndarray:
-    from ._ctmc import ctmc_stationary
-
     sub = _policy_matrix(mats, policy)[C][:, C]
     pi = np.zeros(len(policy))
     pi[C] = ctmc_stationary((sub - sps.diags(np.asarray(sub.sum(axis=1)).ravel())).tocsr()).pi
@@ -496,9 +417,8 @@ def _stationary(mats, policy, C) -> np.ndarray:
 
 def _certify(sol: AverageCostSolution, P, c, digits: int, floats: str, max_iter: int) -> AverageCostSolution:
     """The optimal gain of the exact MDP to ``digits`` digits, two routes (module docstring)."""
-    import mpmath
+    import mpmath  # lazy: slow to import; only the high-precision routes need it
 
-    from ._ctmc import _agree, _gth_mp, float_up
 
     S = len(sol.policy)
     if len(sol.classes) != 1:
@@ -595,7 +515,7 @@ def _exact_policy_iteration(rows, cost, policy, max_iter: int):
 def _exact_evaluate(rows, cost, policy) -> tuple[Fraction, list[Fraction]]:
     """Gain and bias of a unichain policy, exactly: g + h(s) − Σ_j P(s, j) h(j) = c(s),
     h(0) = 0, the unknown g in the place of h(0) (Puterman 1994, §8.2.3)."""
-    from flint import fmpq, fmpq_mat
+    from flint import fmpq, fmpq_mat  # lazy: only the exact and ball routes need it
 
     S = len(policy)
     A = [[fmpq(0)] * S for _ in range(S)]
@@ -619,9 +539,8 @@ def _exact_evaluate(rows, cost, policy) -> tuple[Fraction, list[Fraction]]:
 def _ball_gain(rows, cost, policy, digits: int):
     """The same equations in ball arithmetic: (midpoint of g, radius + δ), both as exact mpmath
     numbers, δ the largest improvement an action may still offer (upper end of its ball, or 0)."""
-    from flint import arb, arb_mat, ctx
+    from flint import arb, arb_mat, ctx  # lazy: only the exact and ball routes need it
 
-    from ._ctmc import _exact_mid
 
     S = len(policy)
     old = ctx.prec

@@ -53,11 +53,12 @@ from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sps
-from scipy.sparse import csgraph
+import scipy.sparse.linalg as spla
 
 from .. import exact as ex
 from ..errors import InvalidInput, SolverError, TooLarge
-from ..tolerance import FLOAT_REL, STRUCTURE_ABS
+from ..linalg import closed_classes
+from ..tolerance import CTMC_RESIDUAL_REL, FLOAT_REL, STRUCTURE_ABS
 from ..validate import require_digits
 
 DENSE_MAX = 2000  # GTH is O(n³) in float64: 2000 states ≈ 3 s
@@ -171,7 +172,7 @@ def _pattern(rates: list[list[Fraction]]) -> sps.csr_matrix:
 def _mp_residual(rates: list[list[Fraction]], pi) -> float:
     """max_j |(πQ)_j| / max|Q| at the working precision (Q from the exact rates, diagonal minus
     the row sums), for the digits= routes: a float64 residual would say nothing below 1e-16."""
-    import mpmath
+    import mpmath  # lazy: slow to import; only the high-precision routes need it
 
     n = len(rates)
     out = [sum(row, Fraction(0)) for row in rates]
@@ -213,13 +214,9 @@ def _require_irreducible(Q: sps.csr_matrix) -> None:
     A = Q.tocoo()
     keep = (A.row != A.col) & (A.data > 0)
     G = sps.csr_matrix((np.ones(keep.sum()), (A.row[keep], A.col[keep])), shape=(n, n))
-    ncomp, lab = csgraph.connected_components(G, directed=True, connection="strong")
-    if ncomp == 1:
+    closed = closed_classes(G)
+    if len(closed) == 1 and closed[0].size == n:
         return
-    leaving = np.zeros(ncomp, dtype=bool)
-    G = G.tocoo()
-    leaving[lab[G.row[lab[G.row] != lab[G.col]]]] = True
-    closed = [np.flatnonzero(lab == c) for c in range(ncomp) if not leaving[c]]
     C = min(closed, key=len)
     shown = C[:10].tolist() + (["..."] if C.size > 10 else [])
     raise InvalidInput("Q", f"must be irreducible: states {shown} form a closed class of {n} states".replace("'...'", "..."),
@@ -229,7 +226,7 @@ def _require_irreducible(Q: sps.csr_matrix) -> None:
 def _residual(Q: sps.csr_matrix, pi: np.ndarray) -> float:
     scale = float(abs(Q).max())  # 0 for the one-state chain [[0]], where πQ = 0 exactly
     r = float(np.abs(Q.T @ pi).max()) / scale if scale else 0.0
-    if not (r <= 1e3 * np.finfo(float).eps * Q.shape[0]) or not np.all(np.isfinite(pi)):
+    if not (r <= CTMC_RESIDUAL_REL * Q.shape[0]) or not np.all(np.isfinite(pi)):
         raise SolverError(f"stationary vector residual max|πQ|/max|Q| = {r:.3g} is too large")
     return r
 
@@ -256,8 +253,6 @@ def _gth_float(Q: np.ndarray) -> np.ndarray:
 
 
 def _sparse_lu(Q: sps.csr_matrix) -> np.ndarray:
-    import scipy.sparse.linalg as spla
-
     n = Q.shape[0]
     A = Q.T.tolil()
     A[n - 1, :] = np.ones(n)
@@ -279,7 +274,7 @@ def _sparse_lu(Q: sps.csr_matrix) -> np.ndarray:
 def _high_precision(rates: list[list[Fraction]], digits: int, inputs: str) -> Stationary:
     """π of the chain with exact off-diagonal ``rates`` to ``digits`` digits:
     exact (n ≤ EXACT_MAX) or ball route, checked against mpmath GTH."""
-    import mpmath
+    import mpmath  # lazy: slow to import; only the high-precision routes need it
 
     n = len(rates)
     pi_exact = _fmpq_solve(rates) if n <= EXACT_MAX else None
@@ -303,7 +298,7 @@ def _high_precision(rates: list[list[Fraction]], digits: int, inputs: str) -> St
 def _fmpq_solve(rates: list[list[Fraction]]) -> list[Fraction]:
     """Exact π: Qᵀπ = 0 with the last balance equation replaced by Σπ = 1,
     solved over the rationals (python-flint ``fmpq_mat``)."""
-    from flint import fmpq, fmpq_mat
+    from flint import fmpq, fmpq_mat  # lazy: only the exact and ball routes need it
 
     n = len(rates)
     out = [sum(row) for row in rates]
@@ -323,7 +318,7 @@ def _arb_solve(rates: list[list[Fraction]], digits: int):
     ball containing it), raising the precision until every ball is
     relatively smaller than 10^-(digits+2).  Returns the midpoints as mpmath
     numbers (exactly) and the largest radius."""
-    from flint import arb, arb_mat, ctx
+    from flint import arb, arb_mat, ctx  # lazy: only the exact and ball routes need it
 
     n = len(rates)
     old = ctx.prec
@@ -365,7 +360,7 @@ def float_up(x) -> float:
 
 def _exact_mid(ball):
     """The midpoint of an arb ball as an mpmath number, exactly (its radius then bounds it)."""
-    import mpmath
+    import mpmath  # lazy: slow to import; only the high-precision routes need it
 
     man, exp = (int(v) for v in ball.mid().man_exp())
     with mpmath.workprec(max(53, man.bit_length() + 1)):
@@ -374,7 +369,7 @@ def _exact_mid(ball):
 
 def _gth_mp(rates: list[list[Fraction]]):
     """GTH elimination in mpmath at the caller's precision from the exact off-diagonal rates."""
-    import mpmath
+    import mpmath  # lazy: slow to import; only the high-precision routes need it
 
     n = len(rates)
     A = [[ex.to_mpf(q) if i != j else mpmath.mpf(0) for j, q in enumerate(row)] for i, row in enumerate(rates)]
@@ -400,7 +395,7 @@ def _gth_mp(rates: list[list[Fraction]]):
 
 
 def _agree(a, b) -> float:
-    import mpmath
+    import mpmath  # lazy: slow to import; only the high-precision routes need it
 
     if a == b:
         return math.inf
@@ -599,8 +594,6 @@ def refine_balance(src, dst, w, P, ratio, j0: int, digits: int, max_steps: int, 
     :mod:`crawlmath.numeric.markov._sparse_refine`: π_i = P_i y_i / 2^E with ``P`` exact integers, ``ratio`` the float
     π̂_src/π̂_dst per transition, ``j0`` the state whose y stays fixed.  Returns (P ∘ Y, steps, digits reached),
     π = P ∘ Y / Σ exactly; SolverError (prefixed by ``who``) when the corrections stop shrinking."""
-    import scipy.sparse.linalg as spla
-
     n = P.size
     out = np.zeros(n, dtype=object)
     np.add.at(out, src, w)

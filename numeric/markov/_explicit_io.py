@@ -651,7 +651,7 @@ def _schema() -> dict:
 def parse_json(text: str, source: str = "<json>") -> ExplicitModel:
     """A model from crawlmath's JSON of triplets (``schemas/triplets.schema.json``).
     A value is a string or a JSON number, read exactly from its text (``0.1`` is 1/10)."""
-    import jsonschema
+    import jsonschema  # lazy: slow to import; only JSON model files need it
 
     try:
         data = json.loads(text, parse_float=str, parse_constant=_refuse_constant)

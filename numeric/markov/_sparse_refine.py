@@ -46,11 +46,15 @@ from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sps
+import scipy.sparse.linalg as spla
 from scipy.sparse import csgraph
 
 from ._ctmc import fixed_point, gth_back_substitute, gth_eliminate_levels, integer_ratio, refine_balance
 from ..errors import InvalidInput, SolverError, TooLarge
+from ..linalg import closed_classes
 from ..validate import require_memory, require_seconds
+from ._average_cost import optimal_policy, validate_mdp
+from ._ctmc import _sparse_lu
 
 # Measured on 2 shared cores at 30 digits (benchmarks/storm_exact.py): 1.3e-3 s per
 # transition for M/M/1/10^4 (π spans 1e-1549: 5000-bit integers), 7e-4 retrial 10^4,
@@ -123,14 +127,9 @@ def common_scale(values) -> tuple[np.ndarray, int]:
     return out, L
 
 
-def closed_classes(n: int, src: np.ndarray, dst: np.ndarray) -> list[np.ndarray]:
-    """The closed communicating classes of the directed graph src -> dst on n states."""
-    G = sps.csr_matrix((np.ones(src.size), (src, dst)), shape=(n, n))
-    ncomp, lab = csgraph.connected_components(G, directed=True, connection="strong")
-    leaving = np.zeros(ncomp, dtype=bool)
-    out = lab[src] != lab[dst]
-    leaving[lab[src[out]]] = True
-    return [np.flatnonzero(lab == k) for k in np.flatnonzero(~leaving)]
+def _graph(n: int, src: np.ndarray, dst: np.ndarray) -> sps.csr_matrix:
+    """The directed graph src -> dst on n states as a 0/1 pattern (for :func:`crawlmath.numeric.linalg.closed_classes`)."""
+    return sps.csr_matrix((np.ones(src.size), (src, dst)), shape=(n, n))
 
 
 def integer_chain(n: int, src, dst, value, reward, *, argument: str = "FILE") -> IntegerChain:
@@ -141,7 +140,7 @@ def integer_chain(n: int, src, dst, value, reward, *, argument: str = "FILE") ->
     value = np.asarray(value, dtype=object)
     move = (src != dst) & np.array([v != 0 for v in value], dtype=bool)
     src, dst, value = src[move], dst[move], value[move]
-    classes = closed_classes(n, src, dst)
+    classes = closed_classes(_graph(n, src, dst))
     if len(classes) != 1:
         shown = [int(C[0]) for C in classes[:5]]
         raise InvalidInput(argument, f"must have a single closed class (it has {len(classes)}, containing states "
@@ -191,7 +190,6 @@ def bias_lu(chain: IntegerChain):
 
 def _bordered_lu(Q: sps.csr_matrix, ref: int):
     """LU of Q with column ``ref`` replaced by −1: unknowns h (h_ref = 0) and g in slot ref."""
-    import scipy.sparse.linalg as spla
 
     n = Q.shape[0]
     A = Q.tocoo()
@@ -309,7 +307,6 @@ def float_start(rates: sps.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
     >>> (m * 2.0 ** e / (m * 2.0 ** e).sum()).tolist()
     [0.75, 0.25]
     """
-    from ._ctmc import _sparse_lu
 
     n = rates.shape[0]
     level = csgraph.shortest_path(rates, unweighted=True, directed=False, indices=0).astype(np.int64)
@@ -395,7 +392,7 @@ def stationary_enclosure(chain: IntegerChain, digits: int):
     refinement, no sparse LU).  The precision is raised once by the bits the
     first attempt lost; SolverError when the balls stay too wide.
     """
-    from flint import arb, ctx
+    from flint import arb, ctx  # lazy: only the exact and ball routes need it
 
     rec = chain.recurrent
     m = rec.size
@@ -450,7 +447,7 @@ def agrees_with_enclosure(mass, balls, digits: int) -> bool:
     """True when every π_i = mass_i / Σ mass is certainly within 10^-digits
     (relative) of every point of its ball: the printed digits then hold for the
     exact π.  Evaluated in ball arithmetic at enough precision."""
-    from flint import arb, ctx, fmpq
+    from flint import arb, ctx, fmpq  # lazy: only the exact and ball routes need it
 
     total = int(sum(mass))
     old = ctx.prec
@@ -482,7 +479,7 @@ def _level_reduction_arb(src, dst, W, scale: int, level: np.ndarray) -> list:
     relative accuracy).  R_l ≥ 0, so the back substitution adds positive
     products only.  SolverError when a −U_l is not proven non-singular.
     """
-    from flint import arb_mat, fmpq
+    from flint import arb_mat, fmpq  # lazy: only the exact and ball routes need it
 
     members = [np.flatnonzero(level == v) for v in range(int(level.max()) + 1)]
     where = np.empty(level.size, dtype=np.int64)
@@ -538,7 +535,7 @@ def decimal_text(value: Fraction, digits: int) -> str:
     >>> decimal_text(Fraction(2, 3), 5), decimal_text(Fraction(1, 3 * 10 ** 900), 3)
     ('0.66667', '3.33e-901')
     """
-    import mpmath
+    import mpmath  # lazy: slow to import; only the high-precision routes need it
 
     with mpmath.workdps(digits + 10):
         x = mpmath.mpf(value.numerator) / value.denominator
@@ -684,7 +681,6 @@ def float_policy(model, cost: np.ndarray, *, max_iter: int = 200) -> np.ndarray:
     evaluator) on :func:`float_mdp`'s arrays with ``unichain=True``: every
     policy it meets must have one recurrent class (SolverError otherwise).  No residual test here: the
     exact stage improves the policy further and certifies the result."""
-    from ._average_cost import optimal_policy, validate_mdp
 
     P, c, rank = float_mdp(model, cost)
     return policy_choices(model, rank, optimal_policy(*validate_mdp(P, c), max_iter=max_iter, unichain=True)[0])
@@ -702,7 +698,7 @@ def _policy_chain(model, W, L: int, C, Lc: int, choice: np.ndarray) -> IntegerCh
     chosen[choice] = True
     k = chosen[model.src] & (model.choice_state[model.src] != model.dst) & np.array([w != 0 for w in W], dtype=bool)
     src, dst = model.choice_state[model.src[k]], model.dst[k]
-    classes = closed_classes(model.n, src, dst)
+    classes = closed_classes(_graph(model.n, src, dst))
     if len(classes) != 1:
         raise SolverError(f"the optimal policy found has {len(classes)} recurrent classes: --digits needs a "
                           "unichain optimal policy")

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ....numeric.mdp import _crawler as M
+from ....numeric import mdp as M
 from ....numeric.errors import SolverError
 from ....numeric.tolerance import matches_printed
 from ... import cells
@@ -43,7 +43,7 @@ NATURAL_REFERENCES = {
     "(K,0,0)": lambda K, N: (K, 0, 0), "(1,N,1)": lambda K, N: (1, N, 1), "(K,N,0)": lambda K, N: (K, N, 0),
 }
 COUNTS = {"k": 0, "k+1": 1}  # printed count = k (updates) or k + 1 (evaluations of T)
-READING = ("(1,1,1)", "zero")  # x̂, h_0 of crawlmath's --method rvi default (numeric.mdp._crawler.RVI_REFERENCE)
+READING = ("(1,1,1)", "zero")  # x̂, h_0 of crawlmath's --method rvi default (numeric.mdp.RVI_REFERENCE)
 COUNT_OF = {"figures": "k", "table-1.2": "k+1"}
 
 
@@ -66,7 +66,7 @@ def _mdp(lam: float, K: int, gamma: float, N: int) -> M.CrawlerMDP:
 @lru_cache(maxsize=None)
 def _stops(lam: float, K: int, gamma: float, N: int, h0: str) -> dict[str, tuple[int, float]]:
     """{x̂ name: (stop k, T(h_k)(x̂))} for every :data:`NATURAL_REFERENCES`, one simultaneous RVI run (the columns
-    of :func:`numeric.mdp._crawler.rvi_stop_counts` are independent recursions): shared by the reading search and the count
+    of :func:`numeric.mdp.rvi_stop_counts` are independent recursions): shared by the reading search and the count
     cells."""
     stop, gain = M.rvi_stop_counts(_mdp(lam, K, gamma, N), [f(K, N) for f in NATURAL_REFERENCES.values()], tau=TAU,
                                    h0=h0)
@@ -220,7 +220,7 @@ def count_cell(table: str, printed: str, lam: float, K: int, gamma: float, N: in
     rvi_stop_counts); other readings are listed."""
     r = rvi(lam, K, gamma, N)
     if NATURAL_REFERENCES[READING[0]](K, N) != M.RVI_REFERENCE:
-        raise SolverError(f"the stated reading's x̂ {READING[0]} is not numeric.mdp._crawler's RVI_REFERENCE {M.RVI_REFERENCE}")
+        raise SolverError(f"the stated reading's x̂ {READING[0]} is not numeric.mdp's RVI_REFERENCE {M.RVI_REFERENCE}")
     k2, k_old = _stops(lam, K, gamma, N, "zero")[READING[0]][0], _stops(lam, K, gamma, N, "zero")["(0,N,2)"][0]
     k_cost = _stops(lam, K, gamma, N, "cost")[READING[0]][0]
     extra = COUNTS[COUNT_OF[source]]

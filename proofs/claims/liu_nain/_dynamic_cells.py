@@ -9,7 +9,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ....numeric.mdp import _crawler as M
+from ....numeric import mdp as M
+from ....numeric.linalg import stationary_distribution
 from ....numeric.tolerance import REL_IMPR_ROUNDING, matches_printed
 from ... import cells
 from ...cells import Hypothesis
@@ -150,7 +151,7 @@ def _nbar_other_policies(rep: M.InstanceReport) -> list[tuple[str, float]]:
     m = rep.solution.mdp
     rv = rvi(rep.lam, rep.K, rep.gamma, rep.N)
     ev = M.evaluate_policy(m, rv.policy)
-    pi_rvi = M.stationary_distribution(m.policy_matrix(rv.policy), ev.recurrent)
+    pi_rvi = stationary_distribution(m.policy_matrix(rv.policy), ev.recurrent)
     ns = static(rep.lam, rep.K, rep.gamma)[0]
     at_ns = M.policy_iteration(M.CrawlerMDP(rep.lam, MU, rep.K, ns, rep.gamma))
     return [("policy of RVI at its stop (x̂=(1,1,1))", float(pi_rvi @ m.states[:, 1])), (f"N = N_s = {ns}", at_ns.n_mean)]

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ....numeric.mdp import _crawler as M
+from ....numeric import mdp as M
 from ....numeric.errors import SolverError
 from ....numeric.tolerance import HP_DIGITS, STRUCTURE_ABS, close
 from ._dynamic import dynamic_gamma, table_N, solve_instance, instance
@@ -31,10 +31,10 @@ def _policy_rows(sol: M.MDPSolution, one):
     lam, mu = (one * m.exact(name).numerator / m.exact(name).denominator for name in ("lam", "mu"))
     nu = lam * m.N + mu
     rows = []
+    post = [m.post_decision(a) for a in (0, 1)]  # (q', r') of every state after each action
     for x in rec:
-        q, r, s = (int(v) for v in m.states[x])
         a = int(sol.policy[x])
-        qp, rp = M._post_decision_one(m, q, r, s, a)
+        qp, rp = (int(v[x]) for v in post[a])
         succ, fprob = m.successors[a][0][x], m.successors[a][1][x]
         probs = (mu * (qp > 0) / nu, lam * rp / nu, (lam * (m.N - rp) + mu * (qp == 0)) / nu)
         row = []

@@ -4,7 +4,7 @@ routes.
 """
 from __future__ import annotations
 
-from ....numeric.mdp import _crawler as M
+from ....numeric import mdp as M
 from ....numeric.tolerance import HP_DIGITS, digits_agreed, matches_printed
 from ... import cells
 from ...cells import Hypothesis

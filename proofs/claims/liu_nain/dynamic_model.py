@@ -1,12 +1,14 @@
 """Claims of Liu–Nain (2005) §1.2.2: the crawler-activation MDP, model (1.13)–(1.16) and its errata, Lemma 2, the
 multichain example, the static policy's cost, Propositions 5 and 6.  Computations live in
-:mod:`crawlmath.numeric.mdp._crawler`.
+:mod:`crawlmath.numeric.mdp`.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ....numeric.mdp import _crawler as M
+from ....numeric import mdp as M
+from ....numeric.linalg import closed_classes
+from ...readings.liu_nain import printed_row_sums, printed_rows, printed_successors_outside
 from ....numeric.tolerance import FLOAT_REL, RVI_CONVERGED_TOL, STRUCTURE_ABS, close, matches_printed
 from ...registry import Method, Outcome, claim
 from ._dynamic import P, MU, FIGS, FIG_LAM, FIG_K, FIG_N, src, FIG_MDP, rvi
@@ -37,7 +39,7 @@ def _state_space() -> Outcome:
        statement="transition probabilities after a departure (s = 0)")
 def _eq_1_14() -> Outcome:
     m = M.CrawlerMDP(**FIG_MDP, gamma=1.0)
-    err, where = M.printed_row_sums(m)
+    err, where = printed_row_sums(m)
     frozen = M.policy_iteration(M.CrawlerMDP(**FIG_MDP, gamma=1.0, law="printed-1.14")).gain
     right = M.policy_iteration(m).gain
     ok_printed_fails = err > STRUCTURE_ABS
@@ -58,7 +60,7 @@ def _eq_1_14() -> Outcome:
        statement="transition probabilities after an arrival (s = 1)")
 def _eq_1_15() -> Outcome:
     m = M.CrawlerMDP(**FIG_MDP, gamma=1.0)
-    outside = [o for o in M.printed_successors_outside(m) if o[0][2] == 1]
+    outside = [o for o in printed_successors_outside(m) if o[0][2] == 1]
     if not outside:
         return Outcome.failed("no printed arrival row leaves X (expected (q+1 capped by N) to leave X when N > K)")
     x, a, y = outside[0]
@@ -74,8 +76,8 @@ def _eq_1_15() -> Outcome:
        statement="after a fictitious event the state (q, r) is unchanged; rows sum to 1 and stay in X")
 def _eq_1_16() -> Outcome:
     m = M.CrawlerMDP(**FIG_MDP, gamma=1.0)
-    bad = [o for o in M.printed_successors_outside(m) if o[0][2] == 2]
-    sums = [abs(sum(p for _, p in rows) - 1) for x, a, rows in M.printed_rows(m) if x[2] == 2]
+    bad = [o for o in printed_successors_outside(m) if o[0][2] == 2]
+    sums = [abs(sum(p for _, p in rows) - 1) for x, a, rows in printed_rows(m) if x[2] == 2]
     return Outcome.judge(not bad and max(sums) < STRUCTURE_ABS, f"{len(sums)} rows, max |sum−1| = {max(sums):.1e}, {len(bad)} leave X")
 
 
@@ -103,7 +105,7 @@ def _multichain_example() -> Outcome:
     m = M.CrawlerMDP(0.3, MU, 4, 2, 1.0)
     q, r, s = m.states.T
     pol = ((s == 1) | ((q == 1) & (r == 0) & (s == 0))).astype(int)
-    classes = M.closed_classes(m.policy_matrix(pol))
+    classes = closed_classes(m.policy_matrix(pol))
     rs = sorted(tuple(sorted(set(m.states[c, 1].tolist()))) for c in classes)
     return Outcome.judge(rs == [(1,), (2,)], f"recurrent classes by r: {rs}")
 

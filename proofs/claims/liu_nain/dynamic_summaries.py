@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ....numeric.mdp import _crawler as M
+from ....numeric import mdp as M
 from ....numeric.tolerance import HP_DIGITS, digits_agreed
 from ...registry import Method, Outcome, claim
 from ...tables.liu_nain_dynamic import TABLE_1_2, TABLE_1_3, parse

@@ -35,7 +35,7 @@ by the counts of the claim ``slip-rules``.
 """
 from __future__ import annotations
 
-from ....numeric.mdp import _crawler as M
+from ....numeric import mdp as M
 from ....numeric.tolerance import close, matches_printed
 from ...registry import Method, Outcome, TableCell, claim, register, Claim
 from ...tables.liu_nain_dynamic import TABLE_1_2, TABLE_1_3, parse
