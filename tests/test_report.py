@@ -15,7 +15,8 @@ from crawlmath.proofs import registry
 from crawlmath.proofs.registry import Claim, Method, Outcome, Source, TableCell
 from crawlmath.report import build as build_mod
 from crawlmath.report import figures as figs
-from crawlmath.report.build import anchor, build
+from crawlmath.report.build import build
+from crawlmath.report.data import anchor, parse_number
 
 TABLE = "Liu–Nain Table 1.1"
 SRC = Source("liu-nain", "§1.2.1", "Table 1.1")
@@ -209,8 +210,8 @@ def test_every_registered_figure_spec_is_well_formed():
 
 
 def test_anchor_and_number_parsing():
-    assert build_mod.anchor("a.b c") == "claim-a-b-c"
-    assert build_mod.parse_number("−0.5") == -0.5 and build_mod.parse_number(None) is None
+    assert anchor("a.b c") == "claim-a-b-c"
+    assert parse_number("−0.5") == -0.5 and parse_number(None) is None
 
 
 @pytest.mark.parametrize("fig_id", ["coffman-H", "liu-nain-fig-1.4"])
