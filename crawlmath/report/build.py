@@ -26,6 +26,7 @@ from ..numeric.errors import InvalidInput
 from ..safe_paths import inside, require_folder_path
 from ..proofs.registry import Claim, run as run_claims
 from . import figures as figs, html, markdown
+from .catalogue import all_figures
 from .data import ReportData
 
 REPORT_FILES = ("index.html", "report.md", "results.json")
@@ -39,7 +40,7 @@ def collect(claims: list[Claim], *, figure_dir: Path | None = None, figure_specs
     results = run_claims(claims, progress)
     data = ReportData(results, selection=selection, figures_enabled=figure_dir is not None)
     if figure_dir is not None:
-        specs = figs.all_figures({c.paper for c in claims}) if figure_specs is None else figure_specs
+        specs = all_figures({c.paper for c in claims}) if figure_specs is None else figure_specs
         data.figures = figs.render_all(specs, figure_dir, figure_progress)
     return data
 

@@ -237,7 +237,7 @@ def _figures(data: ReportData) -> list[str]:
                     f"<figcaption>{head}. {escape(f.caption)}</figcaption></figure>"
                 )
             else:
-                out.append(f"<p id='fig-{escape(f.spec.id)}'>{head}: <span class='missing'>not generated: {escape(f.reason or '')}</span></p>")
+                out.append(f"<p id='fig-{escape(f.spec.id)}'>{head}: <span class='missing'>{f.status}: {escape(f.reason or '')}</span></p>")
     return out
 
 

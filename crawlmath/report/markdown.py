@@ -83,7 +83,7 @@ def _figures(data: ReportData) -> list[str]:
             if f.file:
                 out += [f"![{f.spec.title}]({f.file})", "", f"{head}. {f.caption}", ""]
             else:
-                out += [f"{head}: *not generated: {f.reason}*", ""]
+                out += [f"{head}: *{f.status}: {f.reason}*", ""]
     return out
 
 
