@@ -227,6 +227,16 @@ def test_an_import_error_of_our_own_code_is_a_bug_not_a_missing_figure(tmp_path)
         figs.render(spec, tmp_path)
 
 
+def test_cli_report_exits_70_when_a_figure_cannot_import_our_code(tmp_path, monkeypatch, capsys):
+    claims = _claims()
+    monkeypatch.setattr(registry, "select", lambda only, quick=False: [c for c in claims if c.id.startswith(tuple(only))])
+    moved = figs.FigureSpec("fake-moved", "liu-nain", "solver moved", "nowhere Fig 3", _moved_module)
+    monkeypatch.setattr(catalogue, "all_figures", lambda papers=None: [moved])
+    assert main(["report", "--out", str(tmp_path / "a"), "--only", "liu-nain.fake.eq"]) == 70
+    assert "no_such_solver" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists()  # nothing written: the previous report (none here) stays
+
+
 def test_a_missing_matplotlib_skips_the_figure_by_name(tmp_path, monkeypatch):
     """new_figure itself: with matplotlib unimportable, the figure is skipped, naming the package."""
     import sys

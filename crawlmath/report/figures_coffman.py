@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..numeric.errors import InvalidInput
+from ..numeric.tolerance import FIGURE_BOUND_REL
 from .figures import FigureSpec, new_figure, save
 
 PAPER = "coffman"
@@ -115,7 +116,7 @@ def draw_golden_cost(path: Path, ks=GOLDEN_KS) -> str:
     ax.legend(fontsize=8, loc="center right")
     _zoom_on_schedule(ax, d)
     save(fig, path)
-    above = bool(np.all(d["cost"] >= d["lower_bound"] * (1 - 1e-12)))
+    above = bool(np.all(d["cost"] >= d["lower_bound"] * (1 - FIGURE_BOUND_REL)))
     return (f"Exact cost of the cyclic golden-ratio schedule for k = {d['k'][0]}..{d['k'][-1]}, pages with change rates "
             f"{GOLDEN_RATES}, access times {GOLDEN_ACCESS}; cost at k = {d['k'][-1]}: {d['cost'][-1]:.6f}, "
             f"§5 limit {d['limit']:.6f}, C* {d['lower_bound']:.6f}; every cost ≥ C*: {'yes' if above else 'NO'}.")

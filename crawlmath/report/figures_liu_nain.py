@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..numeric.tolerance import FIGURE_MONOTONE_ABS
 from .figures import FigureSpec, new_figure, save
 
 PAPER = "liu-nain"
@@ -82,7 +83,7 @@ def draw_rho_vs_K(path: Path, gamma: float, fig_no: str, K_max: int = K_MAX) -> 
     ax.legend()
     save(fig, path)
     k_peak = int(K[np.argmax(rho)])
-    shape = "nondecreasing" if np.all(np.diff(rho) >= -1e-12) else f"increasing then decreasing (peak at K = {k_peak})"
+    shape = "nondecreasing" if np.all(np.diff(rho) >= -FIGURE_MONOTONE_ABS) else f"increasing then decreasing (peak at K = {k_peak})"
     return (f"ρ(γ, K) for K = 2..{K_max} (float64 Brent root of (1.7)); shape: {shape}; "
             f"ρ(γ, {K_max}) = {rho[-1]:.5f} (Proposition 3 {'(a)' if gamma <= 1 else '(b)'}, Proposition 4).")
 
