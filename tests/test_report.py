@@ -162,7 +162,12 @@ def test_figures_are_png_or_explicitly_not_generated(report):
     skipped, broken = by_id["fake-skipped"], by_id["fake-broken"]
     assert (skipped.file, skipped.status, skipped.reason) == (None, "skipped", "optional package matplotlib is not installed")
     assert broken.file is None and broken.status == "not generated" and "RuntimeError: boom" in broken.reason
-    assert [f["skipped"] for f in json.loads((out / "results.json").read_text())["figures"]] == [False, True, False]
+    results = json.loads((out / "results.json").read_text())
+    assert [f["skipped"] for f in results["figures"]] == [False, True, False]
+    import jsonschema
+
+    schema = json.loads((Path(figs.__file__).parents[1] / "schemas" / "report-results.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(results)  # drawn, skipped and failed figures all fit
     for text in ((out / "index.html").read_text(encoding="utf-8"), (out / "report.md").read_text(encoding="utf-8")):
         assert text.count("not generated:") == 1 and text.count("skipped: optional package matplotlib") == 1
     assert not (out / "figures" / "fake-broken.png").exists()
