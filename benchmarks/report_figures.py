@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from crawlmath.derive import codegen, export
-from crawlmath.report import figures as figs
+from crawlmath.report import catalogue, figures as figs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docs_output import run  # noqa: E402 - the sibling helper
@@ -22,7 +22,7 @@ from docs_output import run  # noqa: E402 - the sibling helper
 def time_figures(papers) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         total = 0.0
-        for spec in figs.all_figures(papers):
+        for spec in catalogue.all_figures(papers):
             r = figs.render(spec, Path(tmp))
             total += r.seconds
             status = "ok" if r.file else f"not generated: {r.reason}"

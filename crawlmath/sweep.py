@@ -674,22 +674,23 @@ def claim_module(c) -> str:
     return getattr(fn, "__module__", "")
 
 
-def run_claim_by_id(claim_id: str, module: str):
-    """Worker side: register the claim by importing ``module`` (all claim
-    modules if that does not register it), run it, return (Outcome, seconds)."""
-    import importlib
-
+def run_group_by_ids(ids: list[str], modules: list[str]) -> list:
+    """Worker side: register the claims ``ids`` (one work-sharing group) by importing their ``modules`` (all
+    claim modules if that does not register them), run them in order in this process, sharing their module
+    caches as a worker of the local pool does; ``[(id, Outcome, seconds)]`` (:func:`crawlmath.proofs.runner.run_group`)."""
     from .proofs import registry
+    from .proofs.runner import run_group
 
-    if module:
-        importlib.import_module(module)
-    # The registry has no public look-up by id that avoids importing every
-    # claim module (30 s); a worker needs only the claim's own module.
-    claim = registry.lookup(claim_id) or {c.id: c for c in registry.all_claims()}.get(claim_id)
-    if claim is None:
-        raise KeyError(f"claim {claim_id!r} is not registered on this worker (another crawlmath version?)")
-    result = registry.run_claim(claim)
-    return result.outcome, result.seconds
+    for module in dict.fromkeys(m for m in modules if m):
+        registry.load_claim_module(module)
+    if any(registry.lookup(i) is None for i in ids):
+        # The registry has no look-up by id that avoids importing every claim module (30 s); a worker
+        # needs only its claims' own modules, unless a check was defined in another one.
+        registry.all_claims()
+    missing = [i for i in ids if registry.lookup(i) is None]
+    if missing:
+        raise KeyError(f"claim {missing[0]!r} is not registered on this worker (another crawlmath version?)")
+    return run_group(ids)
 
 
 def run_claims_parallel(claims: Iterable, *, workers: int | None = None, scheduler: str | None = None,
@@ -697,28 +698,39 @@ def run_claims_parallel(claims: Iterable, *, workers: int | None = None, schedul
     """Run ``claims`` (Claim objects) on Dask and return `Result` objects in
     the given order, as :func:`crawlmath.proofs.registry.run` would.
 
-    Claims travel by id (and the module that registers them); slow claims are
-    scheduled first.  A task that Dask cannot deliver (its worker died three
-    times, or the result could not be sent back) becomes a FAIL naming why,
-    as a check that raises does in ``registry.run_claim``."""
+    The work is :func:`crawlmath.proofs.runner.plan`'s, as on the local pool:
+    one task per work-sharing group (a group's claims share their module
+    caches, e.g. Table 5's optimisation read by 26 cells, computed once per
+    group), longest group first.  Claims travel by id (and the modules that
+    register them).  A group that Dask cannot deliver (its worker died three
+    times, or the result could not be sent back) becomes a FAIL for each of
+    its claims naming why, as a check that raises does in
+    ``registry.run_claim``; progress moves group by group."""
     from .proofs.registry import Outcome, Result
+    from .proofs.runner import plan
 
     claims = list(claims)
+    by_id = {cl.id: cl for cl in claims}
+    groups = plan(claims)
     context = contextlib.nullcontext(client) if client is not None else dask_client(workers, scheduler)
     results: dict[str, Result] = {}
     with context as c:
         from dask.distributed import as_completed
 
-        futures = {c.submit(run_claim_by_id, cl.id, claim_module(cl), key=f"crawlmath-claim-{cl.id}",
-                            priority=1 if cl.slow else 0): cl for cl in claims}
+        futures = {c.submit(run_group_by_ids, [cl.id for cl in members], [claim_module(cl) for cl in members],
+                            key=f"crawlmath-claims-{group}", priority=len(groups) - rank): members
+                   for rank, (group, members) in enumerate(groups)}
         try:
-            for i, fut in enumerate(completed(as_completed(futures), c)):
-                cl = futures[fut]
+            for fut in completed(as_completed(futures), c):
+                members = futures[fut]
                 ran, why = delivered(fut)
-                outcome, seconds = ran or (Outcome.failed(f"the Dask engine could not run the check: {why}"), 0.0)
-                results[cl.id] = Result(cl, outcome, seconds)
+                if ran is None:
+                    failed = Outcome.failed(f"the Dask engine could not run the check: {why}")
+                    ran = [(cl.id, failed, 0.0) for cl in members]
+                for claim_id, outcome, seconds in ran:
+                    results[claim_id] = Result(by_id[claim_id], outcome, seconds)
                 if progress:
-                    progress(i + 1, len(claims), cl)
+                    progress(len(results), len(claims), members[-1])
         finally:
             if c.status == "running":
                 c.cancel(list(futures))

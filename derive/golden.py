@@ -39,6 +39,8 @@ from sympy.codegen.cfunctions import expm1
 
 from . import DerivationError
 from .formula import Formula, assumed, derived, term_magnitudes, typed
+# psi2_series_terms: not used here, read by the claims (coffman golden) as derive.golden.psi2_series_terms
+from .psi import psi2, psi2_series_terms, psi2_stable
 from .scheduling import cstar_limit
 
 PHI = (1 + sp.sqrt(5)) / 2  # phi
@@ -354,12 +356,6 @@ def profile_gap_at_zero() -> sp.Expr:
 
 # --- cancellation-free forms -----------------------------------------------------------
 
-def psi2(arg) -> sp.Expr:
-    """psi_2(x) = (e^(-x) - 1 + x)/x^2 = int_0^1 (1 - t) e^(-x t) dt: positive,
-    decreasing, psi_2(0+) = 1/2."""
-    return (sp.exp(-arg) - 1 + arg) / arg**2
-
-
 def psi3(arg) -> sp.Expr:
     """psi_3(x) = (psi_2(x) - 1/2)/x = -int_0^1 (1-t)^2/2 e^(-x t) dt: negative,
     increasing, psi_3(0+) = -1/6."""
@@ -383,32 +379,6 @@ def profile_margin_decomposition() -> tuple[sp.Expr, sp.Expr]:
     B = worst_case()[1]
     F = B * psi3(q) - sum(w * c**3 * psi3(c * q) for w, c in zip(ws, cs))
     return profile_gap_at_zero(), F
-
-
-@functools.cache
-def psi2_series_terms(x0=sp.Rational(1, 2), rel=sp.Rational(1, 2**60)) -> int:
-    """Terms n of psi_2(x) = sum_n (-x)^n/(n+2)! kept below x0: the series
-    alternates with decreasing terms for x < 3, so the error after n terms is at
-    most x0^n/(n+2)!, and we take the first n with that below rel psi_2(x0)."""
-    floor = psi2(x0)
-    n = 1
-    while not x0**n / sp.factorial(n + 2) <= rel * floor:
-        n += 1
-    return n
-
-
-def psi2_stable(arg, x0=sp.Rational(1, 2)) -> sp.Expr:
-    """psi_2 for floating point: its Taylor polynomial below x0 (error bound of
-    :func:`psi2_series_terms`), (expm1(-x) + x)/x^2 above (relative error
-    amplification at most 2/x0)."""
-    n = psi2_series_terms(x0)
-    series = sum((-arg) ** j / sp.factorial(j + 2) for j in range(n))
-    region = arg < x0
-    if len(arg.free_symbols) == 1:  # arg = c v: state the region as v < x0/c
-        v = next(iter(arg.free_symbols))
-        if (arg / v).is_number:
-            region = v < sp.radsimp(x0 / (arg / v))
-    return sp.Piecewise((series, region), ((expm1(-arg) + arg) / arg**2, True))
 
 
 def golden_lambdas(g=None) -> tuple[sp.Expr, sp.Expr]:

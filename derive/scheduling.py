@@ -47,6 +47,7 @@ from sympy.simplify.simplify import factor_sum
 
 from . import DerivationError, only_root, require_zero
 from .formula import Formula, assumed, derived, term_magnitudes, typed
+from .psi import psi2_stable
 
 d, m, mu, h, f, x, nu, c0, q, lam, c = sp.symbols("d m mu h f x nu c0 q lambda c", positive=True)
 z, t = sp.symbols("z t", positive=True)
@@ -480,15 +481,13 @@ def cstar_limit() -> sp.Expr:
     return cstar_lower_bound().subs(P, sp.limit(h_page**N, N, sp.oo))
 
 
-def cstar_limit_stable(psi2_stable) -> sp.Expr:
+def cstar_limit_stable() -> sp.Expr:
     """(17) for floating point, with r = mu/nu: c0 nu r^2 psi_2(r) through psi_2's Taylor polynomial below r = 1/2
-    (``psi2_stable``: :func:`crawlmath.derive.golden.psi2_stable`, passed in because golden imports this module),
-    c0 nu (r + expm1(-r)) above.  The upper branch forms no mu^2 or nu^2, which under- or overflow where the value
+    (:func:`crawlmath.derive.psi.psi2_stable`), c0 nu (r + expm1(-r)) above.  The upper branch forms no mu^2 or nu^2, which under- or overflow where the value
     does not (the earlier form c0 mu^2 (nu^2 (r + expm1(-r))/mu^2)/nu returned 0 at (1, 1e-4, 1e-300), true 1e-4);
     the Taylor branch (r < 1/2) still prints the powers mu^k/nu^k (k <= 16).
 
-    >>> from crawlmath.derive.golden import psi2_stable
-    >>> cstar_limit_stable(psi2_stable).args[2].args[1]
+    >>> cstar_limit_stable().args[2].args[1]
     (mu/nu + expm1(-mu/nu), True)
     """
     r = mu / nu
@@ -938,8 +937,6 @@ def formulas() -> list[Formula]:
 
 
 def _formulas() -> list[Formula]:
-    from .golden import psi2_stable  # (e^-x - 1 + x)/x^2 with its series below x0; golden imports this module
-
     h_dom = {"h": (1e-3, 0.999)}
     weights = {"c": (1e-2, 10.0), "mu": (1e-3, 10.0), "nu": (0.1, 10.0)}
     page = {**weights, **h_dom}
@@ -1002,7 +999,7 @@ def _formulas() -> list[Formula]:
                 "(mu + nu G/(1+G))/C ~ 2 nu/mu for exponential X (2e3 at mu/nu = 1e-3), so the domain keeps away from mu -> nu G/(1+G)",
                 printed=c0 * (mu - nu * G / (1 + G)), domain={"c0": (1e-2, 10.0), "mu": (1.0, 10.0), "nu": (0.1, 0.5), "G": (1e-3, 1e4)}),
         Formula("cstar_limit", (c0, mu, nu), cstar_limit(), f"{SRC}, (17))", "N -> infinity limit of C*",
-                printed=c0 * (mu - nu + nu * sp.exp(-mu / nu)), stable=cstar_limit_stable(psi2_stable), settle_mp=True,
+                printed=c0 * (mu - nu + nu * sp.exp(-mu / nu)), stable=cstar_limit_stable(), settle_mp=True,
                 domain={"c0": (1e-2, 10.0), "mu": (1e-10, 50.0), "nu": (1e-300, 1e6)}),
     ]
 

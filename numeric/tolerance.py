@@ -194,3 +194,12 @@ CURVES_GREEDY_REL = 64 * 2.0 ** -52
 # A CTMC stationary vector's residual max|πQ|/max|Q| must be below this times the number of states (GTH is
 # backward stable: O(n u)), else SolverError.
 CTMC_RESIDUAL_REL = 1e3 * 2.0 ** -52
+# --- crawlmath ---
+# The report's figure captions (crawlmath/report/figures_*.py) state shapes and bounds of float64 curves;
+# these slacks absorb the curves' rounding, nothing more.
+# Liu–Nain Figs 1.3/1.4: ρ(γ, K) (float64 Brent roots of (1.7)) is called nondecreasing in K when no step
+# goes down by more than this (absolute; ρ is in (0, 1], its roots carry errors of ~1e-15).
+FIGURE_MONOTONE_ABS = 1e-12
+# Coffman §5 figure: each exact γ(k, N) cost (float64) is called >= C* (Theorem 3.4) when it is at least
+# C* (1 - this): a relative rounding slack of both float64 values.
+FIGURE_BOUND_REL = 1e-12

@@ -237,6 +237,14 @@ def all_claims() -> list[Claim]:
     return list(_REGISTRY.values())
 
 
+def load_claim_module(name: str) -> None:
+    """Import one claim module, registering its claims (a Dask worker loads only the modules of the claims it
+    runs); ``name`` must be one of :func:`claim_modules`, so a worker never imports a module it was merely told of."""
+    if name not in claim_modules():
+        raise KeyError(f"{name!r} is not a claim module of this crawlmath version")
+    importlib.import_module(name)
+
+
 def claim_modules() -> list[str]:
     """The claim modules in registration order: the entries of :mod:`crawlmath.proofs.claims` by name; a
     subpackage (one per paper) contributes its ``SECTIONS`` in the order it lists them (the paper's order), so

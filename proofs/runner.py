@@ -13,6 +13,11 @@ without it, groups with slow claims go first), to worker processes forked
 from the parent after every claim module is imported.  A worker reports each
 finished claim at once, so progress and its ETA move claim by claim.
 
+`plan` is the one place that decides the groups and their order: the local
+pool here and the Dask path (:func:`crawlmath.sweep.run_claims_parallel`,
+``crawlmath verify --scheduler``) both run its plan, one task per group, each
+group through `run_group`.
+
 The results are the same objects, in the same order, as
 :func:`crawlmath.proofs.registry.run` returns; a group whose worker died
 becomes FAILs naming why (as a check that raises does), never a hang.
@@ -111,7 +116,19 @@ def _init_worker(progress_queue) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _run_group(ids: list[str]) -> list[tuple[str, Outcome, float]]:
+def plan(claims: Iterable[Claim], log: CostLog | None = None) -> list[tuple[str, list[Claim]]]:
+    """The work-sharing groups of ``claims`` in the order to hand them out: ``[(group, its claims in the given
+    order)]``, longest expected first (`CostLog`; ties keep the order of first appearance)."""
+    log = log or CostLog()
+    groups: dict[str, list[Claim]] = collections.defaultdict(list)
+    for c in claims:
+        groups[group_of(c.id)].append(c)
+    return sorted(groups.items(), key=lambda item: -log.estimate(*item))
+
+
+def run_group(ids: list[str]) -> list[tuple[str, Outcome, float]]:
+    """Run the registered claims ``ids`` (one group of `plan`) in order, in this process; ``[(id, outcome, seconds)]``.
+    In a worker of `run_parallel`, each finished claim is also reported to the parent's progress at once."""
     out = []
     for claim_id in ids:
         r = run_claim(lookup(claim_id))
@@ -132,10 +149,8 @@ def run_parallel(claims: Iterable[Claim], workers: int, progress: Callable | Non
 
         return run(claims, progress)
     log = log or CostLog()
-    groups: dict[str, list[Claim]] = collections.defaultdict(list)
-    for c in claims:
-        groups[group_of(c.id)].append(c)
-    order = sorted(groups, key=lambda g: -log.estimate(g, groups[g]))
+    groups = dict(plan(claims, log))
+    order = list(groups)
     ctx = multiprocessing.get_context("fork")
     progress_queue = ctx.SimpleQueue()
     done: dict[str, Result] = {}
@@ -163,7 +178,7 @@ def run_parallel(claims: Iterable[Claim], workers: int, progress: Callable | Non
     pool = ProcessPoolExecutor(max_workers=min(workers, len(order)), mp_context=ctx, initializer=_init_worker,
                                initargs=(progress_queue,))
     try:
-        futures = {pool.submit(_run_group, [c.id for c in groups[g]]): g for g in order}
+        futures = {pool.submit(run_group, [c.id for c in groups[g]]): g for g in order}
         for fut in as_completed(futures):
             g = futures[fut]
             try:

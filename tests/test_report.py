@@ -1,6 +1,7 @@
 """The verification report: built from a small set of claims made here (not
 registered, so the global registry is untouched), HTML that parses, valid
-PNG figures, explicit "not generated" entries, and atomic replacement."""
+PNG figures, explicit "skipped" and "not generated" entries, every figure of
+the papers drawn at small sizes, and atomic replacement."""
 from __future__ import annotations
 
 import json
@@ -14,8 +15,9 @@ from crawlmath.numeric.errors import InvalidInput
 from crawlmath.proofs import registry
 from crawlmath.proofs.registry import Claim, Method, Outcome, Source, TableCell
 from crawlmath.report import build as build_mod
-from crawlmath.report import figures as figs
-from crawlmath.report.build import anchor, build
+from crawlmath.report import catalogue, figures as figs
+from crawlmath.report.build import build
+from crawlmath.report.data import anchor, parse_number
 
 TABLE = "Liu–Nain Table 1.1"
 SRC = Source("liu-nain", "§1.2.1", "Table 1.1")
@@ -46,8 +48,12 @@ def _png(path: Path) -> None:
     figs.save(fig, path)
 
 
-def _unavailable(path: Path) -> str:
-    raise figs.FigureUnavailable("crawlmath.numeric.nowhere does not define curve")
+def _needs_matplotlib(path: Path) -> str:
+    raise ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib")  # what a missing install raises
+
+
+def _moved_module(path: Path) -> str:
+    from crawlmath.numeric import no_such_solver  # noqa: F401 - a module of ours that moved: a bug
 
 
 def _broken(path: Path) -> str:
@@ -61,7 +67,7 @@ def _fake_figure(path: Path) -> str:
 
 SPECS = [
     figs.FigureSpec("fake-ok", "liu-nain", "a line", "nowhere Fig 0", _fake_figure),
-    figs.FigureSpec("fake-missing", "coffman", "missing model", "nowhere Fig 1", _unavailable),
+    figs.FigureSpec("fake-skipped", "coffman", "needs an optional package", "nowhere Fig 1", _needs_matplotlib),
     figs.FigureSpec("fake-broken", "coffman", "broken drawing", "nowhere Fig 2", _broken),
 ]
 
@@ -153,10 +159,17 @@ def test_figures_are_png_or_explicitly_not_generated(report):
     by_id = {f.spec.id: f for f in data.figures}
     ok = by_id["fake-ok"]
     assert (out / ok.file).read_bytes()[:8] == figs.PNG_SIGNATURE
-    assert by_id["fake-missing"].file is None and "nowhere does not define" in by_id["fake-missing"].reason
-    assert by_id["fake-broken"].file is None and "RuntimeError: boom" in by_id["fake-broken"].reason
+    skipped, broken = by_id["fake-skipped"], by_id["fake-broken"]
+    assert (skipped.file, skipped.status, skipped.reason) == (None, "skipped", "optional package matplotlib is not installed")
+    assert broken.file is None and broken.status == "not generated" and "RuntimeError: boom" in broken.reason
+    results = json.loads((out / "results.json").read_text())
+    assert [f["skipped"] for f in results["figures"]] == [False, True, False]
+    import jsonschema
+
+    schema = json.loads((Path(figs.__file__).parents[1] / "schemas" / "report-results.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(results)  # drawn, skipped and failed figures all fit
     for text in ((out / "index.html").read_text(encoding="utf-8"), (out / "report.md").read_text(encoding="utf-8")):
-        assert text.count("not generated:") == 2
+        assert text.count("not generated:") == 1 and text.count("skipped: optional package matplotlib") == 1
     assert not (out / "figures" / "fake-broken.png").exists()
     assert json.loads((out / "results.json").read_text())["counts"] == {"PASS": 3, "FAIL": 2, "ERRATUM": 1}
 
@@ -190,7 +203,7 @@ def test_refuses_to_replace_a_foreign_folder(tmp_path):
 def test_cli_report_exit_codes_and_json(tmp_path, monkeypatch, capsys):
     claims = _claims()
     monkeypatch.setattr(registry, "select", lambda only, quick=False: [c for c in claims if c.id.startswith(tuple(only))] if only else claims)
-    monkeypatch.setattr(figs, "all_figures", lambda papers=None: [s for s in SPECS if papers is None or s.paper in papers])
+    monkeypatch.setattr(catalogue, "all_figures", lambda papers=None: [s for s in SPECS if papers is None or s.paper in papers])
     assert main(["report", "--out", str(tmp_path / "a"), "--only", "liu-nain.fake.eq", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["counts"] == {"PASS": 0, "FAIL": 0, "ERRATUM": 1} and [f["id"] for f in d["figures"]] == ["fake-ok"]
@@ -201,7 +214,7 @@ def test_cli_report_exit_codes_and_json(tmp_path, monkeypatch, capsys):
 
 
 def test_every_registered_figure_spec_is_well_formed():
-    specs = figs.all_figures()
+    specs = catalogue.all_figures()
     ids = [s.id for s in specs]
     assert len(ids) == len(set(ids))
     for s in specs:
@@ -209,16 +222,43 @@ def test_every_registered_figure_spec_is_well_formed():
 
 
 def test_anchor_and_number_parsing():
-    assert build_mod.anchor("a.b c") == "claim-a-b-c"
-    assert build_mod.parse_number("−0.5") == -0.5 and build_mod.parse_number(None) is None
+    assert anchor("a.b c") == "claim-a-b-c"
+    assert parse_number("−0.5") == -0.5 and parse_number(None) is None
 
 
-@pytest.mark.parametrize("fig_id", ["coffman-H", "liu-nain-fig-1.4"])
-def test_real_quick_figures_draw_valid_png(tmp_path, fig_id):
-    (spec,) = [s for s in figs.all_figures() if s.id == fig_id]
-    r = figs.render(spec, tmp_path)
-    assert r.reason is None and r.caption
-    assert (tmp_path / f"{fig_id}.png").read_bytes()[:8] == figs.PNG_SIGNATURE
+def test_an_import_error_of_our_own_code_is_a_bug_not_a_missing_figure(tmp_path):
+    spec = figs.FigureSpec("fake-moved", "coffman", "solver moved", "nowhere Fig 3", _moved_module)
+    with pytest.raises(ImportError, match="no_such_solver"):
+        figs.render(spec, tmp_path)
+
+
+def test_cli_report_exits_70_when_a_figure_cannot_import_our_code(tmp_path, monkeypatch, capsys):
+    claims = _claims()
+    monkeypatch.setattr(registry, "select", lambda only, quick=False: [c for c in claims if c.id.startswith(tuple(only))])
+    moved = figs.FigureSpec("fake-moved", "liu-nain", "solver moved", "nowhere Fig 3", _moved_module)
+    monkeypatch.setattr(catalogue, "all_figures", lambda papers=None: [moved])
+    assert main(["report", "--out", str(tmp_path / "a"), "--only", "liu-nain.fake.eq"]) == 70
+    assert "no_such_solver" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists()  # nothing written: the previous report (none here) stays
+
+
+def test_a_missing_matplotlib_skips_the_figure_by_name(tmp_path, monkeypatch):
+    """new_figure itself: with matplotlib unimportable, the figure is skipped, naming the package."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)  # import raises ModuleNotFoundError
+    r = figs.render(figs.FigureSpec("fake-plot", "liu-nain", "a line", "nowhere Fig 0", _fake_figure), tmp_path)
+    assert (r.status, r.reason) == ("skipped", "optional package matplotlib is not installed")
+    assert not (tmp_path / "fake-plot.png").exists()
+
+
+@pytest.mark.parametrize("spec", catalogue.all_figures(), ids=lambda s: s.id)
+def test_every_figure_draws_at_small_sizes(tmp_path, spec):
+    """Every figure of the report, drawn by its own code at ``spec.small`` sizes: a PNG and a caption."""
+    assert spec.small, f"{spec.id} has no small sizes: it would run at the paper's sizes in the tests"
+    r = figs.render(spec, tmp_path, small=True)
+    assert r.status == "drawn", r.reason
+    assert r.caption and (tmp_path / f"{spec.id}.png").read_bytes()[:8] == figs.PNG_SIGNATURE
 
 
 def test_markdown_pipe_tables_are_rectangular(report):

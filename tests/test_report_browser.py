@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from crawlmath.proofs.registry import PAPERS, select
-from crawlmath.report import build, figures
+from crawlmath.report import build, catalogue
 
 BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
 REQUIRED = os.environ.get("CRAWLMATH_REQUIRE_BROWSER") == "1"
@@ -61,7 +61,7 @@ def report(tmp_path_factory):
         pytest.skip("no headless browser installed (apt-get install chromium)")
     out = tmp_path_factory.mktemp("site") / "report"
     claims = [c for c in select(CLAIMS) if c.id in CLAIMS]
-    specs = figures.all_figures({"coffman"})[:2]
+    specs = catalogue.all_figures({"coffman"})[:2]
     data = build.build(out, claims, figure_specs=specs)
     return out, data
 

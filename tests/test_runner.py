@@ -8,7 +8,7 @@ import os
 import pytest
 
 from crawlmath.proofs import registry as R
-from crawlmath.proofs.runner import CostLog, group_of, run_parallel
+from crawlmath.proofs.runner import CostLog, group_of, plan, run_parallel
 
 
 def _cheap_claims():
@@ -53,6 +53,23 @@ def test_cost_log_tolerates_garbage(tmp_path):
     assert log.seconds == {}
     claims = _cheap_claims()
     assert log.estimate(group_of(claims[0].id), claims) >= 0
+
+
+def test_plan_groups_by_prefix_longest_first_claims_in_given_order(tmp_path):
+    """The one plan both the local pool and the Dask path run: groups by `group_of`, the logged seconds
+    ordering them (longest first, ties in order of first appearance), each group's claims in the given order."""
+    def fake(claim_id, slow=False):  # not registered: group_of falls back to the id's first two parts
+        return R.Claim(claim_id, R.Source("coffman", "§0", "none"), "s", R.Method.FLOAT, lambda: None, slow=slow)
+
+    claims = [fake("coffman.a.1"), fake("coffman.b.1"), fake("coffman.a.2"), fake("coffman.c.1", slow=True),
+              fake("coffman.b.2"), fake("coffman.d.1")]
+    log_path = tmp_path / "s.json"
+    log_path.write_text(json.dumps({"coffman.b": 9.0, "coffman.a": 2.0}))
+    got = [(g, [c.id for c in members]) for g, members in plan(claims, CostLog(log_path))]
+    assert got == [("coffman.b", ["coffman.b.1", "coffman.b.2"]),
+                   ("coffman.c", ["coffman.c.1"]),  # no log entry: 5 s per slow claim + 0.05 s per claim
+                   ("coffman.a", ["coffman.a.1", "coffman.a.2"]),
+                   ("coffman.d", ["coffman.d.1"])]
 
 
 @pytest.mark.parametrize("workers", [1, 2])

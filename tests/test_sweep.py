@@ -272,10 +272,36 @@ def test_resume_computes_only_missing_points(client, tmp_path):
     assert (again.present, again.written, again.engine) == (8, 0, "not started (nothing to compute)")
 
 
-def test_claims_in_parallel_match_the_serial_run(client):
-    import crawlmath.proofs.claims.coffman.section_3  # noqa: F401 - registers the claims below (its claims take 30 s)
-    from crawlmath.proofs.registry import Claim, Method, Source, Status, lookup, run_claim
+class _Recording:
+    """The Dask client, recording what is submitted to it (everything else passes through)."""
 
+    def __init__(self, client):
+        self._client, self.submitted = client, []
+
+    def submit(self, fn, *args, **kwargs):
+        self.submitted.append((fn.__name__, args, kwargs["key"]))
+        return self._client.submit(fn, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._client, name)
+
+
+def _coffman_claims():
+    """Register Coffman's claims by loading their modules (a module or a package's sections; all claims take 30 s)."""
+    from crawlmath.proofs import registry
+
+    for m in registry.claim_modules():
+        if m == "crawlmath.proofs.claims.coffman" or m.startswith("crawlmath.proofs.claims.coffman."):
+            registry.load_claim_module(m)
+
+
+def test_claims_in_parallel_match_the_serial_run_one_task_per_group(client):
+    """verify --scheduler runs runner.plan's groups: one Dask task per work-sharing group, in plan's order (here
+    coffman.sched, four claims sharing their module's caches, and a group of one), with the serial outcomes."""
+    from crawlmath.proofs.registry import Claim, Method, Source, Status, lookup, run_claim
+    from crawlmath.proofs.runner import group_of, plan
+
+    _coffman_claims()
     ids = ["coffman.sched.thm-3.1", "coffman.sched.thm-3.2", "coffman.sched.thm-3.3", "coffman.sched.thm-3.4.bound"]
     claims = [lookup(i) for i in ids]
     def check():
@@ -284,13 +310,20 @@ def test_claims_in_parallel_match_the_serial_run(client):
     check.__module__ = "crawlmath.proofs.claims.no_such_module"  # what a worker of another version would see
     stray = Claim("coffman.test.not-on-workers", Source("coffman", "§0", "none"), "a claim the workers lack",
                   Method.FLOAT, check)
-    parallel = S.run_claims_parallel(claims + [stray], client=client)
+    recording = _Recording(client)
+    parallel = S.run_claims_parallel(claims + [stray], client=recording)
+    assert {group_of(i) for i in ids} == {"coffman.sched"}
+    expected = [(group, [c.id for c in members]) for group, members in plan(claims + [stray])]
+    assert sorted(expected) == [("coffman.sched", ids), ("coffman.test", [stray.id])]
+    assert [(fn, list(args[0]), key) for fn, args, key in recording.submitted] == [
+        ("run_group_by_ids", members, f"crawlmath-claims-{group}") for group, members in expected]
     assert [r.claim.id for r in parallel] == ids + [stray.id]
     for r, c in zip(parallel, claims):
         serial = run_claim(c)
         assert (r.outcome.status, r.outcome.detail) == (serial.outcome.status, serial.outcome.detail)
     assert parallel[-1].outcome.status is Status.FAIL
     assert "Dask engine could not run the check" in parallel[-1].outcome.detail
+    assert "is not a claim module" in parallel[-1].outcome.detail
 
 
 # --- a real loopback cluster: `dask scheduler`, two `dask worker`, one killed ---------------------

@@ -39,7 +39,7 @@ def run(args) -> int:
     """
     from ..numeric.errors import InvalidInput
     from ..proofs.registry import select
-    from ..report import figures as figs
+    from ..report.catalogue import all_figures
     from ..report.build import build, check_destination
 
     check_destination(Path(args.out).absolute())  # before importing and running the claims (3 s and more)
@@ -50,7 +50,7 @@ def run(args) -> int:
     show = progress_wanted(args)
     # every paper's figures for a full report; with --only, those of the papers named
     papers = {p.split(".", 1)[0] for p in args.only} or None
-    specs = figs.all_figures(papers) if args.figures else None
+    specs = all_figures(papers) if args.figures else None
     data = build(
         Path(args.out), claims, figures=args.figures, figure_specs=specs, selection=selection,
         progress=Progress("report: claims", enabled=show, unit="claim", total=len(claims)),
@@ -60,6 +60,7 @@ def run(args) -> int:
     out = Path(args.out)
     counts = data.counts
     missing = [f for f in data.figures if f.file is None]
+    skipped = [f for f in missing if f.skipped]
     if args.json:
         print_json({
             "out": str(out), "index": str(out / "index.html"), "markdown": str(out / "report.md"),
@@ -70,8 +71,9 @@ def run(args) -> int:
     else:
         print(f"{len(data.results)} claims: {counts['PASS']} PASS, {counts['ERRATUM']} ERRATUM, {counts['FAIL']} FAIL")
         if data.figures_enabled:
-            print(f"{len(data.figures) - len(missing)} figures drawn, {len(missing)} not generated")
+            print(f"{len(data.figures) - len(missing)} figures drawn, {len(skipped)} skipped, "
+                  f"{len(missing) - len(skipped)} not generated")
             for f in missing:
-                print(f"  not generated: {f.spec.id}: {f.reason}")
+                print(f"  {f.status}: {f.spec.id}: {f.reason}")
         print(f"wrote {out / 'index.html'} and {out / 'report.md'}")
     return 1 if counts["FAIL"] else 0

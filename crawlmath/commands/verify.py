@@ -133,11 +133,12 @@ def _print_table(results, failures_only: bool, wall: float) -> None:
 
 
 def _print_certification(results) -> None:
+    from ..numeric.tolerance import SINGLE_RUN_FLIP
     from ..proofs.certification import LEVELS, NOTES, summary
 
     table = summary(results)
     print("\ncertification by paper: " + ", ".join(label for _, label in LEVELS) + "; table cells certain/total "
-          "(of which statistically: simulation cells whose verdict is wrong with probability < 1e-4)")
+          f"(of which statistically: simulation cells whose verdict is wrong with probability < {SINGLE_RUN_FLIP:g})")
     for paper, c in sorted(table.items()):
         levels = " / ".join(str(c.get(key, 0)) for key, _ in LEVELS)
         stat = c.get("cells certain (statistical)", 0)

@@ -3,14 +3,14 @@
 The number of colours online S(t) and P_new(t) from one seeded simulation of
 the workbench game, against the mean-field level KC/(K+C-1) (Theorem 4.2.1),
 the exact stationary level (product form) and the exact mean during the fill
-(eq. 3.1), from :func:`crawlmath.numeric.colours._sim.trajectories`.
+(eq. 3.1), from :func:`crawlmath.numeric.colours.trajectories`.
 """
 from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
 
-from .figures import FigureSpec, new_figure, require, save
+from .figures import FigureSpec, new_figure, save
 
 PAPER = "buijsrogge"
 SEED = 1
@@ -20,7 +20,8 @@ def trajectory_data(K: int, C: int, steps: int, seed: int = SEED, dist: str = "u
     """A seeded trajectory of S(t) and P_new(t) for K positions and C colours, with the exact fill curve (3.1),
     the exact stationary values and (uniform colours) the mean field (Thm 4.2.1, Cor 4.2.1); a dict of arrays and numbers.
     """
-    trajectories = require("numeric.colours._sim", "trajectories")
+    from ..numeric.colours import trajectories  # here: the report imports every figure module, the solvers on use
+
     return trajectories(K, C, steps, seed=seed, dist=dist, params=params, samples=400)
 
 
@@ -55,9 +56,9 @@ def draw_trajectories(path: Path, K: int, C: int, steps: int, fig_no: str) -> st
 
 FIGURES = [
     FigureSpec("buijsrogge-fig-5.1", PAPER, "colours online and P_new over time, C = K", "001 §5.1 Fig 5.1",
-               partial(draw_trajectories, K=400, C=400, steps=8000, fig_no="5.1")),
+               partial(draw_trajectories, K=400, C=400, steps=8000, fig_no="5.1"), {"K": 20, "C": 20, "steps": 200}),
     FigureSpec("buijsrogge-fig-5.4", PAPER, "colours online and P_new over time, K = 100, C = 1000", "001 §5.1 Fig 5.4",
-               partial(draw_trajectories, K=100, C=1000, steps=5000, fig_no="5.4")),
+               partial(draw_trajectories, K=100, C=1000, steps=5000, fig_no="5.4"), {"K": 10, "C": 100, "steps": 200}),
 ]
 
 
@@ -65,6 +66,8 @@ FIGURES = [
 # Each figure reruns the thesis's experiment with crawlmath's seeded simulator (numeric/colours/_sim.py) at
 # the thesis's K = 1000, C and γ, with shorter runs where the thesis's curves are already flat.
 
+K_THESIS = 1000  # positions of the thesis's Ch. 7-8 experiments
+_STEP_COUNTS = ("prefill", "t_star")  # keyword arguments of simulate counted in steps (scaled with K in a small run)
 _PANELS = {"colours": ("colours online S(t)", "colours"), "p_offline": ("P_offline(t)", "p_offline"),
            "cost": ("disk-head moves per step m(t)/t", None)}
 
@@ -75,18 +78,21 @@ def _series(sim, panel):
     return getattr(sim, _PANELS[panel][1])
 
 
-def draw_runs(path: Path, runs, panels, title: str, claim_id: str, log_panels=()) -> str:
+def draw_runs(path: Path, runs, panels, title: str, claim_id: str, log_panels=(), K: int = K_THESIS) -> str:
     """Plot S(t) (and P_offline(t) or m(t)/t) of seeded runs; ``runs`` is a list of
     (label, dist C, γ, steps, simulate keyword arguments).  Panels named in
     ``log_panels`` get a log y axis, for runs whose initial transient would
-    otherwise squash the stationary level into the bottom of the plot."""
-    colour_distribution = require("numeric.colours._workbench", "colour_distribution")
-    simulate = require("numeric.colours._sim", "simulate")
+    otherwise squash the stationary level into the bottom of the plot.
+    ``K`` < `K_THESIS` (the tests' small run) scales every run: C, steps and the
+    step counts among the keyword arguments by K/1000."""
+    from ..numeric.colours import colour_distribution, simulate  # lazy: see trajectory_data
+
+    runs = runs if K == K_THESIS else [_scaled(run, K) for run in runs]
     fig, axes = new_figure(4.8 * len(panels), 3.8, ncols=len(panels))
     axes = axes if len(panels) > 1 else [axes]
     notes = []
     for label, C, gamma, steps, kw in runs:
-        sim = simulate(colour_distribution("powerlaw", C, gamma), 1000, steps, seed=SEED, samples=400, **kw)
+        sim = simulate(colour_distribution("powerlaw", C, gamma), K, steps, seed=SEED, samples=400, **kw)
         for ax, panel in zip(axes, panels):
             ax.plot(sim.times, _series(sim, panel), lw=0.9, label=label)
         level = "stopped at t = %d" % sim.stopped_at if sim.mean is None else f"{sim.mean:.1f}"
@@ -101,14 +107,22 @@ def draw_runs(path: Path, runs, panels, title: str, claim_id: str, log_panels=()
         ax.legend(fontsize=7)
     fig.suptitle(title, fontsize=9)
     save(fig, path)
-    return (f"Seeded runs (seed {SEED}), K = 1000; second-half colours online: " + "; ".join(notes)
+    return (f"Seeded runs (seed {SEED}), K = {K}; second-half colours online: " + "; ".join(notes)
             + f". The claim for what the figure shows: {claim_id}.")
+
+
+def _scaled(run, K: int):
+    """``run`` with C, the steps and every step count (prefill, T*) scaled by K / `K_THESIS`."""
+    label, C, gamma, steps, kw = run
+    f = K / K_THESIS
+    kw = {k: max(1, round(v * f)) if k in _STEP_COUNTS else v for k, v in kw.items()}
+    return label, max(2, round(C * f)), gamma, max(1, round(steps * f)), kw
 
 
 def _fig(fig_no, title, section, runs, panels, claim_id, log_panels=()):
     return FigureSpec(f"buijsrogge-fig-{fig_no}", PAPER, title, f"001 {section} Fig {fig_no}",
                       partial(draw_runs, runs=runs, panels=panels, title=f"Fig {fig_no}: {title}",
-                              claim_id=claim_id, log_panels=log_panels))
+                              claim_id=claim_id, log_panels=log_panels), {"K": 20})
 
 
 FIGURES += [

@@ -1,11 +1,11 @@
 """Coffman–Liu–Weber (1997) §5: the golden-ratio policy, regenerated.
 
 - H(q), the ratio in the proof of Corollary 5.1, decreasing from its limit
-  2φ²/5 at q → 0+ (:func:`crawlmath.numeric.scheduling._golden.H`), against the worst
+  2φ²/5 at q → 0+ (:func:`crawlmath.numeric.scheduling.H`), against the worst
   bracket position max_s G(q, s), which exceeds the printed bound 2φ²/5 (marked
   false) and tends to φ⁵/10;
 - the exact cost of the golden-ratio schedule γ(k, N) (Lemma 3.1 via
-  :func:`crawlmath.numeric.scheduling._frequencies.cyclic_cost`) against the lower bound
+  :func:`crawlmath.numeric.scheduling.cyclic_cost`) against the lower bound
   C* of Theorem 3.4 and the limit formula of §5, as k grows.
 
 The paper prints no such plots; these figures show the §5 statements.
@@ -16,26 +16,32 @@ from pathlib import Path
 
 import numpy as np
 
-from .figures import FigureSpec, new_figure, require, save
+from ..numeric.errors import InvalidInput
+from ..numeric.tolerance import FIGURE_BOUND_REL
+from .figures import FigureSpec, new_figure, save
 
 PAPER = "coffman"
 GOLDEN_RATES = (0.2, 0.5, 1.0, 2.0, 4.0)  # page change rates mu_i of the example instance
 GOLDEN_ACCESS = "exp:1"  # access times X ~ Exp(1)
 GOLDEN_KS = range(4, 26)
+H_POINTS = 300
 
 
-def H_data(q_max: float = 10.0, points: int = 300):
+def H_data(q_max: float = 10.0, points: int = H_POINTS):
     """(q, H(q), max_s G(q, s), 2φ²/5, φ⁵/10)."""
-    H, profile_max, limit, worst = require("numeric.scheduling._golden", "H", "profile_max", "TWO_PHI2_OVER_5", "WORST_PROFILE")
+    # here, not at module level: numeric.scheduling loads the BMAP solvers (numba, ~4 s), which a report of
+    # other papers' figures, or with --no-figures, never needs
+    from ..numeric.scheduling import H, TWO_PHI2_OVER_5, WORST_PROFILE, profile_max
+
     q = np.linspace(q_max / points, q_max, points)
-    return q, np.asarray(H(q), dtype=float), np.asarray(profile_max(q), dtype=float), float(limit), float(worst)
+    return q, np.asarray(H(q), dtype=float), np.asarray(profile_max(q), dtype=float), float(TWO_PHI2_OVER_5), float(WORST_PROFILE)
 
 
-def draw_H(path: Path) -> str:
+def draw_H(path: Path, points: int = H_POINTS) -> str:
     """Draw H(q) = G(q, 1) and max_s G(q, s) against the printed bound 2φ²/5 (marked FALSE) and φ⁵/10 into ``path``
     (Coffman et al. 1997, §5, proof of Corollary 5.1); returns the caption.
     """
-    q, h, gmax, limit, worst = H_data()
+    q, h, gmax, limit, worst = H_data(points=points)
     fig, ax = new_figure()
     ax.plot(q, h, label="H(q) = G(q, 1): pages at bracket ends")
     ax.plot(q, gmax, color="tab:orange", label="max over s of G(q, s): worst bracket position")
@@ -57,13 +63,11 @@ def draw_H(path: Path) -> str:
 
 def golden_cost_data(rates=GOLDEN_RATES, access: str = GOLDEN_ACCESS, ks=GOLDEN_KS) -> dict:
     """Exact cost of γ(k, N) for each k, the lower bound C*, the §5 limit and the randomized optimum."""
-    sched = require("numeric.scheduling._frequencies", "make_problem", "parse_access", "optimal_frequencies", "golden_schedule",
-                    "cyclic_cost", "golden_limit_cost", "randomized_optimal", "randomized_cost")
-    make_problem, parse_access, optimal_frequencies, golden_schedule, cyclic_cost, golden_limit_cost, randomized_optimal, randomized_cost = sched
+    from ..numeric.scheduling import (cyclic_cost, golden_limit_cost, golden_schedule, make_problem,  # lazy: see H_data
+                                      optimal_frequencies, parse_access, randomized_cost, randomized_optimal)
+
     p = make_problem(list(rates), parse_access(access))
     lb = optimal_frequencies(p)
-    from ..numeric.errors import InvalidInput
-
     kept, costs = [], []
     for k in ks:
         try:
@@ -93,13 +97,13 @@ def _zoom_on_schedule(ax, d: dict) -> None:
     ax.indicate_inset_zoom(ins, edgecolor="0.5")
 
 
-def draw_golden_cost(path: Path) -> str:
+def draw_golden_cost(path: Path, ks=GOLDEN_KS) -> str:
     """Draw the exact cost of γ(k, N) (Lemma 3.1) against k, with the §5 limit, C* (Thm 3.4) and the best randomized
     cost (Thm 4.1), plus an inset on the γ(k, N) costs, into ``path``; returns the caption.
     """
     from matplotlib.ticker import MaxNLocator
 
-    d = golden_cost_data()
+    d = golden_cost_data(ks=ks)
     fig, ax = new_figure()
     ax.plot(d["k"], d["cost"], "o-", ms=3, label="γ(k, N), exact cost (Lemma 3.1)")
     ax.axhline(d["limit"], color="tab:green", ls="--", lw=1, label=f"limit formula §5 = {d['limit']:.5f}")
@@ -112,13 +116,14 @@ def draw_golden_cost(path: Path) -> str:
     ax.legend(fontsize=8, loc="center right")
     _zoom_on_schedule(ax, d)
     save(fig, path)
-    above = bool(np.all(d["cost"] >= d["lower_bound"] * (1 - 1e-12)))
+    above = bool(np.all(d["cost"] >= d["lower_bound"] * (1 - FIGURE_BOUND_REL)))
     return (f"Exact cost of the cyclic golden-ratio schedule for k = {d['k'][0]}..{d['k'][-1]}, pages with change rates "
             f"{GOLDEN_RATES}, access times {GOLDEN_ACCESS}; cost at k = {d['k'][-1]}: {d['cost'][-1]:.6f}, "
             f"§5 limit {d['limit']:.6f}, C* {d['lower_bound']:.6f}; every cost ≥ C*: {'yes' if above else 'NO'}.")
 
 
 FIGURES = [
-    FigureSpec("coffman-H", PAPER, "H(q), the worst bracket position, and the false bound 2φ²/5", "002 §5 proof of Corollary 5.1", draw_H),
-    FigureSpec("coffman-golden-cost", PAPER, "golden-ratio schedule cost vs lower bound", "002 §5, Theorem 3.4, Theorem 5.1", draw_golden_cost),
+    FigureSpec("coffman-H", PAPER, "H(q), the worst bracket position, and the false bound 2φ²/5", "002 §5 proof of Corollary 5.1", draw_H, {"points": 30}),
+    FigureSpec("coffman-golden-cost", PAPER, "golden-ratio schedule cost vs lower bound", "002 §5, Theorem 3.4, Theorem 5.1", draw_golden_cost,
+               {"ks": range(4, 11)}),
 ]

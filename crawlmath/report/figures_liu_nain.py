@@ -1,10 +1,10 @@
 """Liu–Nain (2005) Figures 1.2–1.7, regenerated.
 
 - Fig 1.2: γ → N(γ, K) for 1/λ = 0.6, μ = 1 (§1.2.1, Proposition 2), from
-  :func:`crawlmath.numeric.static._mm1k.static_optimum`.  The extracted text
-  does not say which K the two printed curves use; we draw K = 2 and K = 10.
+  :func:`crawlmath.numeric.static.static_optimum`.  The extracted text
+  does not say which K the two printed curves use; we draw K = 2 and K = 5 (FIG_1_2_KS).
 - Figs 1.3 / 1.4: K → ρ(γ, K) for γ = 0.5 and γ = 2, μ = 1 (Propositions 3
-  and 4), from :func:`crawlmath.numeric.static._mm1k.optimal_rho`.
+  and 4), from :func:`crawlmath.numeric.static.optimal_rho`.
 - Figs 1.5–1.7: the optimal activation policy of the dynamic model (§1.2.3)
   for N = 16, K = 5, λ = 0.1, μ = 1 and γ = 1, 1.4, 2, drawn over (r, q) for
   decision epochs s = 0 (departure) and s = 1 (arrival) with the switching
@@ -20,18 +20,23 @@ from pathlib import Path
 
 import numpy as np
 
-from .figures import FigureSpec, new_figure, require, save
+from ..numeric.tolerance import FIGURE_MONOTONE_ABS
+from .figures import FigureSpec, new_figure, save
 
 PAPER = "liu-nain"
 FIG_1_2_LAM = 1 / 0.6  # "1/λ = 0.6 and μ = 1" (caption of Fig 1.2)
 FIG_1_2_KS = (2, 5)  # not legible in the extracted text: our choice
 POLICY_CASES = {"1.5": (1.0, "0.20907"), "1.6": (1.4, "0.25924"), "1.7": (2.0, "0.32211")}  # γ, printed cost
+GAMMA_POINTS = 80  # γ values of Fig 1.2
+K_MAX = 100  # Figs 1.3, 1.4: K = 2..K_MAX
+POLICY_N, POLICY_K = 16, 5  # Figs 1.5-1.7 (the printed costs are for these)
 
 
 def fig_1_2_data(lam: float = FIG_1_2_LAM, mu: float = 1.0, Ks=FIG_1_2_KS, gammas=None) -> dict:
     """{K: (gammas, N(γ, K), ρ(γ, K)μ/λ)} on a γ grid (Fig 1.2)."""
-    static_optimum = require("numeric.static._mm1k", "static_optimum")
-    gammas = np.geomspace(0.05, 100, 80) if gammas is None else np.asarray(gammas, dtype=float)
+    from ..numeric.static import static_optimum  # here: the report imports every figure module, the solvers on use
+
+    gammas = np.geomspace(0.05, 100, GAMMA_POINTS) if gammas is None else np.asarray(gammas, dtype=float)
     out = {}
     for K in Ks:
         opt = [static_optimum(lam, mu, float(g), K) for g in gammas]
@@ -41,14 +46,15 @@ def fig_1_2_data(lam: float = FIG_1_2_LAM, mu: float = 1.0, Ks=FIG_1_2_KS, gamma
 
 def rho_vs_K_data(gamma: float, mu: float = 1.0, Ks=None) -> tuple[np.ndarray, np.ndarray]:
     """(K, ρ(γ, K)) for K = 2..100 (Figs 1.3, 1.4)."""
-    optimal_rho = require("numeric.static._mm1k", "optimal_rho")
-    Ks = np.arange(2, 101) if Ks is None else np.asarray(Ks)
+    from ..numeric.static import optimal_rho  # lazy: see fig_1_2_data
+
+    Ks = np.arange(2, K_MAX + 1) if Ks is None else np.asarray(Ks)
     return Ks, np.array([float(optimal_rho(gamma, int(K), mu)) for K in Ks])
 
 
-def draw_fig_1_2(path: Path) -> str:
+def draw_fig_1_2(path: Path, points: int = GAMMA_POINTS) -> str:
     """Draw Fig 1.2 (γ → N(γ, K) and ρ(γ, K)μ/λ, Liu–Nain §1.2.1, Prop. 1) into ``path``; returns the caption."""
-    data = fig_1_2_data()
+    data = fig_1_2_data(gammas=np.geomspace(0.05, 100, points))
     fig, ax = new_figure()
     for K, (g, n, x) in data.items():
         ax.step(g, n, where="post", label=f"N(γ, K), K = {K}")
@@ -60,14 +66,14 @@ def draw_fig_1_2(path: Path) -> str:
     ax.legend(fontsize=8)
     save(fig, path)
     mono = all(np.all(np.diff(n) >= 0) for _, n, _ in data.values())
-    return (f"Optimal N by Proposition 1 (float64 Brent root of (1.7), better of ⌊ρμ/λ⌋, ⌈ρμ/λ⌉) on 80 γ values in [0.05, 100]; "
+    return (f"Optimal N by Proposition 1 (float64 Brent root of (1.7), better of ⌊ρμ/λ⌋, ⌈ρμ/λ⌉) on {points} γ values in [0.05, 100]; "
             f"K = {', '.join(map(str, FIG_1_2_KS))} (the printed K values are not in the extracted text). "
             f"N nondecreasing in γ (Proposition 2): {'yes' if mono else 'NO'}.")
 
 
-def draw_rho_vs_K(path: Path, gamma: float, fig_no: str) -> str:
+def draw_rho_vs_K(path: Path, gamma: float, fig_no: str, K_max: int = K_MAX) -> str:
     """Draw Fig 1.3/1.4 (K → ρ(γ, K) with its limit 1, Props 3–4) for ``gamma`` into ``path``; returns the caption."""
-    K, rho = rho_vs_K_data(gamma)
+    K, rho = rho_vs_K_data(gamma, Ks=np.arange(2, K_max + 1))
     fig, ax = new_figure()
     ax.plot(K, rho, ".-", ms=3, label=f"ρ({gamma:g}, K)")
     ax.axhline(1.0, color="grey", lw=0.8, ls="--", label="limit 1 (Prop 4)")
@@ -77,14 +83,15 @@ def draw_rho_vs_K(path: Path, gamma: float, fig_no: str) -> str:
     ax.legend()
     save(fig, path)
     k_peak = int(K[np.argmax(rho)])
-    shape = "nondecreasing" if np.all(np.diff(rho) >= -1e-12) else f"increasing then decreasing (peak at K = {k_peak})"
-    return (f"ρ(γ, K) for K = 2..100 (float64 Brent root of (1.7)); shape: {shape}; "
-            f"ρ(γ, 100) = {rho[-1]:.5f} (Proposition 3 {'(a)' if gamma <= 1 else '(b)'}, Proposition 4).")
+    shape = "nondecreasing" if np.all(np.diff(rho) >= -FIGURE_MONOTONE_ABS) else f"increasing then decreasing (peak at K = {k_peak})"
+    return (f"ρ(γ, K) for K = 2..{K_max} (float64 Brent root of (1.7)); shape: {shape}; "
+            f"ρ(γ, {K_max}) = {rho[-1]:.5f} (Proposition 3 {'(a)' if gamma <= 1 else '(b)'}, Proposition 4).")
 
 
-def policy_data(gamma: float, lam: float = 0.1, mu: float = 1.0, K: int = 5, N: int = 16):
+def policy_data(gamma: float, lam: float = 0.1, mu: float = 1.0, K: int = POLICY_K, N: int = POLICY_N):
     """The optimal policy of the dynamic model: (solution, {s: boolean (K+1)×(N+1) grid of a = 1, NaN-free})."""
-    CrawlerMDP, policy_iteration = require("numeric.mdp", "CrawlerMDP", "policy_iteration")
+    from ..numeric.mdp import CrawlerMDP, policy_iteration  # lazy: see fig_1_2_data
+
     m = CrawlerMDP(lam=lam, mu=mu, K=K, N=N, gamma=gamma)
     sol = policy_iteration(m)
     grids = {}
@@ -97,12 +104,12 @@ def policy_data(gamma: float, lam: float = 0.1, mu: float = 1.0, K: int = 5, N: 
     return sol, grids
 
 
-def draw_policy(path: Path, fig_no: str) -> str:
+def draw_policy(path: Path, fig_no: str, N: int = POLICY_N, K: int = POLICY_K) -> str:
     """Draw Fig 1.5–1.7 (the optimal policy of the §1.2.2 MDP on the (r, q) grid for s = 0, 1, with the switching
     curves f_0, f_1) into ``path``; returns the caption with the cost against the printed one.
     """
     gamma, printed = POLICY_CASES[fig_no]
-    sol, grids = policy_data(gamma)
+    sol, grids = policy_data(gamma, K=K, N=N)
     curves = sol.curves
     fig, axes = new_figure(9.0, 4.3, ncols=2)
     for s, ax in zip((0, 1), axes):
@@ -120,7 +127,7 @@ def draw_policy(path: Path, fig_no: str) -> str:
         ax.set_ylim(-0.5, grids[s].shape[0] - 0.5)
         # below the grid: inside it the legend covered states of the policy
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
-    fig.suptitle(f"Fig {fig_no}: optimal policy, γ = {gamma:g}, N = 16, K = 5, λ = 0.1, μ = 1; cost {sol.gain:.5f} (printed {printed})")
+    fig.suptitle(f"Fig {fig_no}: optimal policy, γ = {gamma:g}, N = {N}, K = {K}, λ = 0.1, μ = 1; cost {sol.gain:.5f} (printed {printed})")
     save(fig, path)
     shape = "a monotone switching curve" if curves.monotone else f"not a monotone switching curve ({curves.where})"
     return (f"Optimal policy by {sol.method} ({sol.iterations} iterations, residual {sol.residual:.1e}); "
@@ -128,10 +135,13 @@ def draw_policy(path: Path, fig_no: str) -> str:
 
 
 FIGURES = [
-    FigureSpec("liu-nain-fig-1.2", PAPER, "γ → N(γ, K)", "003 §1.2.1 Fig 1.2", draw_fig_1_2),
-    FigureSpec("liu-nain-fig-1.3", PAPER, "K → ρ(γ, K), γ = 0.5", "003 §1.2.1 Fig 1.3", partial(draw_rho_vs_K, gamma=0.5, fig_no="1.3")),
-    FigureSpec("liu-nain-fig-1.4", PAPER, "K → ρ(γ, K), γ = 2", "003 §1.2.1 Fig 1.4", partial(draw_rho_vs_K, gamma=2.0, fig_no="1.4")),
+    FigureSpec("liu-nain-fig-1.2", PAPER, "γ → N(γ, K)", "003 §1.2.1 Fig 1.2", draw_fig_1_2, {"points": 8}),
+    FigureSpec("liu-nain-fig-1.3", PAPER, "K → ρ(γ, K), γ = 0.5", "003 §1.2.1 Fig 1.3", partial(draw_rho_vs_K, gamma=0.5, fig_no="1.3"),
+               {"K_max": 12}),
+    FigureSpec("liu-nain-fig-1.4", PAPER, "K → ρ(γ, K), γ = 2", "003 §1.2.1 Fig 1.4", partial(draw_rho_vs_K, gamma=2.0, fig_no="1.4"),
+               {"K_max": 12}),
 ] + [
-    FigureSpec(f"liu-nain-fig-{no}", PAPER, f"optimal policy, γ = {g:g}", f"003 §1.2.3 Fig {no}", partial(draw_policy, fig_no=no))
+    FigureSpec(f"liu-nain-fig-{no}", PAPER, f"optimal policy, γ = {g:g}", f"003 §1.2.3 Fig {no}", partial(draw_policy, fig_no=no),
+               {"N": 6, "K": 3})
     for no, (g, _) in POLICY_CASES.items()
 ]

@@ -2,7 +2,6 @@
 scripts, no network; figures are PNG files next to it)."""
 from __future__ import annotations
 
-import math
 from html import escape
 
 import re
@@ -10,7 +9,7 @@ import re
 from ..proofs import findings as _findings
 from ..proofs.certification import LEVELS, NOTES, summary as _certification
 from ..proofs.registry import PAPERS, Claim, Result, Status
-from .build import ReportData, TableView, anchor, slug
+from .data import ReportData, TableView, anchor, format_difference, format_digits, slug
 
 CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
@@ -45,16 +44,6 @@ nav a { margin-right: 1em; }
 def _status(s: Status | str) -> str:
     v = s.value if isinstance(s, Status) else s
     return f'<span class="status">{v}</span>'
-
-
-def _digits(d: float | None) -> str:
-    if d is None:
-        return ""
-    return "exact" if math.isinf(d) else f"{d:.1f}"
-
-
-def _fmt_diff(d: float | None) -> str:
-    return "" if d is None else f"{d:+.3g}"
 
 
 FAIL_KINDS = ("theorem, lemma or corollary", "equation or formula", "printed table cell", "iteration count or run detail",
@@ -220,7 +209,7 @@ def _table(t: TableView) -> list[str]:
                 tds.append("<td></td>")
                 continue
             body = (
-                f"{escape(v.printed)}<br>{escape(v.computed or '—')}<br><small>{_fmt_diff(v.difference)}</small>"
+                f"{escape(v.printed)}<br>{escape(v.computed or '—')}<br><small>{format_difference(v.difference)}</small>"
                 f"<br><a href='#{v.anchor}'>{v.status.value}</a>"
             )
             tds.append(f"<td class='{v.status.value}' title='{escape(v.claim_id)}'>{body}</td>")
@@ -248,7 +237,7 @@ def _figures(data: ReportData) -> list[str]:
                     f"<figcaption>{head}. {escape(f.caption)}</figcaption></figure>"
                 )
             else:
-                out.append(f"<p id='fig-{escape(f.spec.id)}'>{head}: <span class='missing'>not generated: {escape(f.reason or '')}</span></p>")
+                out.append(f"<p id='fig-{escape(f.spec.id)}'>{head}: <span class='missing'>{f.status}: {escape(f.reason or '')}</span></p>")
     return out
 
 
@@ -263,7 +252,7 @@ def _row(r: Result) -> str:
     return (
         f"<tr id='{anchor(c.id)}' class='{o.status.value}'><td>{_status(o.status)}</td><td><code>{escape(c.id)}</code></td>"
         f"<td>{escape(c.source.ref)}</td><td>{escape(c.statement)}</td><td>{escape(c.method.value)}</td>"
-        f"<td class='num'>{_digits(o.digits)}</td><td class='detail'>{detail}</td><td class='num'>{r.seconds:.2f}{slow}</td></tr>"
+        f"<td class='num'>{format_digits(o.digits)}</td><td class='detail'>{detail}</td><td class='num'>{r.seconds:.2f}{slow}</td></tr>"
     )
 
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from ..proofs.registry import PAPERS, Result
-from .build import ReportData, TableView, anchor
-from .html import _digits, _fmt_diff
+from .data import ReportData, TableView, anchor, format_difference, format_digits
 
 
 def _cell(text: str) -> str:
@@ -63,7 +62,7 @@ def _table(t: TableView) -> list[str]:
             if v is None:
                 cells.append("")
                 continue
-            text = f"{_cell(v.printed)} / {_cell(v.computed or '—')} / {_fmt_diff(v.difference) or '—'}"
+            text = f"{_cell(v.printed)} / {_cell(v.computed or '—')} / {format_difference(v.difference) or '—'}"
             cells.append(text if v.status.value == "PASS" else f"**{text} [{v.status.value}](#{v.anchor})**")
         out.append(f"| **{_cell(row)}** | " + " | ".join(cells) + " |")
     return out + [""]
@@ -84,7 +83,7 @@ def _figures(data: ReportData) -> list[str]:
             if f.file:
                 out += [f"![{f.spec.title}]({f.file})", "", f"{head}. {f.caption}", ""]
             else:
-                out += [f"{head}: *not generated: {f.reason}*", ""]
+                out += [f"{head}: *{f.status}: {f.reason}*", ""]
     return out
 
 
@@ -96,7 +95,7 @@ def _row(r: Result) -> str:
     if o.erratum:
         detail += f"; printed: {_cell(o.erratum.printed)}; corrected: {_cell(o.erratum.corrected)}"
     status = o.status.value if o.status.value == "PASS" else f"**{o.status.value}**"
-    return f"| <a id=\"{anchor(c.id)}\"></a>{status} | `{c.id}` | {_cell(c.source.ref)} | {_cell(c.statement)} | {c.method.value} | {_digits(o.digits)} | {detail} |"
+    return f"| <a id=\"{anchor(c.id)}\"></a>{status} | `{c.id}` | {_cell(c.source.ref)} | {_cell(c.statement)} | {c.method.value} | {format_digits(o.digits)} | {detail} |"
 
 
 def _claims(data: ReportData) -> list[str]:
