@@ -117,7 +117,7 @@ def test_sign_of_Q_at_one_next_to_gamma_K():
 @given(gamma=st.floats(0.02, 20.0), K=st.integers(2, 200), mu=st.sampled_from([0.5, 1.0, 2.0]))
 def test_float_root_is_within_an_ulp_or_two_of_the_50_digit_root(gamma, K, mu):
     """The float route brackets the root between neighbouring floats proved by Q's signs (so within
-    one ulp, up to rounding in those signs); the fallback (Brent, FLOAT_RTOL) within a few."""
+    one ulp, up to rounding in those signs); the fallback (Brent, FLOAT_ROOT_RTOL) within a few."""
     exact = s.optimal_rho_mp(Fraction(gamma), K, Fraction(mu), digits=50)
     rho = s.optimal_rho(gamma, K, mu)
     with mpmath.workdps(60):

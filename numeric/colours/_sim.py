@@ -127,6 +127,7 @@ def simulation_cost(C: int, steps: int, samples: int, draws_per_step: float = 1.
     """Estimated (bytes, seconds) of a run: per-colour arrays, the records,
     and ``steps * draws_per_step`` source draws at the measured throughput."""
     nbytes = BYTES_PER_COLOUR * C + 7 * 8 * samples
+    # 2e-6: seconds of set-up per colour (alias table, per-colour arrays), a cost-model constant
     seconds = 2e-6 * C + steps * max(1.0, draws_per_step) / STRATEGY_DRAWS_PER_S
     return nbytes, seconds
 
@@ -200,6 +201,7 @@ def simulate(p, K: int, steps: int, seed: int = 0, strategy: str = "none", *, be
     every = require_int(every, "every", minimum=1)
     elephant = _elephants(p, K, strategy, beta)
     mice_mass = 1.0 - math.fsum(p[elephant])
+    # 1e-300 guards the division when the elephants hold all the mass (not a tolerance)
     nbytes, seconds = simulation_cost(p.size, steps + prefill, total // every, 1.0 / max(mice_mass, 1e-300))
     require_memory(nbytes, "C", f"a simulation with C = {p.size} colours", value=p.size)
     require_seconds(seconds, "steps", f"{steps} steps ({strategy})", value=steps)

@@ -49,7 +49,7 @@ from ..errors import InvalidInput, SolverError, TooLarge
 from ..exact import EXACT, FLOATS, exact, input_kind
 from ..generated import buijsrogge as gen
 from ..generated import buijsrogge_exact as exact_rules
-from ..tolerance import FLOAT_REL
+from ..tolerance import FLOAT_REL, POWER_ITERATION_REL, STATIONARY_NEGATIVE_REL
 from ..validate import require_int, require_memory, require_positive, require_probability_vector, require_seconds
 
 DISTRIBUTIONS = ("uniform", "geometric", "normal", "poisson", "powerlaw")
@@ -383,12 +383,12 @@ def _stationary_lu(P, pin: int = -1) -> np.ndarray:
     pi = np.empty(n)
     pi[pin] = 1.0
     pi[keep] = x
-    if not np.all(np.isfinite(pi)) or np.any(pi < -1e-9 * pi.max()):
+    if not np.all(np.isfinite(pi)) or np.any(pi < -STATIONARY_NEGATIVE_REL * pi.max()):
         raise SolverError(f"sparse LU returned an invalid stationary vector (min {pi.min():.3g}, max {pi.max():.3g})")
     return pi / math.fsum(pi)
 
 
-def _stationary_power(P, tol: float = 1e-14, maxit: int = 200_000):
+def _stationary_power(P, tol: float = POWER_ITERATION_REL, maxit: int = 200_000):
     n = P.shape[0]
     PT = (0.5 * (P + sps.identity(n, format="csr"))).T.tocsr()  # lazy chain: aperiodic, same π
     pi = np.full(n, 1.0 / n)
@@ -942,6 +942,7 @@ def exact_stationary_rational(p, K: int) -> Fraction:
         raise InvalidInput("p", "must be rational for the rational route (a law with weights in balls is not)", value=law.model)
     q = law.approx
     K = require_int(K, "K", minimum=2)
+    # cost model (seconds per Fraction operation of the power sums and of Newton's identities), not tolerances
     require_seconds(1e-6 * q.size * K + 1e-5 * K * K * (len(q) + K), "K", f"exact rational product form at K = {K}, C = {q.size}", value=K)
     f = list(law.values)
     P1 = sum(f)

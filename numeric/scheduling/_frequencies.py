@@ -41,7 +41,7 @@ from ._access_time import AccessTime, parse_access  # noqa: F401 - parse_access 
 from ..errors import InvalidInput, SolverError, TooLarge
 from ..generated import golden as ggen
 from ..generated import scheduling as gen
-from ..tolerance import FLOAT_REL, STRUCTURE_ABS
+from ..tolerance import FLOAT_REL, FLOAT_ROOT_ABS_FLOOR, FLOAT_ROOT_RTOL, GOLDEN_BRACKET_REL, MULTIPLIER_SUM_ABS, STRUCTURE_ABS
 from ..validate import require_int, require_memory, require_seconds
 
 PHI = (1 + math.sqrt(5)) / 2
@@ -183,11 +183,6 @@ def _kkt_lower_bound(problem: Problem, x: np.ndarray, lam: float) -> float:
     return res
 
 
-# |sum x_i - 1| at which the multiplier iteration stops: x is then normalised,
-# which moves each x_i by this relative amount.
-_SUM_TOL = 1e-14
-
-
 def _multiplier(problem: Problem) -> tuple[float, np.ndarray, int]:
     """(lambda, x(lambda), iterations) with sum x_i(lambda) = 1 (9).
 
@@ -198,7 +193,7 @@ def _multiplier(problem: Problem) -> tuple[float, np.ndarray, int]:
     against ln lambda (the slope of S is unbounded where a page reaches its
     threshold, so difference quotients serve better than derivatives there),
     each kept inside the bracket [lo, hi] the iteration maintains by
-    bisection, until |S - 1| <= ``_SUM_TOL`` or the bracket closes to a
+    bisection, until |S - 1| <= ``MULTIPLIER_SUM_ABS`` or the bracket closes to a
     rounding unit (then :func:`_across_jump`).  Steps multiply lambda by
     e^step rather than add to ln lambda, so lambda is resolved to its own
     rounding unit (ln lambda's is |ln lambda| times coarser), which matters
@@ -217,7 +212,7 @@ def _multiplier(problem: Problem) -> tuple[float, np.ndarray, int]:
         total, slope = kern.frequencies_at(lam, tau, a, x)
         if not (math.isfinite(total) and math.isfinite(slope)):
             raise SolverError(f"optimal_frequencies: x(lambda) not finite at lambda = {lam!r}")
-        if abs(total - 1.0) <= _SUM_TOL:
+        if abs(total - 1.0) <= MULTIPLIER_SUM_ABS:
             return lam, x, iterations
         g = math.log(total) if total > 0 else -math.inf
         if total > 1.0:
@@ -248,7 +243,7 @@ def _multiplier(problem: Problem) -> tuple[float, np.ndarray, int]:
 
 def _across_jump(kern, lo: float, hi: float, tau, a, x, iterations: int) -> tuple[float, np.ndarray, int]:
     """lo < hi a rounding unit or two apart with S(lo) > 1 > S(hi) beyond
-    ``_SUM_TOL``: a page's x_i falls to 0 between them too steeply for float64
+    ``MULTIPLIER_SUM_ABS``: a page's x_i falls to 0 between them too steeply for float64
     (1 - t_i = (1 + u_i) e^{-u_i} stops at the rounding unit, so x_i = a_i/u_i
     jumps from about a_i/37 to 0).  The optimum lies on the segment between
     x(lo) and x(hi), both stationary to within a rounding unit of lambda:
@@ -399,10 +394,10 @@ def randomized_optimal(problem: Problem) -> FrequencyResult:
         return np.maximum(0.0, gen.randomized_frequency(problem.h, problem.weights, problem.rates, problem.nu, lam))
 
     hi = float(np.max(gen.page_threshold_multiplier(problem.weights, problem.rates, problem.nu)))
-    lo = hi * 1e-3
+    lo = hi * 1e-3  # bracket search: lambda shrinks 1000-fold until sum x(lambda) >= 1 (a step, not a tolerance)
     while x_of(lo).sum() < 1:
         lo *= 1e-3
-    lam, info = optimize.brentq(lambda v: x_of(v).sum() - 1, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, full_output=True)
+    lam, info = optimize.brentq(lambda v: x_of(v).sum() - 1, lo, hi, xtol=FLOAT_ROOT_ABS_FLOOR, rtol=FLOAT_ROOT_RTOL, full_output=True)
     x = x_of(lam)
     x = x / x.sum()
     return _delivered(problem, FrequencyResult(x, randomized_objective(problem, x), "KKT (13)-(15), Brent on lambda", info.iterations, _kkt_randomized(problem, x, lam), lam, valid))
@@ -532,8 +527,8 @@ def golden_bracket(x: float) -> int:
     """j_i with F_j, F_{j+1}, F_{j+2} the inter-access distances of a page of
     frequency x: j = ceil(log_phi(1/x)) (found by the checks of this module;
     the texts print floor(ln_phi x) and ceil(ln_phi f))."""
-    j = math.ceil(math.log(1 / x) / math.log(PHI) - 1e-12)
-    while PHI ** (-j) > x * (1 + 1e-12):
+    j = math.ceil(math.log(1 / x) / math.log(PHI) - GOLDEN_BRACKET_REL)
+    while PHI ** (-j) > x * (1 + GOLDEN_BRACKET_REL):
         j += 1
     return j
 

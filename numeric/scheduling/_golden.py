@@ -33,6 +33,7 @@ import numpy as np
 from ..errors import SolverError
 from ..validate import require_int, require_memory, require_positive, require_seconds
 from ..generated import golden as gen
+from ..tolerance import H_BOX_MIN_WIDTH
 
 PHI = (1 + math.sqrt(5)) / 2
 TWO_PHI2_OVER_5 = 2 * PHI**2 / 5  # lim_(q->0) H(q): the printed constant of (19)
@@ -290,7 +291,7 @@ def certify_H_decreasing(q0: float = 1.0, Q: float = 5.0, n_terms: int = 40, pre
             low = float((p - tail).lower())
             if low > 0:
                 min_series = min(min_series, low)
-            elif boxes_series < max_boxes and hi - lo > 1e-9:
+            elif boxes_series < max_boxes and hi - lo > H_BOX_MIN_WIDTH:
                 mid = (lo + hi) / 2
                 stack += [(lo, mid), (mid, hi)]
             else:

@@ -19,6 +19,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ..tolerance import LEVEL_NEWTON_STEP_REL
+
 # R(u) = 2 P(2, u)/u^2 = sum_{k>=2} 2 (-1)^k (k-1) u^(k-2)/k!, the series of
 # P(2, u) = 1 - (1+u) e^-u without its cancellation; 18 terms reach 1e-18 for
 # u <= 0.71, the largest u at which level_root evaluates it.
@@ -37,7 +39,7 @@ def level_root(t, series):
     t > 1/4: Newton on u - ln(1+u) = -ln(1-t) (convex) from its two-term
     asymptotic root.  Both equations are convex near the root with
     |f''/(2 f')| <= 1/(2u), so the relative error after a step of relative
-    size d is below d^2/2 and a step under 1e-8 ends the iteration at full
+    size d is below d^2/2 and a step under LEVEL_NEWTON_STEP_REL ends the iteration at full
     precision (max relative error 2.6e-16 against mpmath on t in
     [5e-324, 1 - 3e-16], tests/test_scheduling.py)."""
     if t <= SMALL_LEVEL:
@@ -51,7 +53,7 @@ def level_root(t, series):
             e = math.exp(-u)
             step = (w * w * r - 1.0) / (2.0 * w * e)
             w -= step
-            if abs(step) <= 1e-8 * w:
+            if abs(step) <= LEVEL_NEWTON_STEP_REL * w:
                 return s * w, 1.0 / (2.0 * w * w * e)  # e^u/(2 w^2), with e^-u one step old: a slope only
         return math.nan, math.nan
     lq = math.log1p(-t)
@@ -59,7 +61,7 @@ def level_root(t, series):
     for _ in range(64):
         step = (u - math.log1p(u) + lq) * (1.0 + u) / u
         u -= step
-        if abs(step) <= 1e-8 * u:
+        if abs(step) <= LEVEL_NEWTON_STEP_REL * u:
             return u, t * (1.0 + u) / ((1.0 - t) * u * u)  # e^u = (1+u)/(1-t) at the root
     return math.nan, math.nan
 
