@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import time
 
-from crawlmath.numeric.colours import _workbench as nc
-from crawlmath.numeric.colours._sim import simulate
+from crawlmath.numeric import colours as nc
+from crawlmath.numeric.colours import simulate
 from crawlmath.numeric.generated import buijsrogge as gen
 
 BUDGET = 60.0

@@ -80,7 +80,7 @@ def draw_runs(path: Path, runs, panels, title: str, claim_id: str, log_panels=()
     (label, dist C, γ, steps, simulate keyword arguments).  Panels named in
     ``log_panels`` get a log y axis, for runs whose initial transient would
     otherwise squash the stationary level into the bottom of the plot."""
-    colour_distribution = require("numeric.colours._workbench", "colour_distribution")
+    colour_distribution = require("numeric.colours", "colour_distribution")
     simulate = require("numeric.colours._sim", "simulate")
     fig, axes = new_figure(4.8 * len(panels), 3.8, ncols=len(panels))
     axes = axes if len(panels) > 1 else [axes]

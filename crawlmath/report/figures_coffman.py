@@ -57,7 +57,7 @@ def draw_H(path: Path) -> str:
 
 def golden_cost_data(rates=GOLDEN_RATES, access: str = GOLDEN_ACCESS, ks=GOLDEN_KS) -> dict:
     """Exact cost of γ(k, N) for each k, the lower bound C*, the §5 limit and the randomized optimum."""
-    sched = require("numeric.scheduling._frequencies", "make_problem", "parse_access", "optimal_frequencies", "golden_schedule",
+    sched = require("numeric.scheduling", "make_problem", "parse_access", "optimal_frequencies", "golden_schedule",
                     "cyclic_cost", "golden_limit_cost", "randomized_optimal", "randomized_cost")
     make_problem, parse_access, optimal_frequencies, golden_schedule, cyclic_cost, golden_limit_cost, randomized_optimal, randomized_cost = sched
     p = make_problem(list(rates), parse_access(access))

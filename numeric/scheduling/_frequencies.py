@@ -19,6 +19,7 @@ and the CLI number them from 1).
 - :func:`golden_schedule`: the golden-ratio policy gamma(k, N) of §5.
 - :func:`simulate`: Monte Carlo of the page-change processes under a schedule.
 
+>>> from crawlmath.numeric.scheduling import parse_access
 >>> p = make_problem([0.5, 1.0, 2.0], parse_access("exp:1"))
 >>> res = optimal_frequencies(p)
 >>> [round(float(v), 4) for v in res.frequencies]  # ln(1/h_i) = ln 1.5, ln 2, ln 3
@@ -37,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ._access_time import AccessTime, parse_access  # noqa: F401 - parse_access re-exported for callers
+from ._access_time import AccessTime
 from ..errors import InvalidInput, SolverError, TooLarge
 from ..generated import golden as ggen
 from ..generated import scheduling as gen
@@ -51,11 +52,11 @@ MAX_K = 38  # F_38 = 39 088 169 accesses per cycle; beyond that the schedule is 
 # the Fibonacci keys, their argsort, owners, the sequence, the inter-access
 # distances and E[Z] are each one int64/float64 array of F_k entries.
 GOLDEN_BYTES_PER_ACCESS = 80
-MAX_FIBONACCI_K = 100_000  # F_100000 has 20 899 digits: ~0.1 s; a golden cycle stops at MAX_K anyway
+_MAX_FIBONACCI_K = 100_000  # F_100000 has 20 899 digits: ~0.1 s; a golden cycle stops at MAX_K anyway
 # simulate(): per simulated access, the durations, tiled pages, their argsort and a
 # few float64 work arrays (measured 82 B and 0.32 us on one core, F_20 x 20-200 cycles)
-SIMULATE_BYTES_PER_ACCESS = 100
-SIMULATE_SECONDS_PER_ACCESS = 0.5e-6
+_SIMULATE_BYTES_PER_ACCESS = 100
+_SIMULATE_SECONDS_PER_ACCESS = 0.5e-6
 GOLDEN_SECONDS_PER_ACCESS = 0.7e-6
 
 
@@ -420,10 +421,10 @@ def _kkt_randomized(problem: Problem, x: np.ndarray, lam: float) -> float:
 
 def fibonacci(k: int) -> int:
     """F_k with the text's Binet formula F_k = (phi^k - (1-phi)^k)/sqrt5: F_0 = 0, F_1 = 1
-    (k <= `MAX_FIBONACCI_K`: F_k has 0.209 k digits and k additions of them)."""
+    (k <= `_MAX_FIBONACCI_K`: F_k has 0.209 k digits and k additions of them)."""
     k = require_int(k, "k", minimum=0)
-    if k > MAX_FIBONACCI_K:
-        raise TooLarge("k", f"must be <= {MAX_FIBONACCI_K} (F_k has about {0.209 * k:.3g} digits)", value=k)
+    if k > _MAX_FIBONACCI_K:
+        raise TooLarge("k", f"must be <= {_MAX_FIBONACCI_K} (F_k has about {0.209 * k:.3g} digits)", value=k)
     a, b = 0, 1
     for _ in range(k):
         a, b = b, a + b
@@ -585,8 +586,8 @@ def simulate(sequence, problem: Problem, cycles: int, *, seed: int = 0, batches:
         raise InvalidInput("cycles", f"must be >= batches ({batches})", value=cycles)
     n = float(seq.size) * cycles
     what = f"{cycles} cycles of {seq.size} accesses"
-    require_memory(SIMULATE_BYTES_PER_ACCESS * n, "cycles", what, value=cycles)
-    require_seconds(SIMULATE_SECONDS_PER_ACCESS * n, "cycles", what, value=cycles)
+    require_memory(_SIMULATE_BYTES_PER_ACCESS * n, "cycles", what, value=cycles)
+    require_seconds(_SIMULATE_SECONDS_PER_ACCESS * n, "cycles", what, value=cycles)
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
     K = seq.size

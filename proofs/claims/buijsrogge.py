@@ -16,7 +16,7 @@ import numpy as np
 import sympy as sp
 
 from ...derive import buijsrogge as d
-from ...numeric.colours import _workbench as nc
+from ...numeric import colours as nc
 from ...numeric.colours._sim import simulate
 from ...numeric.generated import buijsrogge as gen
 from ...numeric.tolerance import FLOAT_REL, SIMULATION_SIGMAS, digits_agreed, matches_printed
