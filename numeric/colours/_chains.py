@@ -29,6 +29,7 @@ import scipy.sparse.linalg as spla
 
 from ..errors import InvalidInput, SolverError, TooLarge
 from ..exact import EXACT, exact
+from ..markov import averages_of, check_cost, integer_chain
 from ..tolerance import POWER_ITERATION_REL, STATIONARY_NEGATIVE_REL
 from ..validate import require_int
 from ._laws import ColourLaw, _law
@@ -203,8 +204,6 @@ def certified_uniform(K: int, C: int, digits: int = 30) -> ExactResult:
     >>> r.colours_bounds[0] <= Fraction(5, 3) <= r.colours_bounds[1], r.inputs
     (True, 'exact')
     """
-    from ..markov._sparse_refine import averages_of, check_cost, integer_chain
-
     K = require_int(K, "K", minimum=1)
     C = require_int(C, "C", minimum=1)
     digits = require_int(digits, "digits", minimum=1)
@@ -265,7 +264,7 @@ def _stationary_power(P, tol: float = POWER_ITERATION_REL, maxit: int = 200_000)
 
 def _stationary_rational(n, rows, cols, probs):
     """Exact πP = π, Σπ = 1 over the rationals (python-flint fmpq_mat)."""
-    import flint
+    import flint  # python-flint: loaded only by the ball (certified) routes
 
     A = flint.fmpq_mat(n, n)
     for r, c, pr in zip(rows, cols, probs):
@@ -315,8 +314,6 @@ def exact_general(p, K: int, state_limit: int = 20_000, digits: int = 30) -> Exa
     >>> r.colours_bounds[0] <= 1 + (1 - Fraction(38, 100)) / 1 <= r.colours_bounds[1], r.inputs   # 1 + (1 - P2) h0/h1
     (True, 'exact')
     """
-    from ..markov._sparse_refine import averages_of, check_cost, integer_chain
-
     law = _law(p)
     if law.values is None:
         raise InvalidInput("p", "must be rational for the exact chain (a law with weights in balls is not)",

@@ -107,7 +107,7 @@ class ColourLaw:
 
     def balls(self) -> list:
         """Balls at the current ``flint.ctx.prec`` containing the exact :math:`p_c`, in the order of ``approx``."""
-        import flint
+        import flint  # python-flint: loaded only by the ball (certified) routes
 
         if self.values is not None:
             return [flint.arb(flint.fmpq(v.numerator, v.denominator)) for v in self.values]
@@ -120,7 +120,7 @@ def _weight_balls(kind: str, params: list, C: int) -> list:
     formed directly (no recurrence, so radii do not grow with c): :math:`c^{-\gamma}`, :math:`e^{-(c-1)/\lambda}`,
     :math:`e^{-(c-\mu)^2/(2\sigma^2)}`, :math:`e^{c\log\lambda - \log c!}` (the factors common to all c cancel
     in the normalisation)."""
-    import flint
+    import flint  # python-flint: loaded only by the ball (certified) routes
 
     cs = [flint.arb(c) for c in range(1, C + 1)]
     if kind == "powerlaw":

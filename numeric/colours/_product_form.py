@@ -117,7 +117,7 @@ def _power_sums_arb(q: np.ndarray, ball: list, K: int, prec: int) -> list:
     >>> [p.str(5) for p in P]
     ['1.0000', '0.37500', '0.15625']
     """
-    import flint
+    import flint  # python-flint: loaded only by the ball (certified) routes
 
     C = q.size
     bits = prec + math.log2(C) + 8
@@ -146,7 +146,7 @@ def _newton_h(P: list, n_max: int) -> list:
     >>> [x.str(5) for x in h]
     ['1.0000', '1.0000', '0.75000']
     """
-    import flint
+    import flint  # python-flint: loaded only by the ball (certified) routes
 
     h = [flint.arb(1)]
     for n in range(1, n_max + 1):
@@ -182,7 +182,7 @@ def exact_stationary(p, K: int, dps: int = 30) -> ProductForm:
     >>> r.colours, r.digits >= 30, r.inputs    # (KC - 1)/(K + C - 2) = 11/5
     (2.2, True, 'exact')
     """
-    import flint
+    import flint  # python-flint: loaded only by the ball (certified) routes
 
     K = require_int(K, "K", minimum=1)
     dps = require_int(dps, "dps", minimum=1)
@@ -236,7 +236,7 @@ def exact_stationary_series(p, K: int, dps: int = 30, max_prec: int = 4096) -> P
     >>> r.colours
     2.2
     """
-    import flint
+    import flint  # python-flint: loaded only by the ball (certified) routes
 
     K = require_int(K, "K", minimum=2)
     dps = require_int(dps, "dps", minimum=1)
@@ -259,7 +259,7 @@ def exact_stationary_series(p, K: int, dps: int = 30, max_prec: int = 4096) -> P
 
 def _series_values(ball: list, K: int):
     """(E[S], P_new, ratio, E[1/S]) balls by the generating-function route from the balls of p at the current flint precision."""
-    import flint
+    import flint  # python-flint: loaded only by the ball (certified) routes
 
     P1 = sum(ball, flint.arb(0))
     blocks = [flint.arb_series(flint.arb_poly.from_roots(ball[s:s + K]).coeffs()[::-1], prec=K + 3)

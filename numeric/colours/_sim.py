@@ -207,7 +207,7 @@ def simulate(p, K: int, steps: int, seed: int = 0, strategy: str = "none", *, be
     nbytes, seconds = _simulation_cost(p.size, steps + prefill, total // every, 1.0 / max(mice_mass, 1e-300))
     require_memory(nbytes, "C", f"a simulation with C = {p.size} colours", value=p.size)
     require_seconds(seconds, "steps", f"{steps} steps ({strategy})", value=steps)
-    from . import _kernels as kern
+    from . import _kernels as kern  # numba: loaded only when a simulation runs
 
     state = _State(prep, K, total, every, seed, elephant)
     if prefill:
@@ -262,7 +262,7 @@ class _State:
     """The arrays the kernels advance, owned here between chunks."""
 
     def __init__(self, prep, K, total, every, seed, elephant):
-        from . import _kernels as kern
+        from . import _kernels as kern  # numba: loaded only when a simulation runs
 
         p = prep.p
         self.kern = kern
@@ -334,7 +334,7 @@ def absent_mass(p: np.ndarray, cnt: np.ndarray, off: np.ndarray) -> float:
     float per colour: the kernel sums the integer significands exactly per
     binary exponent, the sum is an integer times :math:`2^{-1074}`, and
     Python's int / int rounds correctly."""
-    from . import _kernels as kern
+    from . import _kernels as kern  # numba: loaded only when a simulation runs
 
     hi, lo = kern.absent_mass_bins(np.ascontiguousarray(p), cnt, off)
     exact = sum(((int(hi[k]) << 26) + int(lo[k])) << k for k in np.flatnonzero(hi | lo).tolist())
@@ -355,7 +355,7 @@ class _Prepared:
         TEMPLATE_BYTES, a byte copy of a template built once per (distribution,
         elephant set) and kept for the last two (the same bytes, a third of
         the time); larger games build their records directly."""
-        from . import _kernels as kern
+        from . import _kernels as kern  # numba: loaded only when a simulation runs
 
         if self.table is None:
             self.table = packed_table(*alias_table(self.p))
@@ -411,7 +411,7 @@ def _prepared(p) -> _Prepared:
 def alias_table(p: np.ndarray):
     """Walker's alias table: (prob, alias) for O(1) sampling of ``p`` (numba:
     the construction is O(C) and runs once per distribution)."""
-    from . import _kernels as kern
+    from . import _kernels as kern  # numba: loaded only when a simulation runs
 
     return kern.alias_columns(np.ascontiguousarray(p, dtype=np.float64))
 

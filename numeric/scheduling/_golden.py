@@ -152,7 +152,7 @@ def certify_profile_bound(Q: float = 4.0, prec: int = 96, q_pieces: int = 16, s_
     split.  On [Q, inf): G <= 1 + e^(-q/sqrt5)/(q - 1), decreasing in q.
     Raises SolverError when the cover needs more than ``max_boxes`` boxes.
     """
-    import flint
+    import flint  # python-flint: loaded only by the ball (certified) routes
     from flint import arb
 
     t0 = time.perf_counter()
@@ -259,7 +259,7 @@ def certify_H_decreasing(q0: float = 1.0, Q: float = 5.0, n_terms: int = 40, pre
     - [q0, Q]: D enclosed directly on an adaptive cover by balls;
     - [Q, inf): D e^q > k0 e^((1-a) Q) - 1 > 0 (lambda_1 > k0, lambda_2 > 0).
     """
-    import flint
+    import flint  # python-flint: loaded only by the ball (certified) routes
     from flint import arb
 
     t0 = time.perf_counter()
