@@ -181,7 +181,7 @@ def simulate(p, K: int, steps: int, seed: int = 0, strategy: str = "none", *, be
     every chunk with the steps done of ``K + steps`` (it does not touch the
     state, so results are the same with or without it).
 
-    ``p`` is read by :func:`crawlmath.numeric.colours._workbench.float_law`: exact numbers
+    ``p`` is read by :func:`crawlmath.numeric.colours.float_law`: exact numbers
     and decimal strings are accepted and rounded to the nearest float64 (the
     result's ``inputs`` says how p was given).  A simulation is a statistical
     estimate in float64, not an exact route."""
