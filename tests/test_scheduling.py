@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 from crawlmath.numeric import scheduling as s
 from crawlmath.numeric.scheduling import Deterministic, Exponential, Gamma, HyperExponential, Uniform
 from crawlmath.numeric.errors import InvalidInput, TooLarge
+from crawlmath.numeric.tolerance import LEVEL_NEWTON_STEP_REL
 
 LAWS = [Deterministic(1.0), Exponential(1.0), Gamma(2.0, 2.0), Uniform(0.2, 1.8), HyperExponential((0.3, 0.7), (0.4, 2.8))]
 
@@ -205,7 +206,7 @@ def test_level_root_against_mpmath():
                          [kern.SMALL_LEVEL, np.nextafter(kern.SMALL_LEVEL, 1.0), 5e-324]])
     with mpmath.workdps(40):
         for t in ts:
-            u, growth = kern.level_root(float(t), kern.R_SERIES)
+            u, growth = kern.level_root(float(t), kern.R_SERIES, LEVEL_NEWTON_STEP_REL)
             v = mpmath.mpf(u)
             for _ in range(50):  # Newton on P(2, v) = t in 40 digits from the float root
                 step = (mpmath.gammainc(2, 0, v, regularized=True) - mpmath.mpf(t)) / (v * mpmath.exp(-v))
