@@ -16,8 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from crawlmath.numeric.colours import _workbench as nc
-from crawlmath.numeric.colours._sim import simulate
+from crawlmath.numeric import colours as nc
+from crawlmath.numeric.colours import simulate
 from crawlmath.numeric.generated import buijsrogge as gen
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from crawlmath.numeric.colours import _workbench as nc
-from crawlmath.numeric.colours._sim import simulate
+from crawlmath.numeric import colours as nc
+from crawlmath.numeric.colours import simulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docs_output import Page, run  # noqa: E402 - the sibling helper

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from crawlmath.numeric.colours import _workbench as nc
+from crawlmath.numeric import colours as nc
 from crawlmath.numeric.colours import _kernels as kern
 from crawlmath.numeric.colours import _sim as cs
 from crawlmath.numeric.colours._kernels import (BATCH, BCOUNT, CAP, DRAWS, ELMASS, HEAD, LASTQ, M32, MASS,

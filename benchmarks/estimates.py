@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from crawlmath.commands import mdp as mdp_cmd, schedule as schedule_cmd, static as static_cmd
-from crawlmath.numeric.scheduling import _frequencies as scheduling
+from crawlmath.numeric import scheduling
 from crawlmath.sweep import SCHEDULER_SECONDS, WORKER_BYTES, WORKER_SECONDS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

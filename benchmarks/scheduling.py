@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 from scipy import optimize, special
 
-from crawlmath.numeric.scheduling import _frequencies as s
-from crawlmath.numeric.scheduling._access_time import Exponential, HyperExponential
+from crawlmath.numeric import scheduling as s
+from crawlmath.numeric.scheduling import Exponential, HyperExponential
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docs_output import Page, run  # noqa: E402 - the sibling helper

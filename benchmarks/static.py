@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from crawlmath.numeric.static._mm1k import static_optimum
+from crawlmath.numeric.static import static_optimum
 from crawlmath.proofs.tables.liu_nain_static import TABLE_1_1, TABLE_1_1_K
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

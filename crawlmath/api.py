@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from .numeric.bmap._model import BmapModel, Measures
-    from .numeric.colours._workbench import MeanField
+    from .numeric.colours import MeanField
     from .numeric.mdp import InstanceReport
-    from .numeric.scheduling._frequencies import FrequencyResult
-    from .numeric.static._mm1k import StaticOptimum
+    from .numeric.scheduling import FrequencyResult
+    from .numeric.static import StaticOptimum
     from .proofs.registry import Result
 
 __all__ = [
@@ -57,7 +57,7 @@ def static_optimum(lam, mu, gamma, K, *, digits: int | None = None) -> "StaticOp
     >>> static_optimum(0.05, 1, 2.4, 15, digits=40).N_opt
     21
     """
-    from .numeric.static._mm1k import static_optimum as solve
+    from .numeric.static import static_optimum as solve
 
     return solve(lam, mu, gamma, K, digits=digits)
 
@@ -184,9 +184,9 @@ def optimal_frequencies(rates: Sequence[float], access: str = "det:1", weights=N
     InvalidInput access: must be a text such as 'det:1' or 'exp:2' (got 'NoneType')
     """
     from .commands.schedule import BYTES_PER_PAGE
-    from .numeric.scheduling._access_time import AccessTime, parse_access
+    from .numeric.scheduling import AccessTime, parse_access
     from .numeric.errors import InvalidInput
-    from .numeric.scheduling._frequencies import make_problem, optimal_frequencies as solve
+    from .numeric.scheduling import make_problem, optimal_frequencies as solve
     from .numeric.validate import require_real_vector
 
     mu = require_real_vector(rates, "rates", bytes_per_entry=BYTES_PER_PAGE)
@@ -219,9 +219,9 @@ def mean_field_colours(K: int, C: int) -> "MeanField":
     with C equally likely colours, KC/(K+C−1), and P_new (Buijsrogge 2014, Thm 4.2.1).
 
     The exact stationary value for any colour law p, as a rigorous ball, is
-    :func:`crawlmath.numeric.colours._workbench.exact_stationary`: p may hold exact numbers (int,
+    :func:`crawlmath.numeric.colours.exact_stationary`: p may hold exact numbers (int,
     Fraction, SymPy Rational, Decimal, strings such as "0.7" or "7/10"; a float means its
-    shortest decimal), or be :func:`~crawlmath.numeric.colours._workbench.colour_law_of` a Chapter 5
+    shortest decimal), or be :func:`~crawlmath.numeric.colours.colour_law_of` a Chapter 5
     law from exact parameters; the result's ``inputs`` and ``model`` say which model its
     digits are for (for uniform p it is (KC−1)/(K+C−2), not this mean field).
 
@@ -230,7 +230,7 @@ def mean_field_colours(K: int, C: int) -> "MeanField":
     >>> round(mean_field_colours(100, 100).colours, 4)
     50.2513
     """
-    from .numeric.colours._workbench import mean_field
+    from .numeric.colours import mean_field
 
     return mean_field(K, C)
 

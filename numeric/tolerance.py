@@ -203,3 +203,26 @@ FIGURE_MONOTONE_ABS = 1e-12
 # Coffman §5 figure: each exact γ(k, N) cost (float64) is called >= C* (Theorem 3.4) when it is at least
 # C* (1 - this): a relative rounding slack of both float64 values.
 FIGURE_BOUND_REL = 1e-12
+# --- static, scheduling, colours, validate ---
+# Float64 root finders (numeric/static _brent and _anderson_bjorck, the Brent solve of the randomized
+# multiplier in numeric/scheduling) stop when the bracket or step is below FLOAT_ROOT_RTOL |x| (a few units
+# in the last place, 4 eps: the best float64 can promise of a root) plus FLOAT_ROOT_ABS_FLOOR, an absolute
+# floor that only matters for a root at 0 (SciPy's brentq refuses xtol = 0; every root here is positive).
+FLOAT_ROOT_RTOL = 4 * 2.0**-52
+FLOAT_ROOT_ABS_FLOOR = 1e-300
+# |sum x_i - 1| at which the multiplier iteration of the optimal frequencies (Coffman-Liu-Weber (8)-(9)) stops:
+# x is then normalised, which moves each x_i by at most this relative amount.
+MULTIPLIER_SUM_ABS = 1e-14
+# golden_bracket: x and phi^-j are compared with this relative slack, so an x that is phi^-j up to the rounding
+# of log(1/x)/log(phi) and of phi**-j gets bracket j, not j + 1.
+GOLDEN_BRACKET_REL = 1e-12
+# certify_H_decreasing splits a box of the Taylor part whose enclosure is not positive only while it is wider
+# than this; a narrower box is reported as not certified (the certificate fails, it never passes by this).
+H_BOX_MIN_WIDTH = 1e-9
+# level_root (P(2, u) = t): Newton stops after a step below this relative size; the equations are convex near
+# the root with |f''/(2 f')| <= 1/(2u), so the error left is below (1e-8)^2/2, far under one ulp.
+LEVEL_NEWTON_STEP_REL = 1e-8
+# The colour chains' float64 stationary vector: a sparse-LU entry more negative than this times max(pi) is not
+# rounding and the solve is refused; power iteration stops when max|pi_{n+1} - pi_n| < POWER_ITERATION_REL max(pi).
+STATIONARY_NEGATIVE_REL = 1e-9
+POWER_ITERATION_REL = 1e-14

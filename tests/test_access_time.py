@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from crawlmath.numeric.scheduling._access_time import (Deterministic, Exponential, Gamma, HyperExponential, LaplaceAccess,
+from crawlmath.numeric.scheduling import (Deterministic, Exponential, Gamma, HyperExponential, LaplaceAccess,
                                            PhaseTypeAccess, Uniform, parse_access)
 from crawlmath.numeric.errors import InvalidInput
 

@@ -31,7 +31,7 @@ def test_colour_kernel_equals_the_verbatim_first_kernel(strategy, delta):
     """benchmarks/colours_kernel.py: the package's strategy kernel and the kernel as first written consume the same
     random stream, so their records and source draws must be identical (Buijsrogge Alg. 11/12, gamma = 0.9)."""
     bench = _load("colours_kernel")
-    from crawlmath.numeric.colours import _workbench as nc
+    from crawlmath.numeric import colours as nc
     from crawlmath.numeric.colours import _sim as cs
 
     p = nc.colour_distribution("powerlaw", bench.C, 0.9)

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from crawlmath.cli import main
-from crawlmath.numeric.colours import _workbench as nc
-from crawlmath.numeric.colours._sim import STRATEGY_NAMES, simulate, step_law, trajectories
+from crawlmath.numeric import colours as nc
+from crawlmath.numeric.colours import STRATEGY_NAMES, simulate, step_law, trajectories
 from crawlmath.numeric.errors import InvalidInput, SolverError, TooLarge
 from crawlmath.numeric.generated import buijsrogge as gen
 from crawlmath.numeric.tolerance import SIMULATION_SIGMAS

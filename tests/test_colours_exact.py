@@ -11,7 +11,7 @@ import flint
 import numpy as np
 import pytest
 
-import crawlmath.numeric.colours._workbench as nc
+from crawlmath.numeric import colours as nc
 from crawlmath.cli import main
 from crawlmath.numeric.errors import InvalidInput, TooLarge
 
@@ -255,7 +255,7 @@ def test_exact_chain_counts_zero_colours_absent_and_refuses_ball_laws():
 
 
 def test_simulation_reads_p_like_the_exact_routes_and_says_it_is_not_one():
-    from crawlmath.numeric.colours._sim import MIN_STEPS, simulate
+    from crawlmath.numeric.colours import MIN_STEPS, simulate
 
     a = simulate(["0.5", "1/4", Fraction(1, 4)], 4, MIN_STEPS, seed=3)
     b = simulate(np.array([0.5, 0.25, 0.25]), 4, MIN_STEPS, seed=3)
@@ -284,7 +284,7 @@ def test_exact_chain_of_a_skewed_law_starts_from_gth_when_the_lu_loses_small_ent
 
 def test_uniform_chain_is_certified_and_contains_the_rational_solution():
     """``certified_uniform`` (exact partition chain, two routes) encloses E[S] solved in exact Fractions."""
-    from crawlmath.numeric.colours import _workbench as nc
+    from crawlmath.numeric import colours as nc
 
     for K, C in [(3, 2), (6, 4), (8, 20)]:
         r = nc.certified_uniform(K, C, digits=30)
@@ -297,7 +297,7 @@ def test_cli_uniform_chain_certified_below_the_cap_and_labelled_float_above(caps
     import json
 
     from crawlmath.cli import main
-    from crawlmath.numeric.colours import _workbench as nc
+    from crawlmath.numeric import colours as nc
 
     assert main(["colours", "--K", "6", "--C", "4", "--exact", "chain", "--json"]) == 0
     certified = json.loads(capsys.readouterr().out)["exact"]

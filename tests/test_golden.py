@@ -5,8 +5,7 @@ import pytest
 import sympy as sp
 
 from crawlmath.derive import golden as dg
-from crawlmath.numeric.scheduling import _golden as g
-from crawlmath.numeric.scheduling import _frequencies as s
+from crawlmath.numeric import scheduling as s
 from crawlmath.numeric.errors import SolverError
 from crawlmath.numeric.generated import golden as gen
 
@@ -39,16 +38,16 @@ def test_generated_float_code_is_accurate_at_small_q(name):
 
 def test_profile_is_a_weighted_mean_of_brackets_and_matches_h():
     qs = np.geomspace(1e-10, 30, 40)
-    assert np.allclose(g.profile(qs, 1.0), g.H(qs), rtol=1e-14)
-    assert np.allclose(g.profile(qs, g.PHI), g.H(qs), rtol=1e-13)
-    assert np.all(g.profile_max(qs) < g.WORST_PROFILE)
+    assert np.allclose(s.profile(qs, 1.0), s.H(qs), rtol=1e-14)
+    assert np.allclose(s.profile(qs, s.PHI), s.H(qs), rtol=1e-13)
+    assert np.all(s.profile_max(qs) < s.WORST_PROFILE)
 
 
 def test_profile_bound_is_certified_and_a_smaller_constant_is_not():
-    cert = g.certify_profile_bound()
+    cert = s.certify_profile_bound()
     assert cert.proved and cert.tail_margin > 0
     with pytest.raises(SolverError):
-        g.certify_profile_bound(bound="1.1089", max_boxes=3000)
+        s.certify_profile_bound(bound="1.1089", max_boxes=3000)
 
 
 def test_exact_schedule_distance_counts_follow_three_gaps():

@@ -278,8 +278,7 @@ def test_rendered_reference_page_is_current():
 
 
 def test_progress_callback_leaves_the_simulation_unchanged():
-    from crawlmath.numeric.colours._workbench import colour_distribution
-    from crawlmath.numeric.colours._sim import simulate
+    from crawlmath.numeric.colours import colour_distribution, simulate
 
     p = colour_distribution("uniform", 20)
     calls = []

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from crawlmath.numeric.static import _mm1k as s
+from crawlmath.numeric import static
+from crawlmath.numeric.static import _mm1k as s  # internals: the float route's brackets, SCALAR_MAX_K
 from crawlmath.numeric.errors import InvalidInput
 from crawlmath.numeric.generated import static_mm1k as gen
 from crawlmath.proofs.tables import liu_nain_static as T
@@ -27,7 +28,7 @@ lams = st.sampled_from([0.005, 0.01, 0.02, 0.05, 0.1, 0.3])
 @settings(max_examples=60, deadline=None)
 @given(lam=lams, gamma=gammas, K=Ks)
 def test_N_opt_is_the_brute_force_argmin(lam, gamma, K):
-    assert s.static_optimum(lam, 1.0, gamma, K).N_opt == s.brute_force_N(lam, 1.0, gamma, K)
+    assert static.static_optimum(lam, 1.0, gamma, K).N_opt == static.brute_force_N(lam, 1.0, gamma, K)
 
 
 @settings(max_examples=60, deadline=None)
@@ -35,14 +36,14 @@ def test_N_opt_is_the_brute_force_argmin(lam, gamma, K):
 def test_cost_nonnegative_and_minimal_at_rho_opt(gamma, K, rho):
     c = float(gen.cost(rho, gamma, K, 1.0))
     assert c >= 0
-    assert float(gen.cost(s.optimal_rho(gamma, K), gamma, K, 1.0)) <= c * (1 + 1e-12)
+    assert float(gen.cost(static.optimal_rho(gamma, K), gamma, K, 1.0)) <= c * (1 + 1e-12)
 
 
 @settings(max_examples=25, deadline=None)
 @given(gamma=gammas, K=st.integers(2, 40))
 def test_float_and_mpmath_roots_agree(gamma, K):
-    hp = s.optimal_rho_mp(repr(gamma), K, 1, digits=30)
-    assert abs(s.optimal_rho(gamma, K) - float(hp)) <= 1e-13 * float(hp)
+    hp = static.optimal_rho_mp(repr(gamma), K, 1, digits=30)
+    assert abs(static.optimal_rho(gamma, K) - float(hp)) <= 1e-13 * float(hp)
 
 
 @settings(max_examples=60, deadline=None)
@@ -57,7 +58,7 @@ def test_float_root_from_the_estimate_equals_the_full_search(gamma, K, mu):
     if q_one == 0:
         return
     full = s._brent(q, *s._bracket(q, K, 1.0, q_one))
-    assert s.optimal_rho(gamma, K, mu) == pytest.approx(full, rel=1e-15, abs=0)
+    assert static.optimal_rho(gamma, K, mu) == pytest.approx(full, rel=1e-15, abs=0)
 
 
 def test_brackets_hold_a_sign_change_of_Q():
@@ -66,7 +67,7 @@ def test_brackets_hold_a_sign_change_of_Q():
         def q(r):
             return gen.stationarity_deflated_scalar(r, gamma, K, mu)
 
-        root = s.optimal_rho(gamma, K, mu)
+        root = static.optimal_rho(gamma, K, mu)
         for a, q_a, b, q_b in (s._near_bracket(q, root * (1 + 1e-10)), s._bracket(q, K, 1.0, q(1.0))):
             assert a <= root <= b and (q_a, q_b) == (q(a), q(b)) and q_a <= 0 <= q_b
 
@@ -109,7 +110,7 @@ def test_sign_of_Q_at_one_next_to_gamma_K():
             side, _ = s._q_at_one(gamma, K, 1.0)
             exact = Fraction(1) * (K + 2) - Fraction(gamma) * K
             assert side == (exact > 0) - (exact < 0)
-            rho = s.optimal_rho(gamma, K)
+            rho = static.optimal_rho(gamma, K)
             assert (rho - 1) * side <= 0 and (side != 0 or rho == 1.0)  # Q(1) > 0: root below 1
 
 
@@ -117,9 +118,9 @@ def test_sign_of_Q_at_one_next_to_gamma_K():
 @given(gamma=st.floats(0.02, 20.0), K=st.integers(2, 200), mu=st.sampled_from([0.5, 1.0, 2.0]))
 def test_float_root_is_within_an_ulp_or_two_of_the_50_digit_root(gamma, K, mu):
     """The float route brackets the root between neighbouring floats proved by Q's signs (so within
-    one ulp, up to rounding in those signs); the fallback (Brent, FLOAT_RTOL) within a few."""
-    exact = s.optimal_rho_mp(Fraction(gamma), K, Fraction(mu), digits=50)
-    rho = s.optimal_rho(gamma, K, mu)
+    one ulp, up to rounding in those signs); the fallback (Brent, FLOAT_ROOT_RTOL) within a few."""
+    exact = static.optimal_rho_mp(Fraction(gamma), K, Fraction(mu), digits=50)
+    rho = static.optimal_rho(gamma, K, mu)
     with mpmath.workdps(60):
         assert abs(rho - exact) <= 2 * math.ulp(rho)
 
@@ -135,14 +136,14 @@ def test_brent_bisects_where_interpolation_divides_by_zero():
 def test_numpy_and_scalar_evaluations_of_Q_give_the_same_rho(monkeypatch):
     """Above SCALAR_MAX_K the float route evaluates Q with NumPy; both give rho to full accuracy."""
     K = s.SCALAR_MAX_K + 50
-    vectorised = s.optimal_rho(1.3, K, 1.0)
+    vectorised = static.optimal_rho(1.3, K, 1.0)
     monkeypatch.setattr(s, "SCALAR_MAX_K", 10 * K)
-    assert s.optimal_rho(1.3, K, 1.0) == pytest.approx(vectorised, rel=4e-16, abs=0)
+    assert static.optimal_rho(1.3, K, 1.0) == pytest.approx(vectorised, rel=4e-16, abs=0)
 
 
 def test_two_high_precision_routes_agree_to_40_digits():
-    a = s.optimal_rho_mp("2.4", 15, 1, digits=45)
-    b = s.optimal_rho_by_derivative_mp("2.4", 15, 1, digits=45)
+    a = static.optimal_rho_mp("2.4", 15, 1, digits=45)
+    b = static.optimal_rho_by_derivative_mp("2.4", 15, 1, digits=45)
     assert abs(a - b) < mpmath.mpf(10) ** -40
 
 
@@ -150,7 +151,7 @@ def test_rho_equals_one_exactly_at_gamma_K():
     for K in (2, 3, 4, 5, 10):  # gamma(K) exact in binary for these K
         g = float(gen.gamma_K(K, 1.0))
         if g == (K + 2) / K:
-            assert s.optimal_rho(g, K) == pytest.approx(1.0, abs=1e-12)
+            assert static.optimal_rho(g, K) == pytest.approx(1.0, abs=1e-12)
 
 
 def test_cost_removable_singularity():
@@ -166,7 +167,7 @@ def test_cost_vectorises_and_survives_overflow():
 
 
 def test_infinite_K():
-    o = s.static_optimum(0.03, 1.0, 0.5, math.inf)
+    o = static.static_optimum(0.03, 1.0, 0.5, math.inf)
     assert o.rho_opt == 1.0 and o.N_opt in (33, 34) and o.N_opt == o.N_approx
 
 
@@ -180,7 +181,7 @@ def test_infinite_K():
 ])
 def test_bad_input_names_the_argument(kwargs, arg):
     with pytest.raises(InvalidInput) as e:
-        s.static_optimum(**kwargs)
+        static.static_optimum(**kwargs)
     assert e.value.argument == arg
 
 

@@ -73,7 +73,7 @@ def parse_strategy(text: str):
     """Parse ``--strategy NAME[:PARAM]`` into (name, keyword arguments for the simulator), PARAM being β, δ or r
     as the strategy takes; InvalidInput names ``--strategy``.
     """
-    from ..numeric.colours._sim import STRATEGY_NAMES
+    from ..numeric.colours import STRATEGY_NAMES
     from ..numeric.errors import InvalidInput
 
     kind, _, rest = text.partition(":")
@@ -98,8 +98,8 @@ def run(args) -> int:
     """``crawlmath colours``: expected colours online by (3.1), the mean field KC/(K+C−1), the exact chain or product
     form (``--exact``) and a seeded simulation (``--simulate``); returns exit code 0.
     """
-    from ..numeric.colours import _workbench as nc
-    from ..numeric.colours._sim import MAX_SEED, MIN_STEPS, simulate
+    from ..numeric import colours as nc
+    from ..numeric.colours import MAX_SEED, MIN_STEPS, simulate
     from ..numeric.errors import InvalidInput
     from ..numeric.markov._sparse_refine import outward_text
     from ..numeric.validate import require_int, require_memory

@@ -10,7 +10,7 @@ from ..numeric.tolerance import FLOAT_REL
 from ._common import inputs, integer, print_json, require_finite_output
 
 # rates, weights, h, frequencies, a few work arrays: float64 per page (the
-# golden cycle has its own cost model, numeric.scheduling._frequencies.golden_estimate)
+# golden cycle has its own cost model, numeric.scheduling.golden_estimate)
 BYTES_PER_PAGE = 200
 # --json of a golden cycle prints the sequence, one "      12,\n" line per access
 # (7 bytes each for N < 100), through json's pure-Python indenting encoder:
@@ -120,8 +120,8 @@ def run(args) -> int:
     """``crawlmath schedule``: optimal frequencies and lower bound C* (Coffman et al. 1997, Thms 3.3/3.4) and the cost
     of the requested policy (optimal, randomized, golden-ratio); returns exit code 0.
     """
-    from ..numeric.scheduling import _frequencies as s
-    from ..numeric.scheduling._access_time import parse_access
+    from ..numeric import scheduling as s
+    from ..numeric.scheduling import parse_access
     from ..numeric.errors import InvalidInput, TooLarge
     from ..numeric.validate import require_memory
 

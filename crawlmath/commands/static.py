@@ -93,7 +93,7 @@ def run(args) -> int:
     Prop. 1), optionally to ``--digits``; returns exit code 0.
     """
     from ..numeric.errors import InvalidInput, SolverError
-    from ..numeric.static._mm1k import static_optimum
+    from ..numeric.static import static_optimum
 
     from ._common import require_finite_output
 

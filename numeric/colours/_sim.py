@@ -58,7 +58,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._workbench import colour_distribution, float_law
+from ._laws import colour_distribution, float_law
+from ._mean_field import initial_expected, mean_field
+from ._product_form import exact_stationary
 from ..errors import InvalidInput, SolverError, TooLarge
 from ..validate import format_bytes, max_memory, require_int, require_memory, require_probability_vector, require_seconds
 
@@ -67,7 +69,7 @@ STRATEGIES = ("none", "neutral", "greedy", "randomized-b", "mice", "recommended"
 _CODES = {s: k for k, s in enumerate(STRATEGIES)}
 _CODES["mice-delta"] = _CODES["mice"]
 STRATEGY_NAMES = STRATEGIES + ("mice-delta",)
-ALGORITHM = {"neutral": "Prop. 7.1.1", "greedy-neutral": "Alg. 1", "greedy-neutral-offline": "Alg. 2",
+_ALGORITHM = {"neutral": "Prop. 7.1.1", "greedy-neutral": "Alg. 1", "greedy-neutral-offline": "Alg. 2",
              "greedy-greedy": "Alg. 4", "greedy": "Alg. 5", "greedy-a": "Alg. 6", "randomized": "Alg. 7", "randomized-a": "Alg. 8",
              "randomized-b": "Alg. 9", "combined": "Alg. 10", "mice": "Alg. 11", "mice-delta": "Alg. 11, §8.1",
              "recommended": "Alg. 12", "none": "Ch. 4"}
@@ -123,15 +125,16 @@ class SimResult:
                    "a statistical estimate in float64, not an exact route: each p_c rounded to the nearest float64")
 
 
-def simulation_cost(C: int, steps: int, samples: int, draws_per_step: float = 1.0) -> tuple[float, float]:
+def _simulation_cost(C: int, steps: int, samples: int, draws_per_step: float = 1.0) -> tuple[float, float]:
     """Estimated (bytes, seconds) of a run: per-colour arrays, the records,
     and ``steps * draws_per_step`` source draws at the measured throughput."""
     nbytes = BYTES_PER_COLOUR * C + 7 * 8 * samples
+    # 2e-6: seconds of set-up per colour (alias table, per-colour arrays), a cost-model constant
     seconds = 2e-6 * C + steps * max(1.0, draws_per_step) / STRATEGY_DRAWS_PER_S
     return nbytes, seconds
 
 
-def require_seed(seed) -> int:
+def _require_seed(seed) -> int:
     """A seed in [0, 2^64)."""
     seed = require_int(seed, "seed", minimum=0)
     if seed > MAX_SEED:
@@ -178,7 +181,7 @@ def simulate(p, K: int, steps: int, seed: int = 0, strategy: str = "none", *, be
     every chunk with the steps done of ``K + steps`` (it does not touch the
     state, so results are the same with or without it).
 
-    ``p`` is read by :func:`crawlmath.numeric.colours._workbench.float_law`: exact numbers
+    ``p`` is read by :func:`crawlmath.numeric.colours.float_law`: exact numbers
     and decimal strings are accepted and rounded to the nearest float64 (the
     result's ``inputs`` says how p was given).  A simulation is a statistical
     estimate in float64, not an exact route."""
@@ -187,7 +190,7 @@ def simulate(p, K: int, steps: int, seed: int = 0, strategy: str = "none", *, be
     p = prep.p
     K = require_int(K, "K", minimum=1)
     steps = require_int(steps, "steps", minimum=MIN_STEPS)
-    seed = require_seed(seed)
+    seed = _require_seed(seed)
     delta, t_star = _strategy_params(strategy, beta, delta, r, stop_at, t_star)
     prefill = require_int(prefill, "prefill", minimum=0)
     if fill is None:
@@ -200,10 +203,11 @@ def simulate(p, K: int, steps: int, seed: int = 0, strategy: str = "none", *, be
     every = require_int(every, "every", minimum=1)
     elephant = _elephants(p, K, strategy, beta)
     mice_mass = 1.0 - math.fsum(p[elephant])
-    nbytes, seconds = simulation_cost(p.size, steps + prefill, total // every, 1.0 / max(mice_mass, 1e-300))
+    # 1e-300 guards the division when the elephants hold all the mass (not a tolerance)
+    nbytes, seconds = _simulation_cost(p.size, steps + prefill, total // every, 1.0 / max(mice_mass, 1e-300))
     require_memory(nbytes, "C", f"a simulation with C = {p.size} colours", value=p.size)
     require_seconds(seconds, "steps", f"{steps} steps ({strategy})", value=steps)
-    from . import _kernels as kern
+    from . import _kernels as kern  # numba: loaded only when a simulation runs
 
     state = _State(prep, K, total, every, seed, elephant)
     if prefill:
@@ -258,7 +262,7 @@ class _State:
     """The arrays the kernels advance, owned here between chunks."""
 
     def __init__(self, prep, K, total, every, seed, elephant):
-        from . import _kernels as kern
+        from . import _kernels as kern  # numba: loaded only when a simulation runs
 
         p = prep.p
         self.kern = kern
@@ -330,7 +334,7 @@ def absent_mass(p: np.ndarray, cnt: np.ndarray, off: np.ndarray) -> float:
     float per colour: the kernel sums the integer significands exactly per
     binary exponent, the sum is an integer times :math:`2^{-1074}`, and
     Python's int / int rounds correctly."""
-    from . import _kernels as kern
+    from . import _kernels as kern  # numba: loaded only when a simulation runs
 
     hi, lo = kern.absent_mass_bins(np.ascontiguousarray(p), cnt, off)
     exact = sum(((int(hi[k]) << 26) + int(lo[k])) << k for k in np.flatnonzero(hi | lo).tolist())
@@ -351,7 +355,7 @@ class _Prepared:
         TEMPLATE_BYTES, a byte copy of a template built once per (distribution,
         elephant set) and kept for the last two (the same bytes, a third of
         the time); larger games build their records directly."""
-        from . import _kernels as kern
+        from . import _kernels as kern  # numba: loaded only when a simulation runs
 
         if self.table is None:
             self.table = packed_table(*alias_table(self.p))
@@ -407,7 +411,7 @@ def _prepared(p) -> _Prepared:
 def alias_table(p: np.ndarray):
     """Walker's alias table: (prob, alias) for O(1) sampling of ``p`` (numba:
     the construction is O(C) and runs once per distribution)."""
-    from . import _kernels as kern
+    from . import _kernels as kern  # numba: loaded only when a simulation runs
 
     return kern.alias_columns(np.ascontiguousarray(p, dtype=np.float64))
 
@@ -425,8 +429,6 @@ def trajectories(K: int, C: int, steps: int, seed: int = 0, dist: str = "uniform
     and the exact E[S(t)] during the fill (eq. 3.1 at t <= K).
 
     Returns a dict of numpy arrays and floats ready to plot."""
-    from ._workbench import exact_stationary, initial_expected, mean_field
-
     p = colour_distribution(dist, C, *params)
     sim = simulate(p, K, steps, seed, samples=samples)
     fill_t = sim.times[sim.times <= K]
@@ -446,7 +448,7 @@ def trajectories(K: int, C: int, steps: int, seed: int = 0, dist: str = "uniform
 # (the numba kernel is the other), generic in the number type of p and r
 # (Fractions, or SymPy symbols passed in by a caller).
 
-EXACT_LAW_STRATEGIES = ("none", "greedy-neutral", "randomized", "randomized-a")
+_EXACT_LAW_STRATEGIES = ("none", "greedy-neutral", "randomized", "randomized-a")
 _MAX_REDRAWS = 8
 
 
@@ -464,8 +466,8 @@ def step_law(strategy: str, q: tuple, offline: tuple, p, r) -> dict:
     >>> sorted((k, str(v)) for k, v in law.items())
     [(((0, 2), ()), '1/4'), (((1, 1), ()), '1/2'), (((2, 0), ()), '1/4')]
     """
-    if strategy not in EXACT_LAW_STRATEGIES:
-        raise InvalidInput("strategy", f"exact law only for {', '.join(EXACT_LAW_STRATEGIES)}", value=strategy)
+    if strategy not in _EXACT_LAW_STRATEGIES:
+        raise InvalidInput("strategy", f"exact law only for {', '.join(_EXACT_LAW_STRATEGIES)}", value=strategy)
     one = r - r + 1
     present = [j for j, n in enumerate(q) if n > 0]
     law: dict = {}

@@ -184,6 +184,16 @@ def average_cost_mdp(P, c, digits: int | None = None, *, max_iter: int = 1000,
 
 
 def validate_mdp(P, c):
+    """Read an average-cost MDP given as ``P`` (one S×S transition matrix per action) and ``c`` (S×A costs, inf
+    where an action is unavailable) as float64, or raise `InvalidInput` naming the argument, the entry and the rule.
+
+    Returns ``(mats, cost, allowed)``: the matrices as CSR without explicit zeros, the cost array, and the mask of
+    available actions.  Rows of available actions must sum to 1 within ``STRUCTURE_ABS``.
+
+    >>> mats, cost, allowed = validate_mdp([[[1]], [[1]]], [[1, float("inf")]])
+    >>> cost.shape, allowed.tolist()
+    ((1, 2), [[True, False]])
+    """
     cost = ex.float_array(c, argument="c")
     if cost.ndim != 2 or 0 in cost.shape:
         raise InvalidInput("c", "must be a non-empty (S, A) array", value=cost.shape)

@@ -19,6 +19,7 @@ and the CLI number them from 1).
 - :func:`golden_schedule`: the golden-ratio policy gamma(k, N) of §5.
 - :func:`simulate`: Monte Carlo of the page-change processes under a schedule.
 
+>>> from crawlmath.numeric.scheduling import parse_access
 >>> p = make_problem([0.5, 1.0, 2.0], parse_access("exp:1"))
 >>> res = optimal_frequencies(p)
 >>> [round(float(v), 4) for v in res.frequencies]  # ln(1/h_i) = ln 1.5, ln 2, ln 3
@@ -37,11 +38,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ._access_time import AccessTime, parse_access  # noqa: F401 - parse_access re-exported for callers
+from ._access_time import AccessTime
 from ..errors import InvalidInput, SolverError, TooLarge
 from ..generated import golden as ggen
 from ..generated import scheduling as gen
-from ..tolerance import FLOAT_REL, STRUCTURE_ABS
+from ..tolerance import FLOAT_REL, FLOAT_ROOT_ABS_FLOOR, FLOAT_ROOT_RTOL, GOLDEN_BRACKET_REL, MULTIPLIER_SUM_ABS, STRUCTURE_ABS
 from ..validate import require_int, require_memory, require_seconds
 
 PHI = (1 + math.sqrt(5)) / 2
@@ -51,11 +52,11 @@ MAX_K = 38  # F_38 = 39 088 169 accesses per cycle; beyond that the schedule is 
 # the Fibonacci keys, their argsort, owners, the sequence, the inter-access
 # distances and E[Z] are each one int64/float64 array of F_k entries.
 GOLDEN_BYTES_PER_ACCESS = 80
-MAX_FIBONACCI_K = 100_000  # F_100000 has 20 899 digits: ~0.1 s; a golden cycle stops at MAX_K anyway
+_MAX_FIBONACCI_K = 100_000  # F_100000 has 20 899 digits: ~0.1 s; a golden cycle stops at MAX_K anyway
 # simulate(): per simulated access, the durations, tiled pages, their argsort and a
 # few float64 work arrays (measured 82 B and 0.32 us on one core, F_20 x 20-200 cycles)
-SIMULATE_BYTES_PER_ACCESS = 100
-SIMULATE_SECONDS_PER_ACCESS = 0.5e-6
+_SIMULATE_BYTES_PER_ACCESS = 100
+_SIMULATE_SECONDS_PER_ACCESS = 0.5e-6
 GOLDEN_SECONDS_PER_ACCESS = 0.7e-6
 
 
@@ -183,11 +184,6 @@ def _kkt_lower_bound(problem: Problem, x: np.ndarray, lam: float) -> float:
     return res
 
 
-# |sum x_i - 1| at which the multiplier iteration stops: x is then normalised,
-# which moves each x_i by this relative amount.
-_SUM_TOL = 1e-14
-
-
 def _multiplier(problem: Problem) -> tuple[float, np.ndarray, int]:
     """(lambda, x(lambda), iterations) with sum x_i(lambda) = 1 (9).
 
@@ -198,7 +194,7 @@ def _multiplier(problem: Problem) -> tuple[float, np.ndarray, int]:
     against ln lambda (the slope of S is unbounded where a page reaches its
     threshold, so difference quotients serve better than derivatives there),
     each kept inside the bracket [lo, hi] the iteration maintains by
-    bisection, until |S - 1| <= ``_SUM_TOL`` or the bracket closes to a
+    bisection, until |S - 1| <= ``MULTIPLIER_SUM_ABS`` or the bracket closes to a
     rounding unit (then :func:`_across_jump`).  Steps multiply lambda by
     e^step rather than add to ln lambda, so lambda is resolved to its own
     rounding unit (ln lambda's is |ln lambda| times coarser), which matters
@@ -217,7 +213,7 @@ def _multiplier(problem: Problem) -> tuple[float, np.ndarray, int]:
         total, slope = kern.frequencies_at(lam, tau, a, x)
         if not (math.isfinite(total) and math.isfinite(slope)):
             raise SolverError(f"optimal_frequencies: x(lambda) not finite at lambda = {lam!r}")
-        if abs(total - 1.0) <= _SUM_TOL:
+        if abs(total - 1.0) <= MULTIPLIER_SUM_ABS:
             return lam, x, iterations
         g = math.log(total) if total > 0 else -math.inf
         if total > 1.0:
@@ -248,7 +244,7 @@ def _multiplier(problem: Problem) -> tuple[float, np.ndarray, int]:
 
 def _across_jump(kern, lo: float, hi: float, tau, a, x, iterations: int) -> tuple[float, np.ndarray, int]:
     """lo < hi a rounding unit or two apart with S(lo) > 1 > S(hi) beyond
-    ``_SUM_TOL``: a page's x_i falls to 0 between them too steeply for float64
+    ``MULTIPLIER_SUM_ABS``: a page's x_i falls to 0 between them too steeply for float64
     (1 - t_i = (1 + u_i) e^{-u_i} stops at the rounding unit, so x_i = a_i/u_i
     jumps from about a_i/37 to 0).  The optimum lies on the segment between
     x(lo) and x(hi), both stationary to within a rounding unit of lambda:
@@ -399,10 +395,10 @@ def randomized_optimal(problem: Problem) -> FrequencyResult:
         return np.maximum(0.0, gen.randomized_frequency(problem.h, problem.weights, problem.rates, problem.nu, lam))
 
     hi = float(np.max(gen.page_threshold_multiplier(problem.weights, problem.rates, problem.nu)))
-    lo = hi * 1e-3
+    lo = hi * 1e-3  # bracket search: lambda shrinks 1000-fold until sum x(lambda) >= 1 (a step, not a tolerance)
     while x_of(lo).sum() < 1:
         lo *= 1e-3
-    lam, info = optimize.brentq(lambda v: x_of(v).sum() - 1, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, full_output=True)
+    lam, info = optimize.brentq(lambda v: x_of(v).sum() - 1, lo, hi, xtol=FLOAT_ROOT_ABS_FLOOR, rtol=FLOAT_ROOT_RTOL, full_output=True)
     x = x_of(lam)
     x = x / x.sum()
     return _delivered(problem, FrequencyResult(x, randomized_objective(problem, x), "KKT (13)-(15), Brent on lambda", info.iterations, _kkt_randomized(problem, x, lam), lam, valid))
@@ -425,10 +421,10 @@ def _kkt_randomized(problem: Problem, x: np.ndarray, lam: float) -> float:
 
 def fibonacci(k: int) -> int:
     """F_k with the text's Binet formula F_k = (phi^k - (1-phi)^k)/sqrt5: F_0 = 0, F_1 = 1
-    (k <= `MAX_FIBONACCI_K`: F_k has 0.209 k digits and k additions of them)."""
+    (k <= `_MAX_FIBONACCI_K`: F_k has 0.209 k digits and k additions of them)."""
     k = require_int(k, "k", minimum=0)
-    if k > MAX_FIBONACCI_K:
-        raise TooLarge("k", f"must be <= {MAX_FIBONACCI_K} (F_k has about {0.209 * k:.3g} digits)", value=k)
+    if k > _MAX_FIBONACCI_K:
+        raise TooLarge("k", f"must be <= {_MAX_FIBONACCI_K} (F_k has about {0.209 * k:.3g} digits)", value=k)
     a, b = 0, 1
     for _ in range(k):
         a, b = b, a + b
@@ -532,8 +528,8 @@ def golden_bracket(x: float) -> int:
     """j_i with F_j, F_{j+1}, F_{j+2} the inter-access distances of a page of
     frequency x: j = ceil(log_phi(1/x)) (found by the checks of this module;
     the texts print floor(ln_phi x) and ceil(ln_phi f))."""
-    j = math.ceil(math.log(1 / x) / math.log(PHI) - 1e-12)
-    while PHI ** (-j) > x * (1 + 1e-12):
+    j = math.ceil(math.log(1 / x) / math.log(PHI) - GOLDEN_BRACKET_REL)
+    while PHI ** (-j) > x * (1 + GOLDEN_BRACKET_REL):
         j += 1
     return j
 
@@ -590,8 +586,8 @@ def simulate(sequence, problem: Problem, cycles: int, *, seed: int = 0, batches:
         raise InvalidInput("cycles", f"must be >= batches ({batches})", value=cycles)
     n = float(seq.size) * cycles
     what = f"{cycles} cycles of {seq.size} accesses"
-    require_memory(SIMULATE_BYTES_PER_ACCESS * n, "cycles", what, value=cycles)
-    require_seconds(SIMULATE_SECONDS_PER_ACCESS * n, "cycles", what, value=cycles)
+    require_memory(_SIMULATE_BYTES_PER_ACCESS * n, "cycles", what, value=cycles)
+    require_seconds(_SIMULATE_SECONDS_PER_ACCESS * n, "cycles", what, value=cycles)
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
     K = seq.size

@@ -33,8 +33,11 @@ import numpy as np
 from ..errors import SolverError
 from ..validate import require_int, require_memory, require_positive, require_seconds
 from ..generated import golden as gen
+from ..tolerance import H_BOX_MIN_WIDTH
+from ._access_time import Deterministic
+from ._frequencies import (PHI, cyclic_cost, golden_estimate, golden_schedule, make_problem, optimal_frequencies,
+                           require_golden_budget)
 
-PHI = (1 + math.sqrt(5)) / 2
 TWO_PHI2_OVER_5 = 2 * PHI**2 / 5  # lim_(q->0) H(q): the printed constant of (19)
 # float64 temporaries per grid point of H_curve / profile_max, and work arrays per
 # page of adversarial_ratio_curve (as the schedule command's BYTES_PER_PAGE)
@@ -149,7 +152,7 @@ def certify_profile_bound(Q: float = 4.0, prec: int = 96, q_pieces: int = 16, s_
     split.  On [Q, inf): G <= 1 + e^(-q/sqrt5)/(q - 1), decreasing in q.
     Raises SolverError when the cover needs more than ``max_boxes`` boxes.
     """
-    import flint
+    import flint  # python-flint: loaded only by the ball (certified) routes
     from flint import arb
 
     t0 = time.perf_counter()
@@ -227,7 +230,7 @@ def _D_ball(arb, K, qb):
     return l1 * (-K["a"] * qb).exp() + (1 - l1) * (-K["b"] * qb).exp() - (-qb).exp()
 
 
-def taylor_coefficients(arb, K, n_terms: int) -> list:
+def _taylor_coefficients(arb, K, n_terms: int) -> list:
     """Enclosures of d_0..d_{n_terms-1}, the Taylor coefficients of D at 0."""
     fact = [arb(1)]
     for n in range(1, n_terms + 2):
@@ -256,7 +259,7 @@ def certify_H_decreasing(q0: float = 1.0, Q: float = 5.0, n_terms: int = 40, pre
     - [q0, Q]: D enclosed directly on an adaptive cover by balls;
     - [Q, inf): D e^q > k0 e^((1-a) Q) - 1 > 0 (lambda_1 > k0, lambda_2 > 0).
     """
-    import flint
+    import flint  # python-flint: loaded only by the ball (certified) routes
     from flint import arb
 
     t0 = time.perf_counter()
@@ -267,7 +270,7 @@ def certify_H_decreasing(q0: float = 1.0, Q: float = 5.0, n_terms: int = 40, pre
         notes = []
         if not ((1 + K["b"]) < arb("2.2") and 2 + 2 * K["k0"] + 2 * K["c"] < 3 and K["c"] > 0 and K["k0"] > 0):
             raise SolverError("constants of the Taylor tail bound |d_n| <= 3 (2.2)^n/n! not established")
-        d = taylor_coefficients(arb, K, n_terms)
+        d = _taylor_coefficients(arb, K, n_terms)
         B, Kc = arb("2.2"), arb(3)
         x = B * arb(q0)
         fact = arb(1)
@@ -290,7 +293,7 @@ def certify_H_decreasing(q0: float = 1.0, Q: float = 5.0, n_terms: int = 40, pre
             low = float((p - tail).lower())
             if low > 0:
                 min_series = min(min_series, low)
-            elif boxes_series < max_boxes and hi - lo > 1e-9:
+            elif boxes_series < max_boxes and hi - lo > H_BOX_MIN_WIDTH:
                 mid = (lo + hi) / 2
                 stack += [(lo, mid), (mid, hi)]
             else:
@@ -325,22 +328,19 @@ def adversarial_ratio_curve(qs=None, j: int = 10, k: int = 26) -> dict:
     (X = 1, so C* = (17) exactly) against q = mu/nu, with H(q) (the printed
     bound of Corollary 5.1) and G(q, phi^2/2) (the asymptotic value for this
     bracket position).  For the report: the exact ratio exceeds H and 2 phi^2/5."""
-    from . import _frequencies as s
-    from ._access_time import Deterministic
-
     qs = np.geomspace(1e-3, 10, 25) if qs is None else np.atleast_1d(np.asarray(qs, dtype=float))
     j = require_int(j, "j", minimum=2)
     k = require_int(k, "k", minimum=2)
     pages = 2 * PHI ** min(j - 2, 1400)  # capped: phi^1475 overflows float64, and far less is refused here
     require_memory(_PAGE_BYTES * pages, "j", f"N = 2 phi^(j-2) = {pages:.3g} pages", value=j)
-    s.require_golden_budget(k)
-    _, seconds = s.golden_estimate(k)
+    require_golden_budget(k)
+    _, seconds = golden_estimate(k)
     require_seconds(qs.size * seconds, "qs", f"{qs.size} golden cycles of F_{k} accesses", value=qs.size)
     N = round(2 * PHI ** (j - 2))
     exact = []
     for qv in qs:
-        p = s.make_problem(np.full(N, qv / N), Deterministic(1.0))
-        lb = s.optimal_frequencies(p)
-        exact.append(s.cyclic_cost(s.golden_schedule(lb.frequencies, k).sequence, p).cost / lb.lower_bound)
+        p = make_problem(np.full(N, qv / N), Deterministic(1.0))
+        lb = optimal_frequencies(p)
+        exact.append(cyclic_cost(golden_schedule(lb.frequencies, k).sequence, p).cost / lb.lower_bound)
     return {"q": qs, "N": N, "k": k, "exact_ratio": np.array(exact), "H": np.asarray(H(qs), dtype=float),
             "profile_worst": np.asarray(profile(qs, PHI**2 / 2), dtype=float), "two_phi2_over_5": TWO_PHI2_OVER_5, "phi5_over_10": WORST_PROFILE}

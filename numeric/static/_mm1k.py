@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from .. import exact as ex
 from ..errors import SolverError
 from ..generated import static_mm1k as gen
+from ..tolerance import FLOAT_ROOT_ABS_FLOOR, FLOAT_ROOT_RTOL
 from ..validate import (FLOAT_SAFE_MAX, FLOAT_SAFE_MIN, require_float_magnitude, require_int, require_memory,
                         require_positive, require_seconds)
 
@@ -95,9 +96,6 @@ def _bracket(q, K, one, q_one):
     raise SolverError("cannot bracket rho(gamma, K): Q stays negative")
 
 
-FLOAT_RTOL = 4 * 2.0**-52  # the root's relative accuracy in float64: a few units in the last place
-
-
 def _brent(q, a, q_a, b, q_b, what: str = "the root", maxiter: int = 500) -> float:
     """The root of q in [a, b], given q(a) and q(b) of opposite signs
     (Brent 1973, ch. 4: inverse quadratic interpolation or a secant step when
@@ -106,7 +104,7 @@ def _brent(q, a, q_a, b, q_b, what: str = "the root", maxiter: int = 500) -> flo
     Bracketing is an invariant: ``x`` (the best point) and ``x_blk`` always
     have values of opposite signs, so by intermediate values a root lies
     between them; each step replaces one of them by a point strictly between.
-    It stops when half the bracket is below ``(1e-300 + FLOAT_RTOL |x|)/2``
+    It stops when half the bracket is below ``(FLOAT_ROOT_ABS_FLOOR + FLOAT_ROOT_RTOL |x|)/2``
     (full float64 accuracy) or q(x) = 0.  For Q the root is the only positive
     one (Lemma 1), so it is rho(gamma, K).
 
@@ -126,7 +124,7 @@ def _brent(q, a, q_a, b, q_b, what: str = "the root", maxiter: int = 500) -> flo
         if abs(q_blk) < abs(q_x):  # x is the point with the smaller |q|
             x_pre, x, x_blk = x, x_blk, x
             q_pre, q_x, q_blk = q_x, q_blk, q_x
-        tol = (1e-300 + FLOAT_RTOL * abs(x)) / 2
+        tol = (FLOAT_ROOT_ABS_FLOOR + FLOAT_ROOT_RTOL * abs(x)) / 2
         half = (x_blk - x) / 2
         if q_x == 0 or abs(half) < tol:
             return x
@@ -204,7 +202,7 @@ def _anderson_bjorck(p, a, p_a, b, p_b, maxiter: int = 100) -> float:
     scaled by 1 - p(x)/p(end) when the same end is replaced twice, which
     makes it superlinear).  A bracketing method with one evaluation of p and
     a few operations per step: the cheap first estimate for `_near_bracket`.
-    Stops when a step moves x by at most ``FLOAT_RTOL`` relative; the
+    Stops when a step moves x by at most ``FLOAT_ROOT_RTOL`` relative; the
     bracket [a, b] stays valid throughout.
 
     >>> round(_anderson_bjorck(lambda x: x * x - 2, 0.0, -2.0, 2.0, 2.0), 15)
@@ -216,7 +214,7 @@ def _anderson_bjorck(p, a, p_a, b, p_b, maxiter: int = 100) -> float:
         if not a < x_new < b:  # rounding put it on an end: the bracket is a few ulps wide
             return x
         p_x = p(x_new)
-        if p_x == 0 or abs(x_new - x) <= FLOAT_RTOL * abs(x_new):
+        if p_x == 0 or abs(x_new - x) <= FLOAT_ROOT_RTOL * abs(x_new):
             return x_new
         x = x_new
         if p_x < 0:
@@ -324,7 +322,7 @@ def optimal_rho(gamma: float, K, mu: float = 1.0) -> float:
     neighbouring floats, proved by the signs of Q itself there (`_near_bracket`),
     the one with the smaller |Q| (nearly always the nearer).  When no such
     pair is found near the estimate, bracketed Brent (`_brent`) from a bracket
-    at 1 (`_bracket`), to a relative accuracy of ``FLOAT_RTOL``."""
+    at 1 (`_bracket`), to a relative accuracy of ``FLOAT_ROOT_RTOL``."""
     K = _check(gamma, K, mu)
     return 1.0 if K == math.inf else _rho_float(float(gamma), K, float(mu))  # K = inf: Proposition 4
 

@@ -53,7 +53,7 @@ import numpy as np
 import scipy.stats
 import sympy as sp
 
-from ...numeric.colours import _workbench as nc
+from ...numeric import colours as nc
 from ...numeric.colours._sim import READINGS, simulate, step_law
 from ...numeric.tolerance import SIMULATION_SIGMAS, SINGLE_RUN_CENTRAL, SINGLE_RUN_FLIP, SINGLE_RUN_MAX_REPLICATES
 from .. import certification
