@@ -32,7 +32,6 @@ import mpmath
 import numpy as np
 
 from ..errors import InvalidInput, SolverError
-from ..bmap._phase_type import PhaseType
 from ..validate import require_positive, require_probability_vector
 
 
@@ -209,7 +208,7 @@ class PhaseTypeAccess(AccessTime):
     """Phase-type PH(beta, S): h(mu) = beta (mu I - S)^{-1} S0 with S0 = -S 1,
     mean = beta (-S)^{-1} 1.  Validation (beta a probability vector, so no
     atom at 0 and h < 1; S a transient sub-generator of matching size) is
-    that of :class:`crawlmath.numeric.bmap._phase_type.PhaseType`.
+    that of :class:`crawlmath.numeric.bmap.PhaseType`.
 
     >>> round(float(PhaseTypeAccess([1.0], [[-2.0]]).h(2.0)), 12)
     0.5
@@ -218,6 +217,10 @@ class PhaseTypeAccess(AccessTime):
     name = "ph"
 
     def __init__(self, beta, S):
+        # lazy: importing any module of numeric/bmap runs its package __init__ (the whole BMAP solver stack,
+        # ~0.5 s); a schedule with phase-type access times is the only one that needs it
+        from ..bmap import PhaseType
+
         self.ph = PhaseType(beta, S)
 
     def __repr__(self) -> str:
