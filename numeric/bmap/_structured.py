@@ -44,7 +44,9 @@ import scipy.sparse.linalg as spla
 from numba import njit, types
 from numba.extending import overload
 
-from ._model import BmapModel, Measures, Stationary, measures
+from ._core import BmapModel
+from ._measures import Measures, measures
+from ._stationary import Stationary
 from ..errors import SolverError
 from ..linalg._simd import add8, fma8, load8, mul8, pick8, splat8, store8, swap8
 from ..validate import require_memory
