@@ -16,7 +16,7 @@ import copy
 import time
 
 from crawlmath.numeric.bmap import _io as bmap_io
-from crawlmath.numeric.bmap import _model as bm
+from crawlmath.numeric import bmap as bm
 
 EVALUATIONS = [  # (model, K, reduce, solver, policy)
     ("avrachenkov-example.json", 20, True, "auto", ((3, 1), (3,))),

@@ -19,8 +19,8 @@ import argparse
 import statistics
 import time
 
-from crawlmath.numeric.bmap import _model as bm
-from crawlmath.numeric.bmap._io import load_model
+from crawlmath.numeric import bmap as bm
+from crawlmath.numeric.bmap import load_model
 
 CASES = {
     "real": ("avrachenkov-real.json", None),

@@ -115,3 +115,9 @@ def _log10(x) -> float:
         import mpmath
 
         return float(mpmath.log10(x))
+
+
+# --- bmap ---
+BMAP_ARGMIN_GAP = 1e-6  # certify_argmin: float costs within this relative distance of the minimum are recomputed in arb balls
+BMAP_ARGMIN_TIE_ABS = 1e-12  # optimize: a later candidate replaces the best only when cheaper by more than this (J, absolute)
+BMAP_GMRES_REL = 1e-15  # solve_structured: GMRES stops at ||c - x (Q + e c)||_2 <= this * ||c||_2 (true residual)

@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import InvalidInput, SolverError, TooLarge
-from ..tolerance import FLOAT_REL
+from ..tolerance import BMAP_ARGMIN_GAP, FLOAT_REL
 from ..validate import require_int, require_real
 from ._core import BmapModel, Policy
 from ._generator import enumerate_transitions, state_list
@@ -41,7 +41,7 @@ def rational_stationary(model: BmapModel, levels: Sequence[int]) -> np.ndarray:
     (``flint.fmpq_mat`` solve of ``Q^T`` with its last row replaced by
     ``p e = 1``), every rate the model's exact input; up to
     ``RATIONAL_STATE_LIMIT`` states (`TooLarge` before any work)."""
-    import flint
+    import flint  # lazy: only the high-precision routes need it
 
     if model.states > RATIONAL_STATE_LIMIT:
         raise TooLarge("K", f"the exact rational solve is limited to {RATIONAL_STATE_LIMIT} states (this chain has {model.states})",
@@ -80,7 +80,7 @@ def _arb_stationary(model: BmapModel, levels: Sequence[int], ball: Callable) -> 
     """p of the *enumerated* generator as arb balls (at the caller's
     ``flint.ctx.prec``): ``Q^T`` with its last row replaced by ``p e = 1``,
     solved by arb's LU; every input rate converted by ``ball``."""
-    import flint
+    import flint  # lazy: only the high-precision routes need it
 
     if model.states > HP_STATE_LIMIT:
         raise TooLarge("K", f"the ball-arithmetic solve is limited to {HP_STATE_LIMIT} states (this chain has {model.states})",
@@ -111,14 +111,15 @@ def solve_mp(model: BmapModel, levels: Sequence[int], dps: int = 50) -> Stationa
     at about ``dps`` digits (small K only).  The entries enclose the model's
     exact inputs; ``residual`` is the largest relative radius of the enclosures of
     ``p``, i.e. a rigorous bound ``10^-digits``."""
-    import flint
-    import mpmath
+    import flint  # lazy: only the high-precision routes need it
+    import mpmath  # lazy: only the high-precision routes need it
 
     old = flint.ctx.prec
     flint.ctx.prec = int(dps * 3.33) + 20
     try:
         x = _arb_stationary(model, levels, exact_ball)
         xs = np.array([_arb_to_mpf(v, mpmath) for v in x], dtype=object)
+        # 1e-300 is not a tolerance: it guards the division for a ball whose midpoint is 0
         rel = max(float(v.rad()) / max(abs(float(v.mid())), 1e-300) for v in x)
     finally:
         flint.ctx.prec = old
@@ -131,7 +132,7 @@ def ball_cost(model: BmapModel, levels: Sequence[int], ball: Callable | None = N
     `_arb_stationary`, the measures in ball arithmetic, at ``prec`` bits
     (restored afterwards)."""
     ball = exact_ball if ball is None else ball
-    import flint
+    import flint  # lazy: only the high-precision routes need it
 
     old = flint.ctx.prec
     flint.ctx.prec = prec
@@ -169,7 +170,7 @@ class CertifiedValue:
 
     def value_str(self, n: int = 35) -> str:
         """The value with ``n`` significant digits and its bound, for a claim's detail."""
-        import mpmath
+        import mpmath  # lazy: only the high-precision routes need it
 
         return f"{mpmath.nstr(self.value, n)} (± {self.radius:.1e} for the model's exact decimal inputs; {self.digits:.0f} digits)"
 
@@ -179,7 +180,7 @@ class CertifiedValue:
         ``value`` exactly (a binary mpmath number, moved bit for bit), so the
         ball is as narrow as the certificate, not float64-wide (issue 30: it
         was ``float(value) ± error_bound``, ~1e-16 relative)."""
-        import flint
+        import flint  # lazy: only the high-precision routes need it
 
         man, exp = self.value.man_exp
         old = flint.ctx.prec
@@ -217,7 +218,7 @@ def certify(compute: Callable, float_value: float, digits: int = 30, what: str =
     ``FLOAT_REL`` of (1).  A failed check is a `SolverError` naming both
     values.  The inputs are exact, so no widening for input rounding is
     needed: the enclosure is that of the model as written."""
-    import mpmath
+    import mpmath  # lazy: only the high-precision routes need it
 
     prec = int((digits + 15) * 3.33) + 10
     for _ in range(4):
@@ -237,7 +238,7 @@ def certify(compute: Callable, float_value: float, digits: int = 30, what: str =
     return CertifiedValue(mid, rad, fl, dig, f"arb balls at {prec} bits from the exact inputs, float64 cross-check")
 
 
-ARGMIN_GAP = 1e-6  # candidates within this relative distance of the float minimum are recomputed with balls
+ARGMIN_GAP = BMAP_ARGMIN_GAP  # candidates within this relative distance of the float minimum are recomputed with balls
 
 
 @dataclass(frozen=True)
@@ -321,7 +322,7 @@ def _arb_to_mpf(a, mpmath):
 def evaluate_mp(model: BmapModel, policy: Policy, dps: int = 50) -> Measures:
     """All measures at ``dps`` digits (mpmath numbers in the result); the
     stationary vector from `solve_mp`, the measures in mpmath."""
-    import mpmath
+    import mpmath  # lazy: only the high-precision routes need it
 
     levels = model.check_policy(policy)
     with mpmath.workdps(dps):

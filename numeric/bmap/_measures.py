@@ -35,7 +35,7 @@ def exact_ball(x) -> "flint.arb":
     >>> exact_ball(Fraction(1, 5)).contains(flint.fmpq(1, 5)), exact_ball(0.2).contains(flint.fmpq(1, 5))
     (True, True)
     """
-    import flint
+    import flint  # lazy: only the high-precision routes need it
 
     q = exact(x, argument="input")
     return flint.arb(flint.fmpq(q.numerator, q.denominator))
@@ -43,7 +43,7 @@ def exact_ball(x) -> "flint.arb":
 
 def exact_fmpq(x) -> "flint.fmpq":
     """The exact input ``x`` (see `exact`) as a python-flint rational."""
-    import flint
+    import flint  # lazy: only the high-precision routes need it
 
     q = exact(x, argument="input")
     return flint.fmpq(q.numerator, q.denominator)
@@ -109,7 +109,7 @@ class Arith:
         elif ball is not None:
             self.conv = lambda a: np.vectorize(ball, otypes=[object])(np.asarray(a, dtype=object)) if np.ndim(a) else ball(a)
         elif mp:
-            import mpmath
+            import mpmath  # lazy: only the high-precision routes need it
 
             self.mpmath = mpmath
             def one(x):  # the exact input at the working precision
@@ -133,12 +133,12 @@ class Arith:
         if not self.mp:
             return np.linalg.solve(A, b)
         if self.rational:
-            import flint
+            import flint  # lazy: only the high-precision routes need it
 
             x = flint.fmpq_mat([list(row) for row in A]).solve(flint.fmpq_mat([[v] for v in b]))
             return np.array([x[k, 0] for k in range(len(b))], dtype=object)
         if self.ball is not None:
-            import flint
+            import flint  # lazy: only the high-precision routes need it
 
             n = len(b)
             x = flint.arb_mat([[A[i, j] for j in range(n)] for i in range(n)]).solve(flint.arb_mat([[v] for v in b]))
@@ -283,7 +283,7 @@ def measures(model: BmapModel, levels: Sequence[int], st: Stationary, *, mp: boo
     if rational:
         contracted = model.memo("contracted rational", lambda: contracted_vectors(model, ar, None))
     elif ball is not None:  # policy-independent: one per input converter and working precision
-        import flint
+        import flint  # lazy: only the high-precision routes need it
 
         contracted = model.memo(("contracted", ball, flint.ctx.prec), lambda: contracted_vectors(model, ar, None))
     elif A_solve:

@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import InvalidInput, SolverError
+from ..tolerance import BMAP_ARGMIN_TIE_ABS
 from ._phase_type import random_bmap, random_phase_type
 from ._core import BmapModel, Costs, Policy
 from ._io import load_model
@@ -144,7 +145,7 @@ def optimize(model: BmapModel, modes: Sequence[int], convention: str = "paper", 
         costs = [cache[lv].cost for lv in levels]
     best = 0
     for k, c in enumerate(costs):
-        if c < costs[best] - 1e-12:
+        if c < costs[best] - BMAP_ARGMIN_TIE_ABS:
             best = k
 
     def evaluate() -> Measures:
