@@ -382,7 +382,7 @@ def test_batched_costs_gate_limits_and_singular_systems(monkeypatch):
 
     m = load_model("avrachenkov-example.json", K=5)
     lv = m.check_policy(bm.Policy((3, 1), (2,)))
-    monkeypatch.setattr(_stationary, "FLOAT_REL", 1e-40)  # no float solve meets this residual: the gate must refuse, naming the levels
+    monkeypatch.setattr(_batched, "FLOAT_REL", 1e-40)  # no float solve meets this residual: the gate must refuse, naming the levels
     with pytest.raises(SolverError, match=r"levels \(3, 3, 3, 1, 1, 1\): not a stationary vector"):
         bm.batched_costs(m, [lv])
     monkeypatch.undo()
