@@ -26,6 +26,7 @@ from ._io import load_model
 from ._stationary import solve_block_recursion, solve_dense, solve_qbd, solve_sparse_direct
 from ._measures import Measures, measures
 from ._batched import BATCH_STATE_LIMIT, batched_costs
+from ._estimate import auto_solver
 
 
 SOLVERS = {
@@ -48,7 +49,7 @@ def evaluate_levels(model: BmapModel, levels: Sequence[int], solver: str = "auto
     """
     t0 = time.perf_counter()
     if solver == "auto":
-        solver = "dense" if model.states <= 600 else "sparse" if model.states <= 1500 else "structured"
+        solver = auto_solver(model.states)
     if solver == "structured":
         from ._structured import evaluate_structured  # lazy: it loads numba and its compiled kernels (seconds)
 

@@ -11,8 +11,8 @@ large K (state space ``W̄ M R^K``-ish), exploiting the Lemma's structure:
   up by a batch (``D_l ⊗ I ⊗ γ^{⊗l}``);
 - one application of Q (`LevelOperators.apply_flat`) forms each output level once.  At
   R = 2 every level of 32 columns or more is formed in one compiled call
-  (`apply_pull`): each run of 32 outputs is summed in 8-lane vector registers
-  (`simd`) from everything it depends on (the diagonal block, the exits from the
+  (`apply_pull`, in ``_structured_pull``): each run of 32 outputs is summed in 8-lane vector registers
+  (`crawlmath.numeric.linalg._lanes`: SIMD, or plain with ``CRAWLMATH_SIMD=0``) from everything it depends on (the diagonal block, the exits from the
   level above, the batches from the levels below) and stored once; the few levels
   below those are one small sparse matrix (`LevelOperators._plain_corner`).
   Otherwise level by level: `level_apply` (diagonal block, diagonal hoisted, axis
@@ -20,7 +20,7 @@ large K (state space ``W̄ M R^K``-ish), exploiting the Lemma's structure:
   (each batch size).  `LevelOperators.matvec_flops` counts their floating-point
   operations;
 - the stationary equations are solved by GMRES on ``x (Q + e c) = c`` (a rank-one
-  change that fixes ``x e = 1``; `gmres_right`, its basis orthogonalised by classical
+  change that fixes ``x e = 1``; `gmres_right` in `crawlmath.numeric.linalg._gmres`, its basis orthogonalised by classical
   Gram–Schmidt with delayed reorthogonalisation, two compiled passes over the basis
   per step, `_dots2` and `_update2`), preconditioned by one symmetric block
   Gauss–Seidel sweep over the levels (`LevelOperators.precondition`), whose
@@ -33,6 +33,12 @@ large K (state space ``W̄ M R^K``-ish), exploiting the Lemma's structure:
 Nothing here forms a matrix larger than ``max(W̄, M, R)`` squared.  A factor
 that is not diagonalisable to a safe condition number raises `SolverError`
 (no silent fallback); use the sparse direct solver then.
+
+>>> F1, F2 = np.array([[-2.0, 1.0], [0.5, -1.5]]), np.array([[-1.0, 0.2], [0.3, -0.9]])
+>>> b = np.arange(1.0, 5.0)
+>>> y = KronSumSolver([F1, F2]).solve(b)  # (F1 ⊕ F2) y = b by the factors' eigendecompositions
+>>> bool(np.allclose((np.kron(F1, np.eye(2)) + np.kron(np.eye(2), F2)) @ y, b, rtol=0, atol=1e-12))
+True
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ Used by the matrix-free BMAP solver (`crawlmath.numeric.bmap._structured`).
 >>> A = np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]])
 >>> b = np.array([1.0, 2.0, 3.0])
 >>> x, its, rnorm = gmres_right(lambda v: A @ v, lambda v: v.copy(), b, np.zeros(3), 1e-14, 5, 10)
->>> bool(np.allclose(A @ x, b, rtol=0, atol=1e-13)), rnorm <= 1e-14 * np.linalg.norm(b)
+>>> bool(np.allclose(A @ x, b, rtol=0, atol=1e-13)), bool(rnorm <= 1e-14 * np.linalg.norm(b))
 (True, True)
 """
 from __future__ import annotations
