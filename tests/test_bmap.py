@@ -13,7 +13,7 @@ from crawlmath.numeric.bmap import _batched, _certified, _generator, _stationary
 from crawlmath.numeric.bmap import load_model, model_from_spec, read_spec
 from crawlmath.numeric.bmap._structured import KronSumSolver, LevelOperators, solve_structured
 from crawlmath.numeric.errors import InvalidInput
-from crawlmath.numeric.bmap import BMAP, PhaseType
+from crawlmath.numeric.bmap import PhaseType
 
 
 @pytest.fixture(scope="module")
