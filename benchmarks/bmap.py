@@ -82,9 +82,8 @@ from docs_output import Page, run  # noqa: E402 - the sibling helper
 SETUP = r"""
 import json, resource, sys, time
 import numpy as np
-from crawlmath.numeric.bmap import _model as bm
-from crawlmath.numeric.bmap._io import load_model
-from crawlmath.numeric.bmap._phase_type import PhaseType
+from crawlmath.numeric import bmap as bm
+from crawlmath.numeric.bmap import PhaseType, load_model
 K = int(sys.argv[1])
 OBSOLESCENCE = PhaseType(np.array([0.6, 0.4]), np.array([[-0.3, 0.1], [0.05, -0.15]]))  # exit rates 0.2, 0.1
 m = load_model("avrachenkov-example.json", K=K).with_(obsolescence=OBSOLESCENCE)
@@ -97,6 +96,7 @@ vec = lambda x: np.array([x.p_star, x.n_act, x.lam, x.p_loss, x.p_obs, x.p_succe
 
 STRUCTURED = SETUP + r"""
 from crawlmath.numeric.bmap import _structured as bs
+from crawlmath.numeric.linalg import _gmres as gm
 m8 = load_model("avrachenkov-example.json", K=8).with_(obsolescence=OBSOLESCENCE)  # K = 8 runs every kernel: compile
 bs.solve_structured(m8, m8.check_policy(bm.Policy((3, 1), (3,))))
 t0 = time.process_time()
@@ -184,8 +184,8 @@ z0, dots = V[ORTH_J + 1].copy(), np.empty((ORTH_J + 1, 2))
 
 def dcgs2_step():
     z = z0.copy()
-    bs._dots2(V, ORTH_J, V[ORTH_J], z, dots)
-    bs._update2(V, ORTH_J, dots[:ORTH_J, 0], dots[:ORTH_J, 1], V[ORTH_J], z, 1.0, 0.0, V[ORTH_J + 1])
+    gm._dots2(V, ORTH_J, V[ORTH_J], z, dots)
+    gm._update2(V, ORTH_J, dots[:ORTH_J, 0], dots[:ORTH_J, 1], V[ORTH_J], z, 1.0, 0.0, V[ORTH_J + 1])
 
 def cgs2_step():
     w = z0.copy()

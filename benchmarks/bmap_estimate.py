@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from crawlmath.numeric.bmap import _io as bmap_io
-from crawlmath.numeric.bmap import _model as bm
+from crawlmath.numeric import bmap as bm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docs_output import Page, run  # noqa: E402 - the sibling helper

@@ -21,8 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from crawlmath.numeric.bmap import _model as bm
-from crawlmath.numeric.bmap._io import load_model
+from crawlmath.numeric import bmap as bm
+from crawlmath.numeric.bmap import load_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docs_output import Page, run  # noqa: E402 - the sibling helper

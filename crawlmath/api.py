@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
-    from .numeric.bmap._model import BmapModel, Measures
+    from .numeric.bmap import BmapModel, Measures
     from .numeric.colours import MeanField
     from .numeric.mdp import InstanceReport
     from .numeric.scheduling import FrequencyResult
@@ -106,7 +106,7 @@ def load_bmap(model: "str | Path | dict", *, K: int | None = None, reduce: bool 
     >>> load_bmap("avrachenkov-example.json", K=30).reduction()
     'service M = 2 -> 2, obsolescence R = 2 -> 1; states 4294967294 -> 122'
     """
-    from .numeric.bmap._io import load_model, model_from_spec, validate_spec
+    from .numeric.bmap import load_model, model_from_spec, validate_spec
 
     from .numeric.errors import InvalidInput
 
@@ -136,7 +136,7 @@ def solve_bmap(model: "BmapModel | str | Path", modes: Sequence[int], thresholds
     >>> round(solve_bmap("avrachenkov-example.json", (3, 1), (2,)).cost, 2)
     63.54
     """
-    from .numeric.bmap import _model as bm
+    from .numeric import bmap as bm
     from .numeric.errors import InvalidInput
 
     if isinstance(model, (str, Path)):

@@ -226,3 +226,11 @@ LEVEL_NEWTON_STEP_REL = 1e-8
 # rounding and the solve is refused; power iteration stops when max|pi_{n+1} - pi_n| < POWER_ITERATION_REL max(pi).
 STATIONARY_NEGATIVE_REL = 1e-9
 POWER_ITERATION_REL = 1e-14
+# --- bmap ---
+BMAP_ARGMIN_GAP = 1e-6  # certify_argmin: float costs within this relative distance of the minimum are recomputed in arb balls
+BMAP_ARGMIN_TIE_ABS = 1e-12  # optimize: a later candidate replaces the best only when cheaper by more than this (J, absolute)
+BMAP_GMRES_REL = 1e-15  # solve_structured: GMRES stops at ||c - x (Q + e c)||_2 <= this * ||c||_2 (true residual)
+BMAP_LANES_REL = 1e-13  # CRAWLMATH_SIMD=0 (plain eight-lane kernels, fma rounded twice) against SIMD: one matvec or
+#   preconditioner application, relative in the max norm (measured 2.4e-16 at K = 7, R = 2)
+BMAP_LANES_SOLVE_REL = 1e-12  # the same for two GMRES solves stopped at BMAP_GMRES_REL from different roundings: their
+#   difference is the system's condition times that residual (measured 1.3e-13 at K = 7, R = 2)

@@ -55,7 +55,7 @@ def test_solve_mdp_uses_the_papers_order_and_matches_the_solver():
 
 
 def test_load_bmap_from_a_dict_is_validated():
-    from crawlmath.numeric.bmap._io import read_spec
+    from crawlmath.numeric.bmap import read_spec
 
     spec = read_spec("avrachenkov-example.json")
     m = crawlmath.load_bmap(spec, K=5)

@@ -34,7 +34,6 @@ PACKAGE_DIRS = {"crawlmath": "crawlmath", "crawlmath.derive": "derive", "crawlma
 # Cycles another branch of the same refactor removes: listed here so that this branch's test passes, and
 # reported as stale (a failure) once the cycle is gone, so the entry is deleted at the merge, never kept.
 PENDING = {
-    frozenset({"crawlmath.numeric.bmap._io", "crawlmath.numeric.bmap._model"}): "s37-bmap, issue 34 item 3",
 }
 
 # (module, function) pairs allowed to import by a computed name, and why

@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import pytest
 
-from crawlmath.numeric.bmap._io import read_spec
+from crawlmath.numeric.bmap import read_spec
 from crawlmath.proofs.claims import avrachenkov as A
 from crawlmath.proofs.tables import avrachenkov as T
 

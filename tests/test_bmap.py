@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from crawlmath.numeric.bmap import _model as bm
-from crawlmath.numeric.bmap._io import load_model, model_from_spec, read_spec
+from crawlmath.numeric import bmap as bm
+from crawlmath.numeric.bmap import _batched, _certified, _generator, _stationary  # internals the tests reach
+from crawlmath.numeric.bmap import load_model, model_from_spec, read_spec
 from crawlmath.numeric.bmap._structured import KronSumSolver, LevelOperators, solve_structured
 from crawlmath.numeric.errors import InvalidInput
-from crawlmath.numeric.bmap._phase_type import BMAP, PhaseType
+from crawlmath.numeric.bmap import PhaseType
 
 
 @pytest.fixture(scope="module")
@@ -190,7 +191,7 @@ def test_lumped_chain_equals_full_chain(K, modes, th):
 
 
 def test_random_models_do_not_reduce_and_planted_ones_do():
-    from crawlmath.numeric.bmap._phase_type import random_lumpable_phase_type, random_phase_type
+    from crawlmath.numeric.bmap import random_lumpable_phase_type, random_phase_type
 
     m = random_model(4, W=2, M=2, R=2, K=3)
     assert m.states == m.full_states and all(x.trivial for x in m.lumpings)
@@ -247,7 +248,7 @@ def test_certified_cost_refuses_large_chains_and_bad_digits():
     from crawlmath.numeric.errors import TooLarge
 
     big = load_model("avrachenkov-example.json", K=6, reduce=False)  # 2 (1 + 2 (2^6 - 1)) = 254 states: fine
-    assert big.states <= bm.HP_STATE_LIMIT
+    assert big.states <= _certified.HP_STATE_LIMIT
     huge = load_model("avrachenkov-example.json", K=8, reduce=False)  # 1022 states
     with pytest.raises(TooLarge, match="600 states"):
         bm.certified_cost(huge, huge.check_policy(bm.Policy((3,), ())))
@@ -275,7 +276,7 @@ def _twin_model(eps):
 def test_argmin_certified_on_a_near_tie_and_a_genuine_tie_reported():
     near = _twin_model(1e-9)  # float J within the gap: both recomputed, the enclosures separate them
     cands = [(m, near.check_policy(bm.Policy((m,), ())), bm.evaluate(near, bm.Policy((m,), ())).cost) for m in (1, 2)]
-    assert abs(cands[0][2] - cands[1][2]) <= bm.ARGMIN_GAP * cands[0][2]
+    assert abs(cands[0][2] - cands[1][2]) <= _certified.ARGMIN_GAP * cands[0][2]
     arg = bm.certify_argmin(near, cands)
     assert arg.recomputed == 2 and arg.decided and arg.tied == () and arg.error_bound == 0.0
     others = [c for lab, _, c in cands if lab != arg.label]
@@ -326,7 +327,7 @@ def test_level_weights_reproduce_every_measure_on_arbitrary_vectors():
             x = rng.uniform(0.1, 1.0, m.states)
             x /= x.sum()
             r = bm.measures(m, lv, bm.Stationary(bm.split_levels(m, x), "test", 0.0))
-            w = {k: np.concatenate([bm.level_weights(m, i, lv[i])[k] for i in range(m.K + 1)]) for k in
+            w = {k: np.concatenate([_batched.level_weights(m, i, lv[i])[k] for i in range(m.K + 1)]) for k in
                  ("p_star", "n_act", "lam", "loss", "success", "obs", "h1", "g1", "h2", "g2")}
             dot = {k: x @ v for k, v in w.items()}
             lam = dot["lam"]
@@ -335,7 +336,7 @@ def test_level_weights_reproduce_every_measure_on_arbitrary_vectors():
                    "v2": dot["g2"] / dot["h2"]}
             for k, v in got.items():
                 assert v == pytest.approx(getattr(r, k), rel=1e-13, abs=1e-300), (lv, k)
-            s = x @ np.concatenate([bm.cost_weights(m, i, lv[i]) for i in range(m.K + 1)])  # (p·a_lin, p·g1, p·h1)
+            s = x @ np.concatenate([_batched.cost_weights(m, i, lv[i]) for i in range(m.K + 1)])  # (p·a_lin, p·g1, p·h1)
             assert s[0] + m.costs.a * s[1] / s[2] == pytest.approx(r.cost, rel=1e-13)
 
 
@@ -381,15 +382,15 @@ def test_batched_costs_gate_limits_and_singular_systems(monkeypatch):
 
     m = load_model("avrachenkov-example.json", K=5)
     lv = m.check_policy(bm.Policy((3, 1), (2,)))
-    monkeypatch.setattr(bm, "FLOAT_REL", 1e-40)  # no float solve meets this residual: the gate must refuse, naming the levels
+    monkeypatch.setattr(_batched, "FLOAT_REL", 1e-40)  # no float solve meets this residual: the gate must refuse, naming the levels
     with pytest.raises(SolverError, match=r"levels \(3, 3, 3, 1, 1, 1\): not a stationary vector"):
         bm.batched_costs(m, [lv])
     monkeypatch.undo()
     assert lv not in m.memo("batched J", dict)  # nothing cached from the refused chunk
     for K in (5, 30):  # 22 states: one LAPACK call; 122 states: SuperLU per system
         z = load_model("avrachenkov-example.json", K=K)
-        assert (z.states <= bm.BATCH_LAPACK_STATES) == (K == 5)
-        tabs = bm.mode_tables(z)
+        assert (z.states <= _batched.BATCH_LAPACK_STATES) == (K == 5)
+        tabs = _batched.mode_tables(z)
         z._memo["mode tables"] = dataclasses.replace(tabs, Q=np.where(tabs.level[None, :, None] == K, 0.0, tabs.Q))  # level K absorbs
         # LAPACK may or may not see the exact zero pivot (it depends on the rounding of the rates); either way it is refused
         with pytest.raises(SolverError, match=r"levels \(3, 3, 1.*\)(: not a stationary vector| is singular)"):
@@ -417,9 +418,9 @@ def test_dense_solve_on_the_closed_class_and_refuses_two():
     np.testing.assert_allclose(measure_vector(bm.evaluate_levels(m, lv, "dense")), measure_vector(bm.evaluate_levels(m, lv, "sparse")),
                                rtol=1e-12)
     assert bm.batched_costs(m, [lv])[0] == pytest.approx(bm.evaluate_levels(m, lv).cost, rel=1e-12)
-    assert bm.closed_class(np.array([[-1.0, 1.0], [0.0, 0.0]])).tolist() == [1]
+    assert _stationary.closed_class(np.array([[-1.0, 1.0], [0.0, 0.0]])).tolist() == [1]
     with pytest.raises(SolverError, match="2 closed classes"):
-        bm.closed_class(np.array([[-1.0, 1.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]))
+        _stationary.closed_class(np.array([[-1.0, 1.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]))
 
 
 def _same_csr(a, b) -> bool:
@@ -437,8 +438,8 @@ def test_small_blocks_built_densely_are_the_sparse_blocks_bit_for_bit(model):
     (pattern, order, bits), so the generator and every solve on it are unchanged."""
     for r in range(1, model.N + 1):
         for i in range(model.K + 1):
-            for j in bm.block_columns(model, i):
-                assert _same_csr(bm.recipe_block(model, r, i, j), bm.recipe_block_sparse(model, r, i, j)), (r, i, j)
+            for j in _generator.block_columns(model, i):
+                assert _same_csr(_generator.recipe_block(model, r, i, j), _generator.recipe_block_sparse(model, r, i, j)), (r, i, j)
 
 
 def test_simulation_draws_as_generator_choice():

@@ -10,8 +10,9 @@ import mpmath
 import numpy as np
 import pytest
 
-from crawlmath.numeric.bmap import _model as bm
-from crawlmath.numeric.bmap._io import MODELS_DIR, load_model
+from crawlmath.numeric import bmap as bm
+from crawlmath.numeric.bmap import _measures  # exact_ball, an internal
+from crawlmath.numeric.bmap import MODELS_DIR, load_model
 from crawlmath.numeric.errors import InvalidInput, TooLarge
 from crawlmath.numeric.bmap._phase_type import BMAP, DecimalText, Lumping, PhaseType, exact
 
@@ -106,4 +107,4 @@ def test_exact_cost_limits_and_checks():
     big = load_model("avrachenkov-example.json", K=7, reduce=False)  # 510 states
     with pytest.raises(TooLarge, match="200 states"):
         bm.exact_cost(big, (1,) * 8)
-    assert isinstance(bm.exact_ball(Fraction(1, 3)), flint.arb)
+    assert isinstance(_measures.exact_ball(Fraction(1, 3)), flint.arb)

@@ -6,7 +6,7 @@ import pytest
 
 import crawlmath
 from crawlmath.numeric.bmap import _io as bmap_io
-from crawlmath.numeric.bmap import _model as bm
+from crawlmath.numeric import bmap as bm
 from crawlmath.numeric.bmap import _phase_type as phase_type
 from crawlmath.numeric.errors import InvalidInput, TooLarge
 

@@ -4,11 +4,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sps
 
-from crawlmath.numeric.bmap import _model as bm
+from crawlmath.numeric import bmap as bm
 from crawlmath.numeric.bmap import _structured as bs
-from crawlmath.numeric.bmap._io import load_model
+from crawlmath.numeric.linalg import _gmres as gm
+from crawlmath.numeric.bmap import load_model
 from crawlmath.numeric.errors import SolverError, TooLarge
-from crawlmath.numeric.bmap._phase_type import PhaseType
+from crawlmath.numeric.bmap import PhaseType
 from crawlmath.numeric.validate import MEMORY_ENV
 
 DISTINCT = PhaseType(np.array([0.6, 0.4]), np.array([[-0.3, 0.1], [0.05, -0.15]]))  # exit rates 0.2 and 0.1
@@ -191,7 +192,7 @@ def test_fused_level_solve_equals_plain_eigendecomposition(obsolescence, n, bloc
     z = np.stack([y[:, r] @ np.linalg.inv(C + sigma[r] * np.eye(P)) for r in range(R**n)], axis=1)
     plain = (z @ Vinv_n).ravel()
     blk = bs.LevelBlock(C, G, n)
-    assert blk.span == min(R**n, bs._power_at_most(R, block))
+    assert blk.span == min(R**n, bs.power_at_most(R, block))
     work = x.astype(blk.dtype)
     blk.solve(work)
     np.testing.assert_allclose(work, plain, rtol=0, atol=1e-13 * np.abs(plain).max())
@@ -248,11 +249,11 @@ def test_gmres_right_solves_nonsymmetric_system():
     A = np.eye(n) * 4 + rng.random((n, n))
     b = rng.random(n)
     d = np.diag(A).copy()
-    x, its, res = bs.gmres_right(lambda v: A @ v, lambda v: v / d, b, np.zeros(n), 1e-13, 10, 500)
+    x, its, res = gm.gmres_right(lambda v: A @ v, lambda v: v / d, b, np.zeros(n), 1e-13, 10, 500)
     np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-11)
     assert res <= 1e-13 * np.linalg.norm(b) and its > 10  # needed a restart
     with pytest.raises(SolverError, match="did not reach"):
-        bs.gmres_right(lambda v: A @ v, lambda v: v / d, b, np.zeros(n), 1e-13, 3, 4)
+        gm.gmres_right(lambda v: A @ v, lambda v: v / d, b, np.zeros(n), 1e-13, 3, 4)
 
 
 def test_defective_obsolescence_raises():
@@ -274,12 +275,12 @@ def test_memory_estimate_refuses_before_allocating(monkeypatch):
 def test_orthogonalisation_kernels_equal_numpy(m):
     """`_dots2` and `_update2` (four basis rows per pass, reassociated sums) against plain numpy, on vectors
     longer than one column block and not a multiple of it."""
-    n = bs.ORTH_BLOCK + 37
+    n = gm.ORTH_BLOCK + 37
     rng = np.random.default_rng(m)
     V = rng.standard_normal((m + 2, n))
     u, z = V[m].copy(), rng.standard_normal(n)
     out = np.full((m + 2, 2), np.nan)
-    bs._dots2(V, m, u, z, out)
+    gm._dots2(V, m, u, z, out)
     ref = np.stack([V[:m] @ u, V[:m] @ z], axis=1)
     np.testing.assert_allclose(out[:m], ref, rtol=0, atol=1e-11)
     np.testing.assert_allclose(out[m], [u @ u, u @ z], rtol=1e-13)
@@ -287,7 +288,7 @@ def test_orthogonalisation_kernels_equal_numpy(m):
     q_ref = 0.7 * (u - s @ V[:m])
     w_ref = 0.7 * (z - t @ V[:m]) - 0.3 * q_ref
     w = np.empty(n)
-    norm2 = bs._update2(V, m, s, t, u, z, 0.7, 0.3, w)
+    norm2 = gm._update2(V, m, s, t, u, z, 0.7, 0.3, w)
     np.testing.assert_allclose(u, q_ref, rtol=0, atol=1e-12)
     np.testing.assert_allclose(w, w_ref, rtol=0, atol=1e-12)
     assert norm2 == pytest.approx(w_ref @ w_ref, rel=1e-13)
@@ -296,7 +297,7 @@ def test_orthogonalisation_kernels_equal_numpy(m):
 def _gmres_cycles(A, b, d, tol, restart, maxiter=500):
     """`gmres_right` on ``A x = b`` with the Jacobi preconditioner ``d``; its answer and every cycle's basis."""
     cycles = []
-    x, its, res = bs.gmres_right(lambda v: A @ v, lambda v: v / d, b, np.zeros(b.size), tol, restart, maxiter,
+    x, its, res = gm.gmres_right(lambda v: A @ v, lambda v: v / d, b, np.zeros(b.size), tol, restart, maxiter,
                                  record=lambda Q, H: cycles.append((Q, H)))
     return x, its, res, cycles
 
@@ -324,7 +325,7 @@ def test_delayed_reorthogonalisation_keeps_the_basis_orthonormal():
     b = rng.standard_normal(n)
     cycles = []
     with pytest.raises(SolverError, match="did not reach"):  # an unreachable tolerance: one full cycle of 40 steps
-        bs.gmres_right(lambda v: A @ v, lambda v: v, b, np.zeros(n), 1e-30, 40, 40,
+        gm.gmres_right(lambda v: A @ v, lambda v: v, b, np.zeros(n), 1e-30, 40, 40,
                        record=lambda Q, H: cycles.append((Q, H)))
     assert len(cycles) == 1 and cycles[0][1].shape == (41, 40)
     Q1 = _cgs1_basis(A, b, 40)
@@ -378,7 +379,7 @@ def test_gmres_right_on_the_stationary_system_equals_dense_solve(K, obsolescence
         ops.precondition(v, out)
         return out
 
-    x, its, res = bs.gmres_right(lambda v: A @ v, precond, c, np.full(n, 1.0 / n), 1e-15, 5, 500,
+    x, its, res = gm.gmres_right(lambda v: A @ v, precond, c, np.full(n, 1.0 / n), 1e-15, 5, 500,
                                  record=lambda Q, H: cycles.append((Q, H)))
     assert len(cycles) >= 2 and res <= 1e-15 * np.linalg.norm(c)
     np.testing.assert_allclose(x, exact, rtol=0, atol=1e-12 * np.abs(exact).max())
@@ -393,7 +394,7 @@ def test_gmres_right_on_the_stationary_system_equals_dense_solve(K, obsolescence
 def test_work_array_is_zero_filled_and_writable(shape):
     """`work_array` (anonymous mapping, no huge-page advice): float64 zeros of the shape, writable, each a fresh
     mapping (two arrays never share memory)."""
-    a, b = bs.work_array(shape), bs.work_array(shape)
+    a, b = gm.work_array(shape), gm.work_array(shape)
     assert a.dtype == np.float64 and a.shape == np.zeros(shape).shape and not a.any()
     a += 1.0
     assert a.size == 0 or (a.min() == 1.0 and not b.any())

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from crawlmath.numeric.bmap import _lst as L
-from crawlmath.numeric.bmap import _model as bm
+from crawlmath.numeric import bmap as bm
 from crawlmath.numeric.errors import InvalidInput
-from crawlmath.numeric.bmap._phase_type import BMAP, PhaseType
+from crawlmath.numeric.bmap import BMAP, PhaseType
 from crawlmath.proofs.claims import avrachenkov_theorems as th
 
 

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from crawlmath.cli import main
 from crawlmath.commands._common import non_finite
-from crawlmath.numeric.bmap._io import read_spec
+from crawlmath.numeric.bmap import read_spec
 from crawlmath.numeric.validate import MEMORY_ENV, SECONDS_ENV
 
 GUARD_SECONDS = 30  # a run longer than this is a hang: the caps must refuse it first

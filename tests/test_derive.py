@@ -6,7 +6,7 @@ import sympy as sp
 
 from crawlmath.derive import DerivationError, avrachenkov as av, buijsrogge as bu, require_zero, vanishes_identically
 from crawlmath.derive import scheduling as sc, static_mm1k as st
-from crawlmath.numeric.bmap import _model as bm
+from crawlmath.numeric import bmap as bm
 
 
 def test_require_zero_raises_with_the_residual():

@@ -21,8 +21,8 @@ import sympy as sp
 
 from crawlmath.derive import DerivationError
 from crawlmath.derive import avrachenkov as av
-from crawlmath.numeric.bmap import _model as bm
-from crawlmath.numeric.bmap._io import load_model
+from crawlmath.numeric import bmap as bm
+from crawlmath.numeric.bmap import load_model
 from crawlmath.numeric.generated import avrachenkov_lemma as generated
 
 LAM, MU, THETA = sp.Rational(3, 2), sp.Integer(1), sp.Rational(1, 3)

@@ -364,8 +364,8 @@ def test_certified_bmap_value_ball_carries_its_digits():
     model's printed decimals, computed in exact rationals by an independent route (fmpq_mat solve)."""
     import flint
 
-    from crawlmath.numeric.bmap import _model as bm
-    from crawlmath.numeric.bmap._io import load_model
+    from crawlmath.numeric import bmap as bm
+    from crawlmath.numeric.bmap import load_model
 
     m = load_model("avrachenkov-example.json", K=4)
     lv = m.check_policy(bm.Policy((3, 1), (1,)))

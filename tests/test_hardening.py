@@ -15,7 +15,7 @@ from crawlmath.commands._common import print_json
 from crawlmath.numeric.scheduling import _frequencies as sched
 from crawlmath.numeric.static import _mm1k as static_mm1k
 from crawlmath.numeric.scheduling._access_time import parse_access
-from crawlmath.numeric.bmap._io import MODELS_DIR, load_model, read_spec
+from crawlmath.numeric.bmap import MODELS_DIR, load_model, read_spec
 from crawlmath.numeric.errors import InvalidInput, SolverError, TooLarge
 from crawlmath.numeric.validate import MEMORY_ENV, max_memory, parse_size, require_memory
 from crawlmath.report import build as build_mod

@@ -114,8 +114,8 @@ def test_bad_mdps_are_refused_naming_the_argument(P, c, arg):
 
 def test_ctmc_stationary_matches_the_bmap_solver_on_the_papers_example():
     """The generic routine against the Avrachenkov model's own sparse solver (K = 4, full chain)."""
-    from crawlmath.numeric.bmap import _model as bm
-    from crawlmath.numeric.bmap._io import load_model
+    from crawlmath.numeric import bmap as bm
+    from crawlmath.numeric.bmap import load_model
 
     model = load_model("avrachenkov-example.json", K=4, reduce=False)
     levels = model.check_policy(bm.Policy((3, 1), (2,)))

@@ -117,7 +117,7 @@ def _ticking(args, model):
     if not progress_wanted(args):
         yield
         return
-    from ..numeric.bmap._model import estimate_cost
+    from ..numeric.bmap import estimate_cost
 
     total = max(1, math.ceil(estimate_cost(model, 1, args.solver)[0]))
     done = threading.Event()
@@ -141,7 +141,7 @@ def _ticking(args, model):
 def check_cost(model, modes, args) -> None:
     """Refuse (TooLarge) before building any generator: `bmap_model.require_cost` for the states after lumping and the
     number of solves --optimize needs."""
-    from ..numeric.bmap._model import require_cost
+    from ..numeric.bmap import require_cost
 
     n = evaluations(model, modes, args)
     blame, value = ("--K", args.K) if args.K is not None else ("MODEL", f"K = {model.K} in the model file")
@@ -152,8 +152,8 @@ def run(args) -> int:
     """``crawlmath bmap``: load the model, then print the measures and cost J (eq. 2) under the given thresholds,
     or the optimal thresholds with ``--optimize``; returns exit code 0 (errors are raised).
     """
-    from ..numeric.bmap import _model as bm
-    from ..numeric.bmap._io import load_model, read_spec
+    from ..numeric import bmap as bm
+    from ..numeric.bmap import load_model, read_spec
     from ..numeric.errors import InvalidInput
 
     model = load_model(args.model, K=args.K, reduce=not args.no_reduce)

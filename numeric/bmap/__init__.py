@@ -1,47 +1,60 @@
-"""Threshold control with obsolescence: the BMAP/PH/1/K model of Avrachenkov et al.: phase-type inputs, model
-files, the generator, stationary solvers, measures, certified costs, sojourn-time transforms, simulation.
+"""Threshold control with obsolescence: the BMAP/PH/1/K model of Avrachenkov et al. (seed 000).
 
-The modules are private (``_``-prefixed); the names below are the public surface.
+The modules are private (``_``-prefixed), one idea each; the names below are the public surface.
+
+- ``_phase_type``: phase-type laws, BMAPs, lumping (§2);
+- ``_core``: `BmapModel`, `Policy`, `Costs` (§2, eq. 2); ``_io``: model files (JSON/TOML, schema-checked);
+- ``_generator``: the generator from the Lemma of §3 and by enumeration; ``_stationary``: dense GTH, sparse LU,
+  block recursion, QBD; ``_structured``: the matrix-free solver for large K (numba; loaded on first use);
+- ``_measures``: Theorems 1–3, Corollary 1 and the cost J; ``_certified``: arb enclosures, exact rationals;
+- ``_batched``: every threshold candidate in one solve; ``_optimise``: evaluation, threshold optimisation (§7);
+  ``_estimate``: the cost model refusing work too large before it starts;
+- ``_lst``: sojourn-time transforms (Theorem 3); ``_sim``: simulation; ``_figures``: §7's Figures 1–4 data.
+
+>>> from crawlmath.numeric.bmap import Policy, evaluate, example_model
+>>> round(evaluate(example_model(), Policy((3,), ())).cost, 3)
+89.405
 """
-from ._io import (MODELS_DIR, model_path, read_spec, MAX_FILE_BYTES, SECONDS_PER_BYTE, ARRIVALS_SCHEMAS, MODEL_SCHEMA, MAX_LISTED,
-    SECONDS_PER_ITEM, validate_spec, arrivals_from_spec, arrival_size, require_arrivals, model_from_spec,
-    load_model)
-from ._lst import (TAGGED_LIMIT, TaggedChain, tagged_chain, ArrivalLaw, arrival_law, Transforms, sojourn_transforms, sojourn_moments,
-    SojournSim, simulate_sojourn)
-from ._model import (Costs, Policy, BmapModel, kron_dense, kron_sum_power, A_block, A_dense, kronecker_blocks, block_columns,
-    SMALL_BLOCK, recipe_block, recipe_block_sparse, assemble, generator_kronecker, state_list,
-    enumerate_transitions, generator_enumerated, Stationary, DIRECT_LIMIT, split_levels, LARGE_DIRECT,
-    solve_sparse_direct, generator_dense, solve_dense, closed_class, solve_block_recursion, solve_qbd, Measures,
-    measures, HP_STATE_LIMIT, exact_ball, exact_fmpq, RATIONAL_STATE_LIMIT, rational_stationary, exact_cost,
-    solve_mp, ball_cost, CertifiedValue, certified_cost, certify, ARGMIN_GAP, CertifiedArgmin, certify_argmin,
-    certified_optimum, evaluate_mp, BATCH_STATE_LIMIT, BATCH_CHUNK_BYTES, level_weights, cost_weights, ModeTables,
-    mode_tables, batched_costs, BATCH_LAPACK_STATES, SOLVERS, evaluate, evaluate_levels, SECONDS_PER_TERM,
-    SECONDS_PER_BLOCK, SECONDS_PER_BLOCK_ENTRY, SECONDS_STRUCTURED_K2, SECONDS_STRUCTURED_START, SECONDS_PER_STATE,
-    BYTES_PER_STATE, SECONDS_PER_EVALUATION, approx_states, auto_solver, estimate_cost, require_cost, CONVENTIONS,
-    threshold_candidates, candidate_levels, Optimum, optimize, optimize_all, all_mode_sets, example_model,
-    random_model)
-from ._phase_type import (DecimalText, exact, exact_array, to_float, PhaseType, Lumping, coarsest_lumpable_partition, BMAP, stationary,
-    kron_sum, independent_robots, thinned, bmmap, random_phase_type, random_lumpable_phase_type, random_bmap)
-from ._sim import (SimResult, simulate)
+from ._batched import batched_costs
+from ._certified import (CertifiedArgmin, CertifiedValue, ball_cost, certified_cost, certified_optimum, certify,
+                         certify_argmin, evaluate_mp, exact_cost, rational_stationary, solve_mp)
+from ._core import BmapModel, Costs, Policy
+from ._estimate import approx_states, estimate_cost, require_cost
+from ._figures import figure1, hyperexponential
+from ._generator import (A_block, A_dense, assemble, enumerate_transitions, generator_enumerated, generator_kronecker,
+                         kron_sum_power, kronecker_blocks, state_list)
+from ._io import MODELS_DIR, load_model, model_from_spec, model_path, read_spec, validate_spec
+from ._lst import (ArrivalLaw, SojournSim, TaggedChain, Transforms, arrival_law, simulate_sojourn, sojourn_moments,
+                   sojourn_transforms, tagged_chain)
+from ._measures import Measures, measures
+from ._optimise import (CONVENTIONS, Optimum, all_mode_sets, candidate_levels, evaluate, evaluate_levels, example_model,
+                        optimize, optimize_all, random_model, threshold_candidates)
+from ._phase_type import (BMAP, Lumping, PhaseType, bmmap, coarsest_lumpable_partition, independent_robots, kron_sum,
+                          random_bmap, random_lumpable_phase_type, random_phase_type, thinned)
+from ._sim import SimResult, simulate
+from ._stationary import (Stationary, generator_dense, solve_block_recursion, solve_dense, solve_qbd, solve_sparse_direct,
+                          split_levels)
 
-__all__ = ['MODELS_DIR', 'model_path', 'read_spec', 'MAX_FILE_BYTES', 'SECONDS_PER_BYTE', 'ARRIVALS_SCHEMAS',
-           'MODEL_SCHEMA', 'MAX_LISTED', 'SECONDS_PER_ITEM', 'validate_spec', 'arrivals_from_spec', 'arrival_size',
-           'require_arrivals', 'model_from_spec', 'load_model', 'TAGGED_LIMIT', 'TaggedChain', 'tagged_chain',
-           'ArrivalLaw', 'arrival_law', 'Transforms', 'sojourn_transforms', 'sojourn_moments', 'SojournSim',
-           'simulate_sojourn', 'Costs', 'Policy', 'BmapModel', 'kron_dense', 'kron_sum_power', 'A_block', 'A_dense',
-           'kronecker_blocks', 'block_columns', 'SMALL_BLOCK', 'recipe_block', 'recipe_block_sparse', 'assemble',
-           'generator_kronecker', 'state_list', 'enumerate_transitions', 'generator_enumerated', 'Stationary',
-           'DIRECT_LIMIT', 'split_levels', 'LARGE_DIRECT', 'solve_sparse_direct', 'generator_dense', 'solve_dense',
-           'closed_class', 'solve_block_recursion', 'solve_qbd', 'Measures', 'measures', 'HP_STATE_LIMIT',
-           'exact_ball', 'exact_fmpq', 'RATIONAL_STATE_LIMIT', 'rational_stationary', 'exact_cost', 'solve_mp',
-           'ball_cost', 'CertifiedValue', 'certified_cost', 'certify', 'ARGMIN_GAP', 'CertifiedArgmin',
-           'certify_argmin', 'certified_optimum', 'evaluate_mp', 'BATCH_STATE_LIMIT', 'BATCH_CHUNK_BYTES',
-           'level_weights', 'cost_weights', 'ModeTables', 'mode_tables', 'batched_costs', 'BATCH_LAPACK_STATES',
-           'SOLVERS', 'evaluate', 'evaluate_levels', 'SECONDS_PER_TERM', 'SECONDS_PER_BLOCK',
-           'SECONDS_PER_BLOCK_ENTRY', 'SECONDS_STRUCTURED_K2', 'SECONDS_STRUCTURED_START', 'SECONDS_PER_STATE',
-           'BYTES_PER_STATE', 'SECONDS_PER_EVALUATION', 'approx_states', 'auto_solver', 'estimate_cost',
-           'require_cost', 'CONVENTIONS', 'threshold_candidates', 'candidate_levels', 'Optimum', 'optimize',
-           'optimize_all', 'all_mode_sets', 'example_model', 'random_model', 'DecimalText', 'exact', 'exact_array',
-           'to_float', 'PhaseType', 'Lumping', 'coarsest_lumpable_partition', 'BMAP', 'stationary', 'kron_sum',
-           'independent_robots', 'thinned', 'bmmap', 'random_phase_type', 'random_lumpable_phase_type',
-           'random_bmap', 'SimResult', 'simulate']
+__all__ = [
+    # the model, its files
+    "BmapModel", "Policy", "Costs", "MODELS_DIR", "model_path", "read_spec", "validate_spec", "model_from_spec",
+    "load_model", "example_model", "random_model",
+    # phase-type inputs
+    "PhaseType", "BMAP", "Lumping", "coarsest_lumpable_partition", "kron_sum", "independent_robots", "thinned", "bmmap",
+    "random_phase_type", "random_lumpable_phase_type", "random_bmap",
+    # the generator, two ways
+    "kron_sum_power", "A_block", "A_dense", "kronecker_blocks", "assemble", "generator_kronecker", "state_list",
+    "enumerate_transitions", "generator_enumerated",
+    # stationary solvers and measures
+    "Stationary", "split_levels", "solve_sparse_direct", "generator_dense", "solve_dense", "solve_block_recursion",
+    "solve_qbd", "Measures", "measures",
+    # evaluation, optimisation, the cost model
+    "evaluate", "evaluate_levels", "CONVENTIONS", "threshold_candidates", "candidate_levels", "batched_costs", "Optimum",
+    "optimize", "optimize_all", "all_mode_sets", "approx_states", "estimate_cost", "require_cost",
+    # certified and exact values
+    "CertifiedValue", "certified_cost", "certify", "ball_cost", "CertifiedArgmin", "certify_argmin", "certified_optimum",
+    "exact_cost", "rational_stationary", "solve_mp", "evaluate_mp",
+    # sojourn times, simulation, figure data
+    "TaggedChain", "tagged_chain", "ArrivalLaw", "arrival_law", "Transforms", "sojourn_transforms", "sojourn_moments",
+    "SojournSim", "simulate_sojourn", "SimResult", "simulate", "figure1", "hyperexponential",
+]

@@ -33,7 +33,7 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 
-from ._model import BmapModel, Costs
+from ._core import BmapModel, Costs
 from ..errors import InvalidInput
 from ..tolerance import STRUCTURE_ABS
 from ..validate import read_input_file, require_memory, require_seconds

@@ -1,7 +1,7 @@
 """Sojourn-time Laplace–Stieltjes transforms of the BMAP/PH/1/K obsolescence
 queue by routes independent of Theorem 4 (Avrachenkov et al., §5).
 
-Notation of :mod:`crawlmath.numeric.bmap._model`.  A *tagged* page that finds
+Notation of :mod:`crawlmath.numeric.bmap._core`.  A *tagged* page that finds
 ``t`` pages ahead of it (``t = 0``: it is in service) moves in an absorbing
 chain on ``(m, r_1, ..., r_{t-1}, r_tag)`` (service phase, obsolescence phases
 of the pages ahead, its own), absorbed in *served* or *obsolete*.  The chain
@@ -23,10 +23,10 @@ the batch's rate) sees ``i + l - 1`` pages ahead with fresh phases drawn from
 of the whole system (no stationary vector), with batch-means standard errors.
 
 >>> from crawlmath.numeric.bmap._io import load_model
->>> from crawlmath.numeric.bmap import _model as bm
+>>> from crawlmath.numeric.bmap import Policy, solve_sparse_direct
 >>> m = load_model("avrachenkov-example.json", K=3)
->>> lv = m.check_policy(bm.Policy((3, 1), (1,)))
->>> s = sojourn_transforms(m, lv, bm.solve_sparse_direct(m, lv), 0.0)
+>>> lv = m.check_policy(Policy((3, 1), (1,)))
+>>> s = sojourn_transforms(m, lv, solve_sparse_direct(m, lv), 0.0)
 >>> round(s.served + s.obsolete + s.lost, 12)
 1.0
 """
@@ -38,7 +38,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ._model import BmapModel, Stationary, state_list
+from ._core import BmapModel
+from ._generator import state_list
+from ._stationary import Stationary
 from ..errors import InvalidInput, TooLarge
 
 TAGGED_LIMIT = 5000  # dense tagged chain: at most this many states

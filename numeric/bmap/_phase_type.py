@@ -32,6 +32,7 @@ from functools import cached_property
 from typing import Sequence
 
 import numpy as np
+from scipy.linalg import expm
 
 from ..errors import InvalidInput
 from ..exact import exact as _exact, to_float as _to_float
@@ -174,8 +175,6 @@ class PhaseType:
 
     def cdf(self, x: float) -> float:
         """``P(X <= x) = 1 - beta exp(S x) e``."""
-        from scipy.linalg import expm
-
         return float(1 - self.beta @ expm(self.S * x) @ np.ones(self.order))
 
     def scaled(self, s) -> "PhaseType":

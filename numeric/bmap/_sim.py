@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._model import BmapModel
+from ._core import BmapModel
 from ..errors import InvalidInput
 
 

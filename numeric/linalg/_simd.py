@@ -2,12 +2,17 @@
 machine has them) and a handful of operations on it, each lowered to one LLVM vector instruction.
 
 Why: numba runs LLVM's loop vectoriser but not its SLP vectoriser, so a kernel that accumulates several
-contiguous outputs in registers across a loop (the `bmap_structured` matvec "pulls" every partner of a run of
-outputs before storing it once) compiles to scalar code.  Written with `F64x8` values it is vector code on any
+contiguous outputs in registers across a loop (the `bmap._structured_pull` matvec "pulls" every partner of a run
+of outputs before storing it once) compiles to scalar code.  Written with `F64x8` values it is vector code on any
 target LLVM supports: ``<8 x double>`` is split into what the machine has (one AVX-512 register, two AVX ones,
 four SSE ones); nothing here depends on the instruction set.  The instructions are built with llvmlite, numba's
 own code generator (installed with numba, at the version numba requires), through numba's documented extension
-API (`numba.extending.intrinsic`, `register_model`).
+API (`numba.extending.intrinsic`, `register_model`) and ``numba.core.cgutils``, an internal module (numba is pinned
+to the tested release in pyproject.toml).
+
+Kernels do not import this module directly: they import `crawlmath.numeric.linalg._lanes`, which imports it
+only when the environment variable ``CRAWLMATH_SIMD`` is not ``0``; with ``CRAWLMATH_SIMD=0`` they run plain
+numba code with the same names and lane semantics, and no solver imports this module.
 
 The operations, all lane-wise and exactly rounded as IEEE double operations (``fma8`` rounds once, as
 ``math.fma``):
