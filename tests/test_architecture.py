@@ -31,11 +31,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE_DIRS = {"crawlmath": "crawlmath", "crawlmath.derive": "derive", "crawlmath.numeric": "numeric",
                 "crawlmath.proofs": "proofs"}  # pyproject.toml [tool.setuptools.package-dir]
 
-# Cycles another branch of the same refactor removes: listed here so that this branch's test passes, and
-# reported as stale (a failure) once the cycle is gone, so the entry is deleted at the merge, never kept.
-PENDING = {
-}
-
 # (module, function) pairs allowed to import by a computed name, and why
 DISCOVERY = {
     ("crawlmath.proofs.registry", "all_claims"): "claims discovery: every module claim_modules lists",
@@ -255,11 +250,8 @@ def test_no_import_cycles():
     files = source_files()
     graph = import_graph(files)
     found = cycles(graph)
-    new = [c for c in found if frozenset(c) not in PENDING]
-    assert not new, "import cycles (module (file:line of its import) -> ...):\n" + "\n".join(
-        describe(c, graph, files) for c in new)
-    stale = [f"{sorted(k)} ({why})" for k, why in PENDING.items() if k not in {frozenset(c) for c in found}]
-    assert not stale, f"PENDING lists cycles that are gone: delete them: {stale}"
+    assert not found, "import cycles (module (file:line of its import) -> ...):\n" + "\n".join(
+        describe(c, graph, files) for c in found)
 
 
 def test_computed_imports_only_at_the_discovery_points():
