@@ -18,7 +18,7 @@ relative unless the name says ``ABS``.
 - ``SINGLE_RUN_FLIP``: such a verdict is *certain (statistical)* when the
   probability that it is wrong, bounded with order statistics or under the
   normal model of single runs, is below this; ``SINGLE_RUN_MAX_REPLICATES``
-  caps the replicated runs spent trying (``proofs.claims.buijsrogge_offline``).
+  caps the replicated runs spent trying (``proofs.claims.buijsrogge._single_run``).
 - ``MDP_TIE_REL``: actions whose Q-values agree to this relative tolerance tie.
 - ``CURVES_FLOAT_GAIN``: the float route is trusted for the switching curves
   only above this gain (below it, rounding of h, ~1e-16 absolute, is no longer

@@ -9,7 +9,8 @@ import pytest
 import crawlmath
 
 PACKAGES = ["crawlmath", "crawlmath.commands", "crawlmath.derive", "crawlmath.numeric", "crawlmath.numeric.generated",
-            "crawlmath.proofs", "crawlmath.proofs.claims", "crawlmath.proofs.tables", "crawlmath.report"]
+            "crawlmath.proofs", "crawlmath.proofs.claims", "crawlmath.proofs.claims.avrachenkov",
+            "crawlmath.proofs.claims.buijsrogge", "crawlmath.proofs.tables", "crawlmath.report"]
 
 
 def _modules():
