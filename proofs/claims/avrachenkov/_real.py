@@ -14,6 +14,7 @@ from ....numeric.bmap import _model as bm
 from ....numeric.bmap._io import read_spec
 from ....numeric.bmap._phase_type import BMAP, PhaseType
 from ....numeric.errors import SolverError
+from ....numeric.tolerance import SLSQP_FTOL
 from ...cells import decimals
 from ...tables import avrachenkov as T
 from ._common import REAL, real
@@ -72,7 +73,7 @@ def real_generator_rule() -> tuple[float, ...]:
             {"type": "ineq", "fun": lambda z: (map_lam(P + z * H[:4], d) - lo) / span - 0.05},
             {"type": "ineq", "fun": lambda z: (hi - map_lam(P + z * H[:4], d)) / span - 0.05}]
     runs = [minimize(lambda z: float(np.sum(dev(z) ** 2)), np.random.default_rng(seed).uniform(-1, 1, 4), constraints=cons,
-                     method="SLSQP", options={"maxiter": 1000, "ftol": 1e-15}) for seed in range(12)]
+                     method="SLSQP", options={"maxiter": 1000, "ftol": SLSQP_FTOL}) for seed in range(12)]
     ok = [r for r in runs if r.success]
     if not ok:
         raise SolverError(f"no generator inside the printed rounding boxes reproduces the printed lambda^(r): {runs[0].message}")

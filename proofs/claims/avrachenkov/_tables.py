@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from ....numeric.bmap import _model as bm
 from ....numeric.bmap._phase_type import PhaseType
-from ....numeric.tolerance import HP_DIGITS
+from ....numeric.tolerance import COST_TIE_REL, HP_DIGITS
 from ...cells import Hypothesis
 from ...registry import Claim, Method, Outcome, TableCell, register
 from ...tables import avrachenkov as T
@@ -64,7 +64,8 @@ def opt_cells(get, model, table: str, row_label: str, modes, th_printed: str, co
         arg = certified(get, model(), modes)
         got = ",".join(map(str, arg.label))
         at = [c for th, c in o.curve if ",".join(map(str, th)) == th_printed]
-        tried = [Hypothesis("J at the printed thresholds (a tie would also be optimal)", at[0], abs(at[0] - o.cost) <= 1e-9 * o.cost)] if at else []
+        tried = [Hypothesis("J at the printed thresholds (a tie would also be optimal)", at[0],
+                            abs(at[0] - o.cost) <= COST_TIE_REL * o.cost)] if at else []
         out = exact_cell(got, th_printed, f"modes {modes}: optimal thresholds (J = {float(arg.cost.value):.6g})", arg, tried)
         ths = th_printed.split(",")
         if len(set(ths)) < len(ths):  # the paper's own text forbids this; the contradiction is its own claim

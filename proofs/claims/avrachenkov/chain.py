@@ -9,7 +9,7 @@ import numpy as np
 from ....derive import avrachenkov as d
 from ....numeric.bmap import _model as bm
 from ....numeric.generated import avrachenkov as gen
-from ....numeric.tolerance import close
+from ....numeric.tolerance import GENERATOR_ABS, KRON_BLOCK_ABS, SAME_CHAIN_REL, close
 from ...registry import Method, Outcome, claim
 from ._common import P, example, full, paper_policies, src, toy_model
 
@@ -46,7 +46,7 @@ def _two_ways():
         Q1, Q2 = bm.generator_kronecker(m, lv), bm.generator_enumerated(m, lv)
         diff = float(abs(Q1 - Q2).max())
         rows.append((m.states, diff, float(abs(Q1.sum(axis=1)).max())))
-    ok = all(df <= 1e-12 and rs <= 1e-12 for _, df, rs in rows)
+    ok = all(df <= GENERATOR_ABS and rs <= GENERATOR_ABS for _, df, rs in rows)
     return Outcome.judge(ok, "(states, max |Q_kron - Q_enum|, max |row sum|): " + ", ".join(f"({n}, {a:.1e}, {b:.1e})" for n, a, b in rows))
 
 
@@ -69,7 +69,7 @@ def _gamma0():
         rows = bm.kron_sum_power(G, l).toarray().sum(axis=1) + lib.sum(axis=1)
         worst = max(worst, float(np.abs(ours - lib).max()), float(np.abs(rows).max()))
         shapes.append(lib.shape)
-    ok = worst < 1e-14
+    ok = worst < KRON_BLOCK_ABS
     return Outcome.judge(ok, f"l = 1, 2, 3: Γ_0 ⊕ ... ⊕ Γ_0 term by term vs sum_q I ⊗ Γ_0 ⊗ I (shapes {shapes}) and the row sums of "
                              f"(Γ^(⊕l) | Γ_0^(⊕l)): largest deviation {worst:.1e}; the printed last term 'Γ' (no subscript 0) is a "
                              f"typo of the paper or of the text extraction (the Γ^(⊕l) definition beside it ends in Γ), not a "
@@ -93,9 +93,9 @@ def _level0():
         literal[pol.modes] = max(literal.get(pol.modes, 0.0), diff)
         relabelled = max(relabelled, float(abs(bm.assemble(m, bm.kronecker_blocks(m, lv, level0_mode=max(pol.modes))) - Q).max()))
         count += 1
-    holds = sorted(k for k, v in literal.items() if v <= 1e-12)
-    off = sorted(k for k, v in literal.items() if v > 1e-12)
-    ok = all((m.N in k) == (k in holds) for k in literal) and relabelled <= 1e-12
+    holds = sorted(k for k, v in literal.items() if v <= GENERATOR_ABS)
+    off = sorted(k for k, v in literal.items() if v > GENERATOR_ABS)
+    ok = all((m.N in k) == (k in holds) for k in literal) and relabelled <= GENERATOR_ABS
     return Outcome.judge(ok, f"{count} strict-threshold policies over all {len(literal)} mode sets (K = 4, full chain).  Printed "
                              f"D^(N) with N = {m.N}: equals the enumerated generator for {len(holds)} mode sets (all containing "
                              f"{m.N}); off at level 0 for {len(off)} ({', '.join(','.join(map(str, k)) for k in off)}; largest "
@@ -124,7 +124,8 @@ def _bhat0():
     direct = np.kron(np.outer(m.service.exit, m.service.beta), np.ones((m.R, 1)))  # the tagged page (head of the buffer) starts service
     r = bm.evaluate(example(), bm.Policy((3, 1), (2,)))
     same = read.shape == direct.shape and float(np.abs(read - direct).max()) == 0.0
-    ok = same and close(r.p_success, r.p_success_tagged, rel=1e-12) and close(r.lam * r.v, r.mean_number, rel=1e-12)
+    ok = (same and close(r.p_success, r.p_success_tagged, rel=SAME_CHAIN_REL)
+          and close(r.lam * r.v, r.mean_number, rel=SAME_CHAIN_REL))
     return Outcome.judge(ok, f"printed B̂_0 read with I_(R^-1) ⊗ I_R = I_1 and Γ_0^(⊕0) = 0: shape {read.shape}, equal to "
                              f"S_0 beta ⊗ e_R entry for entry: {same} (R = {m.R}, full chain); the recursion with it: P_success "
                              f"eq. (15) {r.p_success:.15g} vs tagged chain {r.p_success_tagged:.15g}; lambda V = {r.lam * r.v:.15g} "

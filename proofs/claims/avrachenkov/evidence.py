@@ -70,7 +70,7 @@ def _near_boundary(value: float, printed: str, bound: float) -> str:
     ('below', 'above', '')
     """
     unit = 10.0 ** -decimals(printed)
-    low = math.floor(value / unit + 1e-12) * unit
+    low = math.floor(value / unit + 1e-12) * unit  # + 1e-12: a quotient an ulp below k floors to k
     reach = min(bound * value, unit / 2)
     up, down = low + unit - value, value - low
     if up < down:
@@ -298,7 +298,7 @@ def _t5_joint():
     for k, lv in levels.items():
         g = []
         for name, which, idx in T5_INPUTS:
-            h = 1e-7 if which != "A" or idx != (0, 1) else 1e-10
+            h = 1e-7 if which != "A" or idx != (0, 1) else 1e-10  # finite-difference steps; A[0,1] ~ 1e-5 needs less
             moved = moved_real(which, idx, h)
             g.append((moved.memo(("spread J", lv), lambda moved=moved, lv=lv: bm.evaluate_levels(moved, lv).cost) - pol[k].cost) / h)
         grads[k] = np.array(g)
@@ -309,7 +309,7 @@ def _t5_joint():
         A_ub += [np.r_[g, -1], np.r_[-g, -1]]
         b_ub += [p + 0.01 - J, J - p]
     A_model = np.asarray(read_spec(REAL)["arrivals"]["common"]["A"], float)
-    for i, printed in enumerate((0.0038, 0.0066)):  # D_0 = -diag(A e) inside its rounding box
+    for i, printed in enumerate((0.0038, 0.0066)):  # D_0 = -diag(A e) inside its rounding box (half a unit: 5e-5)
         row = np.zeros(8)
         row[3 + 2 * i: 5 + 2 * i] = 1
         A_ub += [row, -row]

@@ -10,7 +10,7 @@ from functools import lru_cache
 import mpmath
 
 from ....numeric.bmap import _model as bm
-from ....numeric.tolerance import HP_DIGITS, digits_agreed
+from ....numeric.tolerance import HP_DIGITS, INVARIANTS_ABS, digits_agreed
 from ...registry import Claim, Method, Outcome, claim, register
 from ._common import P, example, src, toy_model
 from ._tables import table2_row
@@ -61,7 +61,7 @@ def _invariants():
             errs = [abs(r.p_loss - r.p_loss_eq8), abs(r.p_loss + r.p_obs + r.p_success - 1), abs(sum(r.phi) - 1),
                     abs(r.lam * r.v - r.mean_number) / r.mean_number, abs(r.p_success - r.p_success_tagged)]
             worst = max(worst, max(errs))
-    return Outcome.judge(worst <= 1e-11, f"largest violation {worst:.2e} over 3 models x 2 policies")
+    return Outcome.judge(worst <= INVARIANTS_ABS, f"largest violation {worst:.2e} over 3 models x 2 policies")
 
 
 def _hp_check(K: int, modes, th):

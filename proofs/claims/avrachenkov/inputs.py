@@ -15,7 +15,7 @@ from ....numeric.bmap import _model as bm
 from ....numeric.bmap._io import load_model, read_spec
 from ....numeric.bmap._phase_type import BMAP
 from ....numeric.errors import InvalidInput
-from ....numeric.tolerance import HP_DIGITS, close, digits_agreed, printed_tolerance
+from ....numeric.tolerance import HP_DIGITS, QUADRATURE_REL, close, digits_agreed, printed_tolerance
 from ... import cells
 from ...registry import Claim, Method, Outcome, TableCell, claim, register
 from ...tables import avrachenkov as T
@@ -143,7 +143,7 @@ def _ph_means():
     from scipy.integrate import quad  # lazy: scipy.integrate takes seconds to import, only this function uses it
     integral = quad(lambda x: 1 - m.service.cdf(x), 0, np.inf)[0]
     res = [(prints_as(MEANS, v, p), f"{name} = {v:.6g} vs {p}") for v, p, name in pairs]
-    ok = all(r for r, _ in res) and close(integral, m.service.mean, rel=1e-7)
+    ok = all(r for r, _ in res) and close(integral, m.service.mean, rel=QUADRATURE_REL)
     return Outcome.judge(ok, "; ".join(t for _, t in res) + f"; b_1 by integrating 1 - F: {integral:.10g}")
 
 

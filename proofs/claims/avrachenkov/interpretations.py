@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....numeric.bmap._phase_type import BMAP, bmmap, independent_robots, thinned
-from ....numeric.tolerance import close
+from ....numeric.tolerance import CLEARLY_NONZERO_ABS, close
 from ...registry import Method, Outcome, claim
 from ._common import P, src
 
@@ -27,7 +27,7 @@ def _interp1():
     printed_D1 = printed + np.kron(a.batch_rates()[1] + a.batch_rates()[2], np.eye(1))
     rows = (printed_D1).sum(axis=1)
     corr = independent_robots([a, b])
-    ok = np.abs(rows).max() > 1e-6 and close(corr[0].lam, a.lam) and close(corr[1].lam, a.lam + b.lam)
+    ok = np.abs(rows).max() > CLEARLY_NONZERO_ABS and close(corr[0].lam, a.lam) and close(corr[1].lam, a.lam + b.lam)
     if not ok:
         return Outcome.failed(f"printed rows {rows}, corrected lambda {corr[0].lam}, {corr[1].lam} vs {a.lam}, {a.lam + b.lam}")
     return Outcome.erratum_(

@@ -10,7 +10,7 @@ import scipy.sparse as sps
 from ....numeric.bmap import _model as bm
 from ....numeric.bmap._figures import hyperexponential
 from ....numeric.bmap._phase_type import Lumping, PhaseType, random_lumpable_phase_type, random_phase_type
-from ....numeric.tolerance import close
+from ....numeric.tolerance import CLEARLY_NONZERO_ABS, LUMPED_REL, close
 from ...registry import Method, Outcome, claim
 from ._common import P, full, measure_vector, src
 
@@ -40,7 +40,7 @@ def _reduction_example():
     ls, lo = m.with_(reduce=True).lumpings
     cases = [(full(K), pol) for K, pol in [(3, bm.Policy((3, 1), (1,))), (5, bm.Policy((4, 3, 2, 1), (0, 2, 2))), (7, bm.Policy((3, 1), (3,)))]]
     worst, rows = _agreement(cases)
-    ok = (ls.order_after, lo.order_after) == (2, 1) and worst <= 1e-12
+    ok = (ls.order_after, lo.order_after) == (2, 1) and worst <= LUMPED_REL
     return Outcome.judge(ok, f"service blocks {ls.blocks}, obsolescence blocks {lo.blocks} (exit rates {m.given_obsolescence.exit.tolist()}, "
                              f"lumped Gamma = {lo.reduced.S.round(12).tolist()}); max relative deviation over 9 measures: {worst:.1e} "
                              f"({'; '.join(rows)})")
@@ -60,8 +60,8 @@ def _reduction_random():
     worst, rows = _agreement(cases)
     lp = planted.with_(reduce=True).lumpings
     lr = m0.with_(reduce=True).lumpings
-    ok = ([x.order_after for x in lp] == [2, 3] and all(x.trivial for x in lr) and worst <= 1e-12
-          and all(close(x.reduced.mean, x.original.mean, 1e-12) for x in lp))
+    ok = ([x.order_after for x in lp] == [2, 3] and all(x.trivial for x in lr) and worst <= LUMPED_REL
+          and all(close(x.reduced.mean, x.original.mean, LUMPED_REL) for x in lp))
     return Outcome.judge(ok, f"planted: service 4 -> {lp[0].order_after}, obsolescence 6 -> {lp[1].order_after}; random model: "
                              f"{[x.order_after for x in lr]} (no reduction); max relative deviation {worst:.1e} ({'; '.join(rows)})")
 
@@ -83,9 +83,10 @@ def _symmetry():
         rows = agg[lab == c]
         spread = max(spread, float((rows.max(axis=0) - rows.min(axis=0)).max()))
     lumpable = Lumping(m.obsolescence).trivial
-    return Outcome.judge(spread > 1e-6 and lumpable, f"{len(states)} ordered states, {len(classes)} count classes; largest spread of the "
-                                                      f"rate into one class among states of a class: {spread:.4g} (0 if lumpable); "
-                                                      f"the obsolescence itself does not lump")
+    ok = spread > CLEARLY_NONZERO_ABS and lumpable
+    return Outcome.judge(ok, f"{len(states)} ordered states, {len(classes)} count classes; largest spread of the "
+                             f"rate into one class among states of a class: {spread:.4g} (0 if lumpable); "
+                             f"the obsolescence itself does not lump")
 
 
 def sps_indicator(labels: np.ndarray, n: int):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....numeric.bmap import _model as bm
+from ....numeric.tolerance import SOLVERS_REL
 from ...registry import Method, Outcome, claim
 from ._common import P, full, measure_vector, src, toy_model
 
@@ -21,7 +22,7 @@ def _solvers():
         dev = max(float(np.max(np.abs(vs[s] - vs["sparse"]) / np.abs(vs["sparse"]).clip(1e-300))) for s in vs)
         worst = max(worst, dev)
         rows.append(f"K={K}: {dev:.1e}")
-    return Outcome.judge(worst <= 1e-10, "max relative deviation from sparse LU over 9 measures: " + ", ".join(rows))
+    return Outcome.judge(worst <= SOLVERS_REL, "max relative deviation from sparse LU over 9 measures: " + ", ".join(rows))
 
 
 @claim(f"{P}.solvers.qbd", source=src("§6", "QBD recursion"), method=Method.FLOAT,
@@ -31,7 +32,7 @@ def _qbd():
     lv = m0.check_policy(bm.Policy((2, 1), (2,)))
     vs = {s: measure_vector(bm.evaluate_levels(m0, lv, s)) for s in ("sparse", "block", "qbd")}
     dev = max(float(np.max(np.abs(vs[s] - vs["sparse"]) / np.abs(vs["sparse"]))) for s in vs)
-    return Outcome.judge(dev <= 1e-10, f"max relative deviation {dev:.2e} (J = {vs['qbd'][-1]:.12g})")
+    return Outcome.judge(dev <= SOLVERS_REL, f"max relative deviation {dev:.2e} (J = {vs['qbd'][-1]:.12g})")
 
 
 @claim(f"{P}.solvers.structured-K10", source=src("§3", "scale"), method=Method.FLOAT, slow=True,
@@ -42,4 +43,5 @@ def _structured10():
     a = measure_vector(bm.evaluate_levels(m, lv, "sparse"))
     s = bm.evaluate_levels(m, lv, "structured")
     dev = float(np.max(np.abs(measure_vector(s) - a) / np.abs(a)))
-    return Outcome.judge(dev <= 1e-10, f"max relative deviation {dev:.2e}; structured residual {s.residual:.1e}, {s.seconds:.1f} s")
+    return Outcome.judge(dev <= SOLVERS_REL,
+                         f"max relative deviation {dev:.2e}; structured residual {s.residual:.1e}, {s.seconds:.1f} s")

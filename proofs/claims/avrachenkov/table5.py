@@ -8,7 +8,7 @@ import numpy as np
 
 from ....numeric.bmap import _model as bm
 from ....numeric.errors import SolverError
-from ....numeric.tolerance import HP_DIGITS
+from ....numeric.tolerance import HP_DIGITS, SLSQP_FTOL
 from ... import cells
 from ...cells import Hypothesis, Printing
 from ...registry import Claim, Method, Outcome, TableCell, claim, register
@@ -51,7 +51,7 @@ def _box_batch_rates() -> tuple[float, float]:
     ends = []
     for sign in (1, -1):
         runs = [minimize(lambda z: sign * rate(z) * 1e3, np.random.default_rng(seed).uniform(-0.5, 0.5, 4), constraints=cons,
-                         method="SLSQP", options={"maxiter": 500, "ftol": 1e-15}) for seed in range(6)]
+                         method="SLSQP", options={"maxiter": 500, "ftol": SLSQP_FTOL}) for seed in range(6)]
         ok = [r for r in runs if r.success]
         if not ok:
             raise SolverError(f"batch-rate range over the printed boxes: {runs[0].message}")

@@ -71,7 +71,7 @@ def _scaled_R(row: dict, s: str, printed: str, table: str, extra: str) -> Outcom
 
 
 def _trunc2(x: float) -> float:
-    return math.floor(x * 100 + 1e-9) / 100
+    return math.floor(x * 100 + 1e-9) / 100  # + 1e-9: a 2-decimal number in binary still truncates to itself
 
 
 def _modes_cell(row: dict, s: str, printed: str, table: str) -> Outcome:

@@ -37,7 +37,7 @@ import sympy as sp
 from ....numeric.bmap import _lst as L
 from ....numeric.bmap import _model as bm
 from ....numeric.bmap._io import load_model
-from ....numeric.tolerance import FLOAT_REL, SIMULATION_SIGMAS
+from ....numeric.tolerance import DISCRIMINATION_ABS, FIT_RESIDUAL_REL, FLOAT_REL, SIMULATION_SIGMAS
 from ... import cells
 from ...cells import Hypothesis, Printing
 from ...registry import Method, Outcome, Source, claim
@@ -136,7 +136,7 @@ def _thm1_phi() -> Outcome:
                for th_j, th_k in zip((-1, *th), (*th, K))]
         worst_alt = max(worst_alt, abs(printed_n_act(alt) - r.n_act))
         count += 1
-    ok = worst <= FLOAT_REL and worst_alt > 1e-3
+    ok = worst <= FLOAT_REL and worst_alt > DISCRIMINATION_ABS
     return Outcome.judge(ok, f"{count} threshold vectors (N = 4, K = 5, §7 example): largest |phi_n (7) - rule| or "
                              f"|N_act (6) - measures| = {worst:.1e}; the other indexing (phi_n over j_{{n-1}}+1..j_n) "
                              f"would be off by up to {worst_alt:.3f} in N_act, so the check discriminates")
@@ -459,7 +459,7 @@ def _fit() -> Outcome:
     with mpmath.workdps(40):  # second route: the fitted H2's own moments against the printed ones
         back = [mpmath.factorial(k) * (p1 * mu1**k + (1 - p1) * mu2**k) for k in (1, 2, 3)]
         residual = float(max(abs(b / mpmath.mpf(t) - 1) for b, t in zip(back, MOMENTS_PRINTED)))
-    if not residual <= 1e-25:
+    if not residual <= FIT_RESIDUAL_REL:
         return Outcome.failed(f"the 3-moment fit does not reproduce the printed moments (relative residual {residual:.3g})")
     ratio = float(mu2 / mu1)  # lambda_1/lambda_2 (scale free)
     b1 = float(FIT_PRINTED["beta_1"])

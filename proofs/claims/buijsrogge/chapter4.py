@@ -14,6 +14,7 @@ import sympy as sp
 from ....derive import buijsrogge as d
 from ....numeric.colours import _workbench as nc
 from ....numeric.generated import buijsrogge as gen
+from ....numeric.tolerance import NEGLIGIBLE_PROB
 from ...registry import Method, Outcome, claim
 from ._common import C_, K_, S_, i_, is_zero, src
 
@@ -203,7 +204,7 @@ def _super() -> Outcome:
         gap = ex.inverse_colours_ball - ex.p_max_ball  # E[1/S] - p*, a ball
         printed_fires = printed_fires or bool(gap < 0)  # the balls would contradict the rate-balance identity
         absent = K * float(gap.upper())
-        dominated = dominated and absent < 1e-6 and ex.colours < 0.05 * K
+        dominated = dominated and absent < NEGLIGIBLE_PROB and ex.colours < 0.05 * K
         rows.append(f"γ = {gamma}, C = {C}: E[S] = {ex.colours:.4f}, p* = {float(ex.p_max_ball.mid()):.15f}, E[1/S] = "
                     f"{float(ex.inverse_colours_ball.mid()):.15f}, 0 <= E[1/S] − p* <= {float(gap.upper()):.2e} "
                     f"(balls at {ex.prec} bits), so P(super colour absent) <= {absent:.2e}")

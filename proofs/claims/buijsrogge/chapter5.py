@@ -9,7 +9,7 @@ import sympy as sp
 from ....numeric.colours import _workbench as nc
 from ....numeric.colours._sim import simulate
 from ....numeric.generated import buijsrogge as gen
-from ....numeric.tolerance import SIMULATION_SIGMAS, digits_agreed, matches_printed
+from ....numeric.tolerance import SIMULATION_SIGMAS, TWO_ROUTE_BOUND_ABS, digits_agreed, matches_printed
 from ...cells import Hypothesis, Printing, convention, judge_cell
 from ...registry import Method, Outcome, claim
 from ._common import is_zero, src
@@ -48,7 +48,7 @@ for _id, _sec, _ref, _stmt, _dist, _C, _par, _K, _printed in (
             a, b = _fill_two_routes(p, K)
             if digits_agreed(a, b) < 10:
                 return Outcome.failed(f"float64 {a!r} vs mpmath {b!r}")
-            return _text_number(a, printed, error_bound=2 * abs(a - b) + 1e-9)
+            return _text_number(a, printed, error_bound=2 * abs(a - b) + TWO_ROUTE_BOUND_ABS)
         return check
 
     claim(f"buijsrogge.colours.{_id}", source=src(_sec, _ref + ", eq. (3.1)"), statement=_stmt,

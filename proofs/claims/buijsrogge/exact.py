@@ -13,7 +13,7 @@ import sympy as sp
 from ....derive import buijsrogge as d
 from ....numeric.colours import _workbench as nc
 from ....numeric.generated import buijsrogge as gen
-from ....numeric.tolerance import FLOAT_REL, digits_agreed
+from ....numeric.tolerance import EXACT_VS_FLOAT_ABS, FLOAT_REL, digits_agreed
 from ...registry import Method, Outcome, claim
 from ._common import C_, K_, is_zero, src
 
@@ -61,7 +61,7 @@ def _exact_nu() -> Outcome:
         r = nc.exact_uniform(K, C, "rational")
         nu = nc.exact_nu_uniform(K, C)
         worst = max(abs(float(a) - b) for a, b in zip(nu, r.nu))
-        if worst > 1e-13:
+        if worst > EXACT_VS_FLOAT_ABS:
             return Outcome.failed(f"K={K}, C={C}: product form {[str(x) for x in nu]} vs chain {list(r.nu)}")
     big = nc.exact_nu_uniform(1000, 1000)
     mf = nc.mean_field(1000, 1000).nu

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ....numeric.tolerance import SINGLE_RUN_MAX_REPLICATES, matches_printed
+from ....numeric.tolerance import ELEPHANT_MASS_ABS, SINGLE_RUN_MAX_REPLICATES, matches_printed
 from ... import certification
 from ...cells import Printing, convention, judge_cell
 from ...registry import Method, Outcome, TableCell, claim
@@ -42,7 +42,7 @@ for _r71, _r72 in zip(T.parse(T.TABLE_7_1), T.parse(T.TABLE_7_2)):
         def _c72(g=_g, b=_r72["row"], printed=_r72[_g]):
             _, m = _elephants_beta(g, float(b))
             return judge_cell("Buijsrogge Table 7.2", printed, m, what="1-q, mass of the elephants",
-                              fmt=lambda v: f"{v:.6g}", error_bound=1e-12)
+                              fmt=lambda v: f"{v:.6g}", error_bound=ELEPHANT_MASS_ABS)
 
         claim(f"buijsrogge.table-7.1.b{_r71['row']}.g{_g}", source=src("§7.4", f"Table 7.1, β={_r71['row']}, γ={_g}"),
               statement=f"number of elephant colours at β={_r71['row']}, γ={_g} (C=1e5, K=1000)", method=Method.FLOAT,
