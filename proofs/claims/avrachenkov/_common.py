@@ -20,11 +20,7 @@ from ...registry import Outcome, Source
 
 
 P = "avrachenkov"
-
-
 EXAMPLE = "avrachenkov-example.json"
-
-
 REAL = "avrachenkov-real.json"
 
 
@@ -37,60 +33,29 @@ def src(section: str, ref: str) -> Source:
 # as the printed text under rounding / truncation (both = either); the claims of :mod:`.evidence` recount them.
 
 COSTS = "Avrachenkov costs"  # C^*, C_r and optimal costs of Tables 1-5 and the §7 text
-
-
 MEANS = "Avrachenkov means"  # b_1, g_1 (Tables 3-4, §7) and the other §7 input-derived numbers
-
-
 BMAP_CHARS = "Avrachenkov §7 BMAP characteristics"
-
-
 R_T2 = "Avrachenkov Table 2 R"
-
-
 R_T34 = "Avrachenkov Tables 3-4 R"
-
-
 EXACT = "Avrachenkov exact"  # thresholds, j*, mode sets: equality of the text
-
 
 cells.convention(COSTS, Printing.TRUNCATE, "every distinct cost cell of Tables 1-5 and the text, recounted by claim "
                                            "avrachenkov.costs.convention")
-
-
 # The last-digit rule (issue 32): costs print as trunc(v (1 + e)), 0 <= e <= LAST_DIGIT_BOUND.  The bound sits in the gap
 # the data leave: the largest deviation a cell needs is 4.3e-5 (Table 1, modes 4, 2), the smallest a cell outside the rule
 # would need is 1.0e-4 (Table 4, s = 30, C_1); `avrachenkov.costs.last-digit` recounts both, and both directions.
 LAST_DIGIT_BOUND = 5e-5
-
-
 cells.last_digit_rule(COSTS, LAST_DIGIT_BOUND, "recounted per table by claim avrachenkov.costs.last-digit (cells printed one unit "
                                                 "high vs one unit low near a truncation boundary)")
-
-
 cells.convention(MEANS, Printing.ROUND, "b_1 and g_1 columns of Tables 3-4, recounted by claim avrachenkov.means.convention")
-
-
 cells.convention(BMAP_CHARS, Printing.ROUND, "recounted by claim avrachenkov.means.convention: the two readings tie (one "
                                              "cell needs each), recorded as rounding like MEANS")
-
-
 cells.convention(R_T2, Printing.TRUNCATE, "Table 2 R column, recounted by claim avrachenkov.R.convention")
-
-
 cells.convention(R_T34, Printing.ROUND, "R columns of Tables 3-4, recounted by claim avrachenkov.R.convention")
-
-
 cells.row_reading(R_T34, "R = 100 (1 - C*/min C_r) from the row's printed C* and C_r (except a row whose printed C* is an "
                          "erratum, judged from the computed costs)", "recounted by claim avrachenkov.R.convention")
-
-
 cells.convention(EXACT, Printing.EXACT, "integers and lists are compared as text")
-
-
 TEXT = "Avrachenkov §7 variances"  # the variance ranges quoted in the text of Figs 2-4
-
-
 cells.convention(TEXT, Printing.TRUNCATE, "the four variances of the Figs 2-4 text, recounted by claim avrachenkov.means.convention")
 
 
@@ -179,6 +144,7 @@ def paper_policies(N: int, K: int):
 
 
 def measure_vector(m: bm.Measures):
+    """The 9 measures compared between routes: P_star, N_act, lambda, P_loss, P_obs, P_success, V^(1), V^(2) and J."""
     return np.array([m.p_star, m.n_act, m.lam, m.p_loss, m.p_obs, m.p_success, m.v1, m.v2, m.cost], dtype=float)
 
 

@@ -9,6 +9,8 @@ from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
 
+import flint
+
 from ....numeric.bmap import _model as bm
 from ....numeric.bmap._phase_type import PhaseType
 from ....numeric.tolerance import COST_TIE_REL, HP_DIGITS
@@ -17,7 +19,6 @@ from ...registry import Claim, Method, Outcome, TableCell, register
 from ...tables import avrachenkov as T
 from ._common import COSTS, exact_cell, example, hp_cell, other_reading, prints_as, real, relative_profit, src
 from ._real import REAL_VARIANTS, moved_real, real_variant
-import flint
 
 
 @lru_cache(maxsize=None)
@@ -27,6 +28,11 @@ def table1():
 
 
 def modes_of(text: str) -> tuple[int, ...]:
+    """The mode set of a printed row label, largest first.
+
+    >>> modes_of("3 or 2 or 1"), modes_of("4,1")
+    ((3, 2, 1), (4, 1))
+    """
     return tuple(sorted((int(x) for x in text.replace("or", ",").split(",") if x.strip()), reverse=True))
 
 
@@ -36,7 +42,11 @@ def certified(get, model: bm.BmapModel, modes) -> bm.CertifiedArgmin:
 
 
 def opt_cells(get, model, table: str, row_label: str, modes, th_printed: str, cost_printed: str, ident: str, slow: bool,
-               hypotheses=lambda modes: [], rows: str = ""):
+              hypotheses=lambda modes: [], rows: str = ""):
+    """Register the claims of one row of an optimisation table (Tables 1 and 5): ``ident.cost``, the certified optimal J
+    of mode set ``modes`` in the results ``get()`` on ``model()``, against ``cost_printed``, with the readings tried before
+    a FAIL (``hypotheses(modes)``; with ``rows``, the printed table, a cost copied from another row is an erratum), and
+    ``ident.thresholds``, the certified argmin against ``th_printed`` (none when the row prints no thresholds)."""
     def cost_check():
         res = get()
         arg = certified(get, model(), modes)

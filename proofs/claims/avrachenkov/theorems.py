@@ -52,11 +52,7 @@ P = "avrachenkov"
 # Theorems 1 and 4, Corollary 1 and §6 run in one worker (proofs/runner.py): they share the solved cases, the printed
 # formulas' blocks and inverses (cached on the models) and the numba-compiled simulation (loaded once per process)
 GROUP = f"{P}.theorems"
-
-
 US = (0.3, 1.0, 3.0)  # catastrophe rates at which the transforms are compared
-
-
 SIM_US = (0.5, 2.0)
 
 
@@ -401,8 +397,6 @@ for _which, _name in [(0, "v1"), (1, "v2")]:
 
 
 FIT_PRINTED = {"beta_1": "0.0057", "beta_2": "0.9943", "lambda_1": "0.0014", "lambda_2": "0.2409"}  # S = -diag(lambda)
-
-
 MOMENTS_PRINTED = ("49207.0356", "2.0527E+11", "2.5773E+18")  # mean, mean square, mean cube of the content size
 
 

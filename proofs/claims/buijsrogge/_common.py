@@ -17,4 +17,5 @@ def src(section: str, ref: str) -> Source:
 
 
 def is_zero(expr) -> bool:
+    """Does SymPy simplify ``expr`` to 0 (an identity holds)?"""
     return sp.simplify(expr) == 0

@@ -13,34 +13,30 @@ from ....numeric.colours._sim import simulate
 
 
 K_TAB = 1000  # K of every Ch. 7-8 table
-
-
 C_TAB = 100_000
-
-
 REPLICATES = 8  # seeded single runs per table cell (Tables 8.x)
-
-
 STEP = 50_000  # the T grid of Tables 8.4-8.10
 
 
 @functools.lru_cache(maxsize=None)
 def colour_law(C: int, gamma: str) -> np.ndarray:
+    """The power law p_c = c^-gamma / sum_n n^-gamma over C colours (§5.5; gamma as printed, e.g. "0.9"); cached."""
     return nc.colour_distribution("powerlaw", C, float(gamma))
 
 
 @functools.lru_cache(maxsize=None)
 def exact_none(C: int, gamma: str) -> float:
+    """The exact stationary mean number of colours without offline structure (K = 1000, power law); cached."""
     return nc.exact_stationary(colour_law(C, gamma), K_TAB).colours
 
 
 def z_line(name: str, sim, exact: float) -> tuple[float, str]:
+    """The z-score of a simulated mean against an exact value, and the detail line that shows it."""
     z = (sim.mean - exact) / sim.stderr
     return z, f"{name}: {sim.mean:.3f} ± {sim.stderr:.3f} (z = {z:+.2f})"
 
 
 ONE_QUEUE, OWN_QUEUES = "recommended", "mice-delta"
-
 
 # The runs of one series (strategy, γ, δ, rule): run k has seed tag·1000 + k, so a longer series starts with the
 # runs of a shorter one, and the record at T does not depend on how far the run goes (the state at T is the same).

@@ -17,14 +17,8 @@ from ...registry import Outcome
 
 
 TAIL = (1 - SINGLE_RUN_CENTRAL) / 2  # mass of the single-run law beyond each edge of the band
-
-
 ALPHA_EDGE = SINGLE_RUN_FLIP / 2  # per edge: a PASS needs both edges, so its flip probability is below SINGLE_RUN_FLIP
-
-
 SHAPIRO_MIN_P = 0.01  # the normal route is not used on replicates whose Shapiro–Wilk p-value is below this
-
-
 MIN_DISTINCT = 5  # nor on replicates with fewer distinct values (a lattice of a few counts is not normal)
 
 

@@ -16,8 +16,6 @@ from ._common import is_zero, src
 
 
 CH5_TEXT = "Buijsrogge Ch. 5 text, eq. (3.1) values"
-
-
 convention(CH5_TEXT, Printing.TRUNCATE,
            "the five eq. (3.1) values printed in Ch. 5 are the integer parts of (3.1): 95.21 -> 95, 796.73 -> 796, "
            "373.07 -> 373, 599.27 -> 599, 404.82 -> 404 (rounding would print 797 and 405)")

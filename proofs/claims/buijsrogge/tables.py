@@ -20,8 +20,6 @@ from ._single_run import judge_single_run, single_run_certainty, where_in_band
 
 convention("Buijsrogge Table 7.1", Printing.EXACT,
            "integer counts #{c : p_c >= 1/(βK)} of the power law over C = 1e5; all 80 cells equal")
-
-
 convention("Buijsrogge Table 7.2", Printing.ROUND,
            "4 decimals (or 4 mantissa digits, e.g. 2.2140e-04); all 80 cells round to the printed digits, "
            "e.g. β=1, γ=0.9: 1-q = 0.262709... -> 0.2627")
