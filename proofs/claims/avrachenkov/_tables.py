@@ -42,11 +42,12 @@ def certified(get, model: bm.BmapModel, modes) -> bm.CertifiedArgmin:
 
 
 def opt_cells(get, model, table: str, row_label: str, modes, th_printed: str, cost_printed: str, ident: str, slow: bool,
-              hypotheses=lambda modes: [], rows: str = ""):
+              hypotheses=lambda modes: [], rows: str = "", *, module: str):
     """Register the claims of one row of an optimisation table (Tables 1 and 5): ``ident.cost``, the certified optimal J
     of mode set ``modes`` in the results ``get()`` on ``model()``, against ``cost_printed``, with the readings tried before
     a FAIL (``hypotheses(modes)``; with ``rows``, the printed table, a cost copied from another row is an erratum), and
-    ``ident.thresholds``, the certified argmin against ``th_printed`` (none when the row prints no thresholds)."""
+    ``ident.thresholds``, the certified argmin against ``th_printed`` (none when the row prints no thresholds).
+    ``module``: the section module that calls this, whose import registers the claims."""
     def cost_check():
         res = get()
         arg = certified(get, model(), modes)
@@ -83,6 +84,8 @@ def opt_cells(get, model, table: str, row_label: str, modes, th_printed: str, co
                                                    "coinciding-thresholds)")
         return out
 
+    # a Dask worker imports the module its check names (crawlmath.sweep.claim_module): name the registering section
+    cost_check.__module__ = th_check.__module__ = module
     register(Claim(f"{ident}.cost", src("§7", f"{table}, {row_label}"), f"{table}: optimal cost for modes '{row_label}' = {cost_printed}",
                    Method.NUMERIC_HP, cost_check, TableCell(table, row_label, "optimal cost", cost_printed), slow=slow))
     if th_printed.strip() not in ("", "_"):

@@ -22,7 +22,8 @@ for _r, _printed in enumerate(T.C_TEXT, start=1):
 for _row in T.parse(T.TABLE_1):
     _m = modes_of(_row["modes"])
     opt_cells(table1, lambda: example(5), "Avrachenkov Table 1", _row["modes"], _m, _row["thresholds"], _row["cost"],
-              f"{P}.table-1.m{''.join(map(str, _m))}", slow=False, rows=T.TABLE_1)
+              f"{P}.table-1.m{''.join(map(str, _m))}", slow=False, rows=T.TABLE_1,
+              module=__name__)
 
 
 @claim(f"{P}.figure-1", source=src("§7", "Figure 1 and the text after Table 1"), method=Method.NUMERIC_HP, group=T1_GROUP,

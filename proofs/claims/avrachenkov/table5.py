@@ -93,4 +93,5 @@ _t5_printed = {modes_of(r["modes"]): r["cost"] for r in T.parse(T.TABLE_5)}
 for _row in T.parse(T.TABLE_5):
     _m = modes_of(_row["modes"])
     opt_cells(table5, real, "Avrachenkov Table 5", _row["modes"], _m, _row["thresholds"], _row["cost"],
-              f"{P}.table-5.m{''.join(map(str, _m))}", slow=True, hypotheses=_t5_hyps)
+              f"{P}.table-5.m{''.join(map(str, _m))}", slow=True, hypotheses=_t5_hyps,
+              module=__name__)
