@@ -18,7 +18,7 @@ relative unless the name says ``ABS``.
 - ``SINGLE_RUN_FLIP``: such a verdict is *certain (statistical)* when the
   probability that it is wrong, bounded with order statistics or under the
   normal model of single runs, is below this; ``SINGLE_RUN_MAX_REPLICATES``
-  caps the replicated runs spent trying (``proofs.claims.buijsrogge_offline``).
+  caps the replicated runs spent trying (``proofs.claims.buijsrogge._single_run``).
 - ``MDP_TIE_REL``: actions whose Q-values agree to this relative tolerance tie.
 - ``CURVES_FLOAT_GAIN``: the float route is trusted for the switching curves
   only above this gain (below it, rounding of h, ~1e-16 absolute, is no longer
@@ -234,3 +234,23 @@ BMAP_LANES_REL = 1e-13  # CRAWLMATH_SIMD=0 (plain eight-lane kernels, fma rounde
 #   preconditioner application, relative in the max norm (measured 2.4e-16 at K = 7, R = 2)
 BMAP_LANES_SOLVE_REL = 1e-12  # the same for two GMRES solves stopped at BMAP_GMRES_REL from different roundings: their
 #   difference is the system's condition times that residual (measured 1.3e-13 at K = 7, R = 2)
+# --- claims: avrachenkov, buijsrogge ---
+# What each bounds, for the claims of proofs/claims/avrachenkov/ and proofs/claims/buijsrogge/ (float64 comparisons
+# whose expected difference is exactly 0 in exact arithmetic unless the name says otherwise).
+SOLVERS_REL = 1e-10  # float64 solvers of one chain (block recursion, sparse LU, matrix-free, QBD), 9 measures, relative
+GENERATOR_ABS = 1e-12  # two constructions of one generator (Lemma blocks vs states enumerated), entrywise; its row sums
+KRON_BLOCK_ABS = 1e-14  # a Kronecker-sum block built term by term vs in one formula (rates O(1)), entrywise
+SAME_CHAIN_REL = 1e-12  # two functionals of one solved chain that must agree (eq. (15) vs the tagged chain, Little's law)
+LUMPED_REL = 1e-12  # the exactly lumped chain (or PH) against the full one: measures and means, relative
+CLOSED_FORM_REL = 1e-12  # a float64 value against a float64 closed form of it (a PH variance vs the H2 formula)
+INVARIANTS_ABS = 1e-11  # an identity of the float64 measures (eq. (8), P_loss + P_obs + P_success = 1, Little's law)
+QUADRATURE_REL = 1e-7  # scipy quad of the survival function 1 - F against the PH mean
+CLEARLY_NONZERO_ABS = 1e-6  # must be non-zero: a non-generator's row sum, a rate spread breaking lumpability (O(1) rates)
+COST_TIE_REL = 1e-9  # two policies' float64 costs J closer than this are a tie (both optimal)
+DISCRIMINATION_ABS = 1e-3  # the other reading of a printed formula must miss by more than this: the check discriminates
+FIT_RESIDUAL_REL = 1e-25  # the H2 3-moment fit's own moments against the printed ones, recomputed at 40 digits, relative
+SLSQP_FTOL = 1e-15  # stopping tolerance of the SLSQP searches over the printed rounding boxes of the real-data MAP
+EXACT_VS_FLOAT_ABS = 1e-13  # an exact (rational) value against the float64 route to it, values O(1-10)
+NEGLIGIBLE_PROB = 1e-6  # a probability bounded below this is negligible (the super colour absent, §4.3.2)
+TWO_ROUTE_BOUND_ABS = 1e-9  # added to twice the gap of two routes taken as an error bound, so agreeing routes keep one
+ELEPHANT_MASS_ABS = 1e-12  # error bound of the elephants' mass 1 - q: fsum of float64 power-law p_c, each a few ulps off

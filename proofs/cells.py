@@ -170,13 +170,18 @@ def _exact_text(value) -> str:
     return str(value)
 
 
-def _decimals(printed: str) -> int:
+def decimals(printed: str) -> int:
+    """The number of decimals of a printed number (a trailing % ignored): its last printed place is 10^-decimals.
+
+    >>> decimals("63.54"), decimals("28.1%"), decimals("449")
+    (2, 1, 0)
+    """
     text = printed.strip().rstrip("%")
     return len(text.split(".", 1)[1]) if "." in text else 0
 
 
 def _like(printed: str) -> Callable[[object], str]:
-    d = _decimals(printed)
+    d = decimals(printed)
 
     def fmt(v) -> str:
         """The computed value shown with as many decimals as printed."""
@@ -188,7 +193,7 @@ def _like(printed: str) -> Callable[[object], str]:
 
 
 def _rule(printing: Printing, printed: str) -> str:
-    d = _decimals(printed)
+    d = decimals(printed)
     return ("round-half" if printing is Printing.ROUND else "truncate") + f" to {d} decimal{'s' if d != 1 else ''}"
 
 
@@ -281,7 +286,7 @@ def _named(rule: SlipRule, table: str, outcome: Outcome, printed: str, neighbour
     hit = next((n for n in neighbours if n.certain and matches(printing, n.value, printed)), None)
     if hit is None:
         return outcome
-    shown = f"{float(hit.value):.{_decimals(printed) + 2}f}" + ("%" if printed.strip().endswith("%") else "")
+    shown = f"{float(hit.value):.{decimals(printed) + 2}f}" + ("%" if printed.strip().endswith("%") else "")
     return _slip(rule, scope, outcome, printed, outcome.computed or "", f"the printed {printed} is {hit.label} ({shown})")
 
 

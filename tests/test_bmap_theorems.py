@@ -8,7 +8,8 @@ from crawlmath.numeric.bmap import _lst as L
 from crawlmath.numeric import bmap as bm
 from crawlmath.numeric.errors import InvalidInput
 from crawlmath.numeric.bmap import BMAP, PhaseType
-from crawlmath.proofs.claims import avrachenkov_theorems as th
+from crawlmath.proofs.claims.avrachenkov import _printed as pf
+from crawlmath.proofs.claims.avrachenkov import theorems as th
 
 
 def exp_model(K, lam=1.0, mu=2.0, theta=0.5):
@@ -57,19 +58,19 @@ def test_printed_theorem_4_and_corollary_1(small):
     m, lv, st, r = small
     for u in (0.2, 5.0):
         t = L.sojourn_transforms(m, lv, st, u)
-        assert th.printed_theorem4(m, lv, st.p, r.lam, th.printed_v1(m, u)) == pytest.approx(t.served, rel=1e-12)
-        assert th.printed_theorem4(m, lv, st.p, r.lam, th.printed_v2(m, u)) == pytest.approx(t.obsolete, rel=1e-12)
-    v2 = th.printed_theorem4(m, lv, st.p, r.lam, th.printed_w2(m, +1)) / r.p_obs
+        assert pf.printed_theorem4(m, lv, st.p, r.lam, pf.printed_v1(m, u)) == pytest.approx(t.served, rel=1e-12)
+        assert pf.printed_theorem4(m, lv, st.p, r.lam, pf.printed_v2(m, u)) == pytest.approx(t.obsolete, rel=1e-12)
+    v2 = pf.printed_theorem4(m, lv, st.p, r.lam, pf.printed_w2(m, +1)) / r.p_obs
     assert v2 == pytest.approx(r.v2, rel=1e-12)
-    assert th.printed_theorem4(m, lv, st.p, r.lam, th.printed_w2(m, -1)) / r.p_obs == pytest.approx(-r.v2, rel=1e-12)
-    assert th.printed_theorem4(m, lv, st.p, r.lam, th.printed_w1(m)) / r.p_success == pytest.approx(r.v1, rel=1e-12)
+    assert pf.printed_theorem4(m, lv, st.p, r.lam, pf.printed_w2(m, -1)) / r.p_obs == pytest.approx(-r.v2, rel=1e-12)
+    assert pf.printed_theorem4(m, lv, st.p, r.lam, pf.printed_w1(m)) / r.p_success == pytest.approx(r.v1, rel=1e-12)
 
 
 def test_printed_phi_indexing():
     p = [np.array([0.1]), np.array([0.2, 0.1]), np.array([0.3]), np.array([0.3])]
     # N = 3, K = 3, j = (-1, 0, 2, 3): 3 robots at i = 0, 2 robots at i = 1..2, 1 robot at i = 3
-    assert th.printed_phi(p, (-1, 0, 2, 3), 3) == pytest.approx([0.3, 0.6, 0.1])
-    assert th.printed_n_act([0.3, 0.6, 0.1]) == pytest.approx(1.8)
+    assert pf.printed_phi(p, (-1, 0, 2, 3), 3) == pytest.approx([0.3, 0.6, 0.1])
+    assert pf.printed_n_act([0.3, 0.6, 0.1]) == pytest.approx(1.8)
 
 
 def test_simulation_is_seeded_and_close(small):

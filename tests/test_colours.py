@@ -298,13 +298,13 @@ def test_remembered_validation_still_refuses_bad_vectors():
 
 
 def _certified(v, x, inside):
-    from crawlmath.proofs.claims.buijsrogge_offline import single_run_certainty
+    from crawlmath.proofs.claims.buijsrogge._single_run import single_run_certainty
 
     return single_run_certainty(v, x, inside).certain
 
 
 def test_single_run_certainty_cases():
-    from crawlmath.proofs.claims.buijsrogge_offline import _order_count, judge_single_run
+    from crawlmath.proofs.claims.buijsrogge._single_run import _order_count, judge_single_run
 
     assert [_order_count(n) for n in (8, 16, 32, 64)] == [2, 2, 3, 3]
     x = np.array([100.0, 104, 98, 110, 95, 101, 99, 103])
@@ -324,7 +324,7 @@ def test_single_run_certainty_cases():
 def test_single_run_certainty_is_calibrated(n):
     """Monte Carlo on normal runs: a value just inside the band edge μ + zσ is almost never certified outside, and
     one just outside almost never certified inside (each below SINGLE_RUN_FLIP; 20000 draws allow 8)."""
-    from crawlmath.proofs.claims.buijsrogge_offline import TAIL
+    from crawlmath.proofs.claims.buijsrogge._single_run import TAIL
 
     from scipy.stats import norm
 

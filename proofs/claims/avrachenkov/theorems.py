@@ -9,10 +9,10 @@ use it:
 - Theorem 1, eqs. (5)–(7): P_star against Little's law at the server
   (``1 - P_star = lambda P_success b_1``), phi_n against the robots-per-level
   rule of §2, N_act against crawlmath's measures, and all three against a
-  page-by-page simulation (:func:`crawlmath.numeric.bmap._lst.simulate_sojourn`);
+  page-by-page simulation (:func:`crawlmath.numeric.bmap.simulate_sojourn`);
 - Theorem 4, eqs. (16)–(21), at u > 0: against the tagged page's absorbing
   chain enumerated from the rules of §2 with a catastrophe rate u
-  (:mod:`crawlmath.numeric.bmap._lst`), and against simulated transforms with
+  (:mod:`crawlmath.numeric.bmap`), and against simulated transforms with
   standard errors;
 - Corollary 1, eqs. (22)–(25): against a complex-step derivative of the
   transforms at u = 0, the tagged chain's means ``alpha (-T)^{-2} a`` and
@@ -27,22 +27,28 @@ Corollary 1 are read as the unit column of matching size.
 """
 from __future__ import annotations
 
+import itertools
 from functools import lru_cache
 
 import mpmath
 import numpy as np
 import sympy as sp
 
-from ...numeric.bmap import _lst as L
-from ...numeric.bmap import _model as bm
-from ...numeric.bmap._io import load_model
-from ...numeric.tolerance import FLOAT_REL, SIMULATION_SIGMAS
-from .. import cells
-from ..cells import Hypothesis, Printing
-from ..registry import Method, Outcome, Source, claim
-from .avrachenkov import MEANS  # noqa: F401 - records the §7 input-derived printing convention
+from ....numeric import bmap as L
+from ....numeric import bmap as bm
+from ....numeric.bmap import load_model
+from ....numeric.tolerance import DISCRIMINATION_ABS, FIT_RESIDUAL_REL, FLOAT_REL, SIMULATION_SIGMAS
+from ... import cells
+from ...cells import Hypothesis, Printing
+from ...registry import Method, Outcome, Source, claim
+from ._common import MEANS
+from ._printed import (printed_n_act, printed_p_star, printed_phi, printed_qbd, printed_theorem4, printed_v1, printed_v2, printed_w1,
+                       printed_w2)
+
 
 P = "avrachenkov"
+
+
 # Theorems 1 and 4, Corollary 1 and §6 run in one worker (proofs/runner.py): they share the solved cases, the printed
 # formulas' blocks and inverses (cached on the models) and the numba-compiled simulation (loaded once per process)
 GROUP = f"{P}.theorems"
@@ -53,9 +59,6 @@ SIM_US = (0.5, 2.0)
 def src(section: str, ref: str) -> Source:
     """A :class:`Source` in Avrachenkov et al. (section, reference)."""
     return Source("avrachenkov", section, ref)
-
-
-# --- models -----------------------------------------------------------------------------
 
 
 @lru_cache(maxsize=None)
@@ -92,183 +95,6 @@ def solved(case: int):
     return m, lv, st, bm.measures(m, lv, st)
 
 
-# --- the printed formulas: Theorem 1 ------------------------------------------------------
-
-
-def printed_p_star(p) -> float:
-    """Eq. (5): ``P_star = p_0 e_W̄``."""
-    return float(np.sum(p[0]))
-
-
-def printed_phi(p, j: tuple[int, ...], N: int) -> list[float]:
-    """Eq. (7): ``phi_n = sum_{i = j_{N-n}+1}^{j_{N+1-n}} p_i e``, with
-    ``j_0 = -1`` and ``j_N = K`` (§2); ``j`` = (j_0, ..., j_N)."""
-    return [float(sum(np.sum(p[i]) for i in range(j[N - n] + 1, j[N + 1 - n] + 1))) for n in range(1, N + 1)]
-
-
-def printed_n_act(phi) -> float:
-    """Eq. (6): ``N_act = sum_n n phi_n``."""
-    return float(sum(n * f for n, f in enumerate(phi, start=1)))
-
-
-# --- the printed formulas: Theorem 4 and Corollary 1 ---------------------------------------
-
-
-def _memo(m: bm.BmapModel, key: tuple, build):
-    """``build()`` once per model and ``key``: the printed formulas below rebuild the same blocks (and inverses) for every
-    level, catastrophe rate and route; the arrays are never modified in place, so sharing them changes no bit."""
-    return m.memo(("printed",) + key, build)
-
-
-def _A(m: bm.BmapModel, i: int, u=0.0) -> np.ndarray:
-    """``u I - A_i`` with the Lemma's ``A_i = S ⊕ Γ^{⊕i}`` (cached per i and u)."""
-    def build():
-        A = bm.A_block(m, i).toarray()
-        return u * np.eye(A.shape[0]) - A
-    return _memo(m, ("uI - A", i, type(u), u), build)
-
-
-def _A_inv(m: bm.BmapModel, i: int) -> np.ndarray:
-    """``A_i^{-1}`` (cached)."""
-    return _memo(m, ("A^-1", i), lambda: np.linalg.inv(-_A(m, i)))
-
-
-def _B(m: bm.BmapModel, i: int) -> np.ndarray:
-    """The Lemma's ``B_i = S_0 beta ⊗ e_R ⊗ I_{R^{i-1}} + I_M ⊗ Γ_0^{⊕i}`` (i >= 1; Γ_0^{⊕i} the sum over
-    buffer positions, see avrachenkov.lemma.gamma0-sum)."""
-    def build():
-        S0b = np.outer(m.service.exit, m.service.beta)
-        return (np.kron(np.kron(S0b, np.ones((m.R, 1))), np.eye(m.R ** (i - 1)))
-                + np.kron(np.eye(m.M), bm.kron_sum_power(m.obsolescence.exit, i).toarray()))
-    return _memo(m, ("B", i), build)
-
-
-def _Bhat(m: bm.BmapModel, i: int) -> np.ndarray:
-    """``B̂_i = B_i ⊗ I_R`` (i >= 1); ``B̂_0 = S_0 beta ⊗ e_R`` (printed undefined)."""
-    if i == 0:
-        return _memo(m, ("Bhat", 0), lambda: np.kron(np.outer(m.service.exit, m.service.beta), np.ones((m.R, 1))))
-    return _memo(m, ("Bhat", i), lambda: np.kron(_B(m, i), np.eye(m.R)))
-
-
-def _gamma_pow(m: bm.BmapModel, l: int) -> np.ndarray:
-    out = np.ones((1, 1))
-    for _ in range(l):
-        out = np.kron(out, m.obsolescence.beta.reshape(1, -1))
-    return out
-
-
-def _a(i: int) -> int:
-    return min(i, 1)
-
-
-def _b(i: int) -> int:
-    return max(i - 1, 0)
-
-
-def printed_C(m: bm.BmapModel, i: int, l: int) -> np.ndarray:
-    """``C_{i,l} = beta^{δ_{i,0}} ⊗ I_{M^{a_i} R^{b_i}} ⊗ gamma^{⊗(l - δ_{i,0})}`` (after (19))."""
-    def build():
-        d = int(i == 0)
-        first = m.service.beta.reshape(1, -1) if d else np.ones((1, 1))
-        return np.kron(np.kron(first, np.eye(m.M ** _a(i) * m.R ** _b(i))), _gamma_pow(m, l - d))
-    return _memo(m, ("C", i, l), build)
-
-
-def _own_exit(m: bm.BmapModel, n: int) -> np.ndarray:
-    """``(I_M ⊗ I_{R^{n-1}} ⊗ Γ_0) e`` at a level with n waiting-page phases (the tagged page last)."""
-    return _memo(m, ("own exit", n), lambda: np.kron(np.eye(m.M * m.R ** (n - 1)), m.obsolescence.exit.reshape(-1, 1))
-                 @ np.ones(m.M * m.R ** (n - 1)))
-
-
-def printed_v1(m: bm.BmapModel, u) -> list[np.ndarray]:
-    """Eq. (20): ``v_0^(1) = (uI - S)^{-1} S_0``, ``v_i^(1) = (uI - A_i)^{-1} B̂_{i-1} v_{i-1}^(1)``."""
-    v = [np.linalg.solve(_A(m, 0, u), m.service.exit.astype(complex if np.iscomplexobj(u) else float))]
-    for i in range(1, m.K):
-        v.append(np.linalg.solve(_A(m, i, u), _Bhat(m, i - 1) @ v[-1]))
-    return v
-
-
-def _down(m: bm.BmapModel, i: int, l: int, u, x: np.ndarray) -> np.ndarray:
-    """``prod_{k=0}^{l-1} (uI - A_{i-k})^{-1} B̂_{i-k-1}`` applied to x (x at level i - l)."""
-    for k in range(l - 1, -1, -1):
-        x = np.linalg.solve(_A(m, i - k, u), _Bhat(m, i - k - 1) @ x)
-    return x
-
-
-def printed_v2(m: bm.BmapModel, u) -> list[np.ndarray]:
-    """Eq. (21): ``v_0^(2) = 0``, ``v_i^(2) = sum_{l=0}^{i-1} prod_{k<l} (uI - A_{i-k})^{-1} B̂_{i-k-1}
-    (uI - A_{i-l})^{-1} (I_M ⊗ I_{R^{i-l-1}} ⊗ Γ_0) e``."""
-    v = [np.zeros(m.M)]
-    for i in range(1, m.K):
-        v.append(sum(_down(m, i, l, u, np.linalg.solve(_A(m, i - l, u), _own_exit(m, i - l))) for l in range(i)))
-    return v
-
-
-def printed_p_ik(m: bm.BmapModel, levels, p, lam: float, i: int, k: int) -> np.ndarray:
-    """``p_{i,k} = (1/lambda) p_i k (D_k^(chi(i)) e_W̄ ⊗ I_{M^{a_i} R^{b_i}})``."""
-    Dk_e = m.D(levels[i], k).sum(axis=1).reshape(-1, 1)
-    return np.asarray(p[i], dtype=float) @ np.kron(Dk_e, np.eye(m.M ** _a(i) * m.R ** _b(i))) * k / lam
-
-
-def printed_theorem4(m: bm.BmapModel, levels, p, lam: float, vecs: list[np.ndarray]):
-    """Eqs. (17)/(18) and (19) with the vectors ``v_i^(m)`` (or ``w_i^(m)`` for (23)-(25)):
-    ``sum_{i<K} sum_k p_{i,k} v_{i,k}``, ``v_{i,k} = sum_{l <= min(k, K-i)} C_{i,l} (1/k) v_{i+l-1}``
-    (before dividing by P_success or P_obs)."""
-    total = 0.0
-    for i in range(m.K):
-        for k in range(1, m.kmax + 1):
-            vik = sum(printed_C(m, i, l) @ vecs[i + l - 1] / k for l in range(1, min(k, m.K - i) + 1))
-            total = total + printed_p_ik(m, levels, p, lam, i, k) @ vik
-    return complex(np.squeeze(total)) if np.iscomplexobj(total) else float(np.squeeze(total))
-
-
-def printed_w1(m: bm.BmapModel) -> list[np.ndarray]:
-    """Corollary 1: ``w_0^(1) = -S^{-1} e_M``, ``w_i^(1) = -A_i^{-1} [v_i^(1)(0) + B̂_{i-1} w_{i-1}^(1)]`` with
-    ``v_0^(1)(0) = e_M``, ``v_i^(1)(0) = -A_i^{-1} B̂_{i-1} v_{i-1}^(1)(0)``."""
-    Ainv = lambda i: _A_inv(m, i)  # noqa: E731 - A_i^{-1} (note _A(m, i, 0) = -A_i)
-    v0 = [np.ones(m.M)]
-    w = [-np.linalg.inv(m.service.S) @ np.ones(m.M)]
-    for i in range(1, m.K):
-        v0.append(-Ainv(i) @ _Bhat(m, i - 1) @ v0[-1])
-        w.append(-Ainv(i) @ (v0[i] + _Bhat(m, i - 1) @ w[-1]))
-    return w
-
-
-def printed_w2(m: bm.BmapModel, sign: int = -1) -> list[np.ndarray]:
-    """Corollary 1 as printed (``sign = -1``, the leading minus):
-    ``w_i^(2) = - sum_{l<i} (-1)^l [ sum_{m<l} prod_{k<m} A_{i-k}^{-1} B̂_{i-k-1} A_{i-m}^{-2} B̂_{i-m-1}
-    prod_{m<k<l} A_{i-k}^{-1} B̂_{i-k-1} + prod_{k<l} A_{i-k}^{-1} B̂_{i-k-1} A_{i-l}^{-1} ]
-    A_{i-l}^{-1} (I_{M R^{i-l-1}} ⊗ Γ_0) e``; ``sign = +1`` drops the leading minus."""
-    Ainv = lambda j: _A_inv(m, j)  # noqa: E731 - A_j^{-1}
-    step = lambda k, i: Ainv(i - k) @ _Bhat(m, i - k - 1)  # noqa: E731 - A_{i-k}^{-1} B̂_{i-k-1}
-    w = [np.zeros(m.M)]
-    for i in range(1, m.K):
-        total = np.zeros(m.M * m.R**i)
-        for l in range(i):
-            tail = Ainv(i - l) @ _own_exit(m, i - l)
-            bracket = np.eye(m.M * m.R**i)
-            inner = np.zeros((m.M * m.R**i, m.M * m.R ** (i - l)))
-            for mm in range(l):
-                left = bracket.copy()
-                for k in range(mm):
-                    left = left @ step(k, i)
-                mid = Ainv(i - mm) @ Ainv(i - mm) @ _Bhat(m, i - mm - 1)
-                right = np.eye(mid.shape[1])
-                for k in range(mm + 1, l):
-                    right = right @ step(k, i)
-                inner = inner + left @ mid @ right
-            last = np.eye(m.M * m.R**i)
-            for k in range(l):
-                last = last @ step(k, i)
-            inner = inner + last @ Ainv(i - l)
-            total = total + (-1) ** l * inner @ tail
-        w.append(sign * total)
-    return w
-
-
-# --- Theorem 1 ------------------------------------------------------------------------------
-
-
 @claim(f"{P}.thm-1.p-star", group=GROUP, source=src("§4", "Theorem 1, eq. (5)"), method=Method.FLOAT,
        statement="P_star = p_0 e_W̄ equals 1 - lambda P_success b_1 (Little's law at the server: every page that enters "
                  "service is served, in a PH(beta, S) time of mean b_1).")
@@ -285,8 +111,6 @@ def _thm1_pstar() -> Outcome:
 
 def _all_thresholds(N: int, K: int):
     """Every ``-1 <= j_1 <= ... <= j_{N-1} <= K`` (§2, non-strict: virtual robots)."""
-    import itertools
-
     return list(itertools.combinations_with_replacement(range(-1, K + 1), N - 1))
 
 
@@ -308,7 +132,7 @@ def _thm1_phi() -> Outcome:
                for th_j, th_k in zip((-1, *th), (*th, K))]
         worst_alt = max(worst_alt, abs(printed_n_act(alt) - r.n_act))
         count += 1
-    ok = worst <= FLOAT_REL and worst_alt > 1e-3
+    ok = worst <= FLOAT_REL and worst_alt > DISCRIMINATION_ABS
     return Outcome.judge(ok, f"{count} threshold vectors (N = 4, K = 5, §7 example): largest |phi_n (7) - rule| or "
                              f"|N_act (6) - measures| = {worst:.1e}; the other indexing (phi_n over j_{{n-1}}+1..j_n) "
                              f"would be off by up to {worst_alt:.3f} in N_act, so the check discriminates")
@@ -343,9 +167,6 @@ def _thm1_sim() -> Outcome:
     ok = all(abs(v) <= SIMULATION_SIGMAS for v in z.values()) and not unused
     return Outcome.judge(ok, "; ".join(f"{k}: printed formula {x:.5f}, simulated {e:.5f} ± {se:.5f} (z = {z[k]:+.2f})"
                                        for k, e, x, se in pairs) + f"; {s.events} events, {s.pages} pages, seed {s.seed}")
-
-
-# --- Theorem 4 -------------------------------------------------------------------------------
 
 
 def _theorem4(c: int, u) -> tuple:
@@ -420,8 +241,6 @@ def _thm4_sim() -> Outcome:
         parts[-1] += f" [{CASES[c][0]}: {s.events} events, {s.pages} pages, seed {s.seed}]"
     return Outcome.judge(ok, "; ".join(parts))
 
-
-# --- Corollary 1 ------------------------------------------------------------------------------
 
 H = 1e-20  # complex-step size: v(ih) = v(0) + i h v'(0) + O(h^2), no cancellation
 
@@ -505,19 +324,6 @@ def _cor1_vbar() -> Outcome:
     return Outcome.judge(worst <= FLOAT_REL, "; ".join(rows) + f"; largest relative difference {worst:.1e}")
 
 
-# --- §6: single arrivals ---------------------------------------------------------------------
-
-
-def printed_qbd(m: bm.BmapModel, levels, p, lam: float, norm: float, vecs) -> float:
-    """§6: ``(1/(lambda P)) sum_{i<K} p_i (D_1^(chi(i)) e_W̄ ⊗ I_{M^{a_i} R^{b_i}}) C_{i,1} x_i`` with
-    ``x_i = v_i^(m)(u)`` (transforms) or ``w_i^(m)`` (means), ``P = P_success`` or ``P_obs``."""
-    total = 0.0
-    for i in range(m.K):
-        D1e = m.D(levels[i], 1).sum(axis=1).reshape(-1, 1)
-        total = total + np.asarray(p[i], dtype=float) @ np.kron(D1e, np.eye(m.M ** _a(i) * m.R ** _b(i))) @ printed_C(m, i, 1) @ vecs[i]
-    return float(np.squeeze(total)) / (lam * norm)
-
-
 QBD_POLICIES = (((2, 1), (1,)), ((2, 1), (3,)), ((2,), ()))
 
 
@@ -590,8 +396,6 @@ for _which, _name in [(0, "v1"), (1, "v2")]:
                                                                   "avrachenkov.cor-1.w2)." if _which else "."))(_qbd_mean(_which))
 
 
-# --- §7: the hyperexponential fit ----------------------------------------------------------------
-
 FIT_PRINTED = {"beta_1": "0.0057", "beta_2": "0.9943", "lambda_1": "0.0014", "lambda_2": "0.2409"}  # S = -diag(lambda)
 MOMENTS_PRINTED = ("49207.0356", "2.0527E+11", "2.5773E+18")  # mean, mean square, mean cube of the content size
 
@@ -649,7 +453,7 @@ def _fit() -> Outcome:
     with mpmath.workdps(40):  # second route: the fitted H2's own moments against the printed ones
         back = [mpmath.factorial(k) * (p1 * mu1**k + (1 - p1) * mu2**k) for k in (1, 2, 3)]
         residual = float(max(abs(b / mpmath.mpf(t) - 1) for b, t in zip(back, MOMENTS_PRINTED)))
-    if not residual <= 1e-25:
+    if not residual <= FIT_RESIDUAL_REL:
         return Outcome.failed(f"the 3-moment fit does not reproduce the printed moments (relative residual {residual:.3g})")
     ratio = float(mu2 / mu1)  # lambda_1/lambda_2 (scale free)
     b1 = float(FIT_PRINTED["beta_1"])

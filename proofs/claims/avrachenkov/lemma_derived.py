@@ -10,14 +10,19 @@ and the printed transforms.
 
 Seed ``000_5df23f3f1376a820.txt``.  The float versions of these checks (the
 numeric generator two ways, the printed level-0 mode against Table 1) are in
-:mod:`.avrachenkov`.
+:mod:`.chain`.
 """
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
 
-from ...derive import avrachenkov as d
-from ..registry import Method, Outcome, Source, claim
+from ....derive import avrachenkov as d
+from ....numeric import bmap as bm
+from ....numeric.bmap import load_model
+from ....numeric.tolerance import FLOAT_REL
+from ...registry import Method, Outcome, Source, claim
+from ._printed import printed_theorem4, printed_v1, printed_v2
 
 P = "avrachenkov.lemma.derived"
 SRC = Source("avrachenkov", "§3", "Lemma")
@@ -108,9 +113,6 @@ def _functionals() -> Outcome:
 def _example_k3():
     """The §7 example at K = 3, modes 3,1, j_1 = 1, solved in exact rationals: (model, levels, stationary, numeric measures,
     the model as a concrete LemmaModel, the stationary blocks as SymPy rows); shared by the derived-theorem claims."""
-    from ...numeric.bmap import _model as bm
-    from ...numeric.bmap._io import load_model
-
     model = load_model("avrachenkov-example.json", K=3, reduce=False)
     levels = model.check_policy(bm.Policy((3, 1), (1,)))
     st = bm.Stationary(bm.split_levels(model, bm.rational_stationary(model, levels)), "exact rational solve", 0.0)
@@ -148,12 +150,6 @@ def _numeric() -> Outcome:
        statement="The tagged page's chain built from the rules of §2 gives Corollary 1's V̄^(1), V̄^(2), V̄ equal to "
                  "crawlmath's exact numeric route, and Theorem 4's transforms equal to the printed (16)-(21) at u = 1.")
 def _sojourn() -> Outcome:
-    import numpy as np
-
-    from ...numeric.bmap import _model as bm
-    from ...numeric.tolerance import FLOAT_REL
-    from . import avrachenkov_theorems as th
-
     model, levels, st, numeric, concrete, blocks = _example_k3()
     derived = d.sojourn_means(concrete, model.K, levels, blocks)
     q = _rational
@@ -163,8 +159,8 @@ def _sojourn() -> Outcome:
     # Theorem 4 as printed, in float64 on the float stationary vector (the printed formulas' own route)
     p_float = [np.array([float(x) for x in b]) for b in st.p]
     r = bm.measures(model, levels, bm.Stationary(tuple(p_float), "float", 0.0))
-    s1 = th.printed_theorem4(model, levels, p_float, r.lam, th.printed_v1(model, 1.0))
-    s2 = th.printed_theorem4(model, levels, p_float, r.lam, th.printed_v2(model, 1.0))
+    s1 = printed_theorem4(model, levels, p_float, r.lam, printed_v1(model, 1.0))
+    s2 = printed_theorem4(model, levels, p_float, r.lam, printed_v2(model, 1.0))
     printed = {"v1": s1 / r.p_success, "v2": s2 / r.p_obs}
     printed["v"] = printed["v1"] * r.p_success + printed["v2"] * r.p_obs + r.p_loss
     ours = d.sojourn_transforms(concrete, model.K, levels, blocks, 1)
