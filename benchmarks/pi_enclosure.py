@@ -1,9 +1,9 @@
 """The two routes for the entries of π in ``crawlmath ctmc --digits D`` (issue 30), timed in the same run.
 
 Route 1 refines a float64 start with exact integer residuals
-(:func:`crawlmath.numeric.markov._sparse_refine.refined_stationary`); route 2 is the
+(:func:`crawlmath.numeric.markov.refined_stationary`); route 2 is the
 block elimination by breadth-first levels in ball arithmetic
-(:func:`crawlmath.numeric.markov._sparse_refine.stationary_enclosure`).  The model is
+(:func:`crawlmath.numeric.markov.stationary_enclosure`).  The model is
 a K × K tandem queue, not from the four papers: arrivals 9/10, transfer 13/10
 while queue 2 has room, service 11/10, (K + 1)² states, levels a + b of up to
 K + 1 states.  Printed per K: states, seconds of each route, the ratio

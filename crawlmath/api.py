@@ -236,7 +236,7 @@ def mean_field_colours(K: int, C: int) -> "MeanField":
 
 
 def average_cost_mdp(P, c, digits: int | None = None, **kw):
-    """See :func:`crawlmath.numeric.markov._average_cost.average_cost_mdp` (reference values for your own MDP).
+    """See :func:`crawlmath.numeric.markov.average_cost_mdp` (reference values for your own MDP).
 
     P and c may hold exact numbers (int, Fraction, SymPy Rational, Decimal, strings such as
     "0.7" or "7/10"; "inf" marks an unavailable action) in lists, arrays, scipy.sparse or
@@ -255,7 +255,7 @@ def average_cost_mdp(P, c, digits: int | None = None, **kw):
 
 
 def ctmc_stationary(Q, digits: int | None = None, **kw):
-    """See :func:`crawlmath.numeric.markov._ctmc.ctmc_stationary` (reference values for your own CTMC).
+    """See :func:`crawlmath.numeric.markov.ctmc_stationary` (reference values for your own CTMC).
 
     Q may hold exact numbers (int, Fraction, SymPy Rational, Decimal, strings such as "0.7"
     or "7/10") in lists, arrays, scipy.sparse or `crawlmath.numeric.exact.Triplets`; a float

@@ -4,7 +4,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from crawlmath.numeric.bmap import _lst as L
+from crawlmath.numeric import bmap as L
 from crawlmath.numeric import bmap as bm
 from crawlmath.numeric.errors import InvalidInput
 from crawlmath.numeric.bmap import BMAP, PhaseType

@@ -307,7 +307,7 @@ def test_bad_costs_are_refused(c, rule):
 def test_static_optimum_reads_every_form_of_the_same_number(gamma):
     """2.4 as a float means 12/5 (shortest decimal): every form gives the same digits;
     np.float64 was refused (its repr is 'np.float64(2.4)')."""
-    from crawlmath.numeric.static._mm1k import static_optimum
+    from crawlmath.numeric.static import static_optimum
 
     ref = static_optimum("0.05", 1, Fraction(12, 5), 15, digits=40)
     r = static_optimum(0.05 if isinstance(gamma, float) else "0.05", 1, gamma, 15, digits=40)
@@ -318,7 +318,7 @@ def test_static_optimum_reads_every_form_of_the_same_number(gamma):
 
 def test_static_optimum_refuses_what_cannot_be_served():
     from crawlmath.numeric.errors import TooLarge
-    from crawlmath.numeric.static._mm1k import static_optimum
+    from crawlmath.numeric.static import static_optimum
 
     with pytest.raises(TooLarge, match=r"^digits: K = 10 at 100000000 digits \(mpmath route\) needs an estimated"):
         static_optimum(0.01, 1, 0.5, 10, digits=10**8)

@@ -12,9 +12,9 @@ from hypothesis import given, settings, strategies as st
 
 from crawlmath.cli import EXIT_BAD_INPUT, EXIT_BUG, EXIT_SOLVER, EXIT_TOO_LARGE, main
 from crawlmath.commands._common import print_json
-from crawlmath.numeric.scheduling import _frequencies as sched
-from crawlmath.numeric.static import _mm1k as static_mm1k
-from crawlmath.numeric.scheduling._access_time import parse_access
+from crawlmath.numeric import scheduling as sched
+from crawlmath.numeric import static as static_mm1k
+from crawlmath.numeric.scheduling import parse_access
 from crawlmath.numeric.bmap import MODELS_DIR, load_model, read_spec
 from crawlmath.numeric.errors import InvalidInput, SolverError, TooLarge
 from crawlmath.numeric.validate import MEMORY_ENV, max_memory, parse_size, require_memory

@@ -266,7 +266,7 @@ def test_golden_figures_are_bounded(call, error, words):
 
 
 def test_scheduling_api_costs_simulations_and_fibonacci_up_front():
-    from crawlmath.numeric.scheduling._access_time import parse_access
+    from crawlmath.numeric.scheduling import parse_access
 
     p = s.make_problem([0.5, 1, 2], parse_access("exp:1"))
     seq = s.golden_schedule(s.optimal_frequencies(p).frequencies, 12).sequence

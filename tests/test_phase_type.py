@@ -96,7 +96,7 @@ def test_stationary_rejects_reducible():
 
 
 def test_lumping_finds_planted_partition_and_keeps_the_law():
-    from crawlmath.numeric.bmap._phase_type import Lumping, random_lumpable_phase_type, random_phase_type
+    from crawlmath.numeric.bmap import Lumping, random_lumpable_phase_type, random_phase_type
 
     rng = np.random.default_rng(7)
     base = random_phase_type(rng, 3)
@@ -110,7 +110,7 @@ def test_lumping_finds_planted_partition_and_keeps_the_law():
 
 
 def test_lumping_of_the_example_and_of_a_generic_ph():
-    from crawlmath.numeric.bmap._phase_type import Lumping, random_phase_type
+    from crawlmath.numeric.bmap import Lumping, random_phase_type
 
     obs = Lumping(PhaseType([0.3, 0.7], [[-0.6, 0.4], [0.1, -0.3]]))
     assert obs.order_after == 1 and obs.reduced.S[0, 0] == pytest.approx(-0.2, abs=1e-15)

@@ -101,7 +101,7 @@ def run(args) -> int:
     from ..numeric import colours as nc
     from ..numeric.colours import MAX_SEED, MIN_STEPS, simulate
     from ..numeric.errors import InvalidInput
-    from ..numeric.markov._sparse_refine import outward_text
+    from ..numeric.markov import outward_text
     from ..numeric.validate import require_int, require_memory
 
     K = require_int(args.K, "--K", minimum=1)

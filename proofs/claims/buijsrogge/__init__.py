@@ -9,7 +9,7 @@ Chapters 7–8, strategies for the offline structure: how each kind of statement
 
 - a proposition about what a strategy *does* to the state (Props 7.2.1,
   7.3.1, 7.3.2) is checked exactly: the law of one step of the printed
-  algorithm (:func:`~crawlmath.numeric.colours._sim.step_law`, plain Python,
+  algorithm (:func:`~crawlmath.numeric.colours.step_law`, plain Python,
   generic p and r as SymPy symbols) is compared with the law without offline
   structure on every state of small systems; the numba simulator is then run
   as the second route;

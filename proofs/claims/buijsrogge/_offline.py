@@ -8,8 +8,8 @@ import zlib
 
 import numpy as np
 
-from ....numeric.colours import _workbench as nc
-from ....numeric.colours._sim import simulate
+from ....numeric import colours as nc
+from ....numeric.colours import simulate
 
 
 K_TAB = 1000  # K of every Ch. 7-8 table

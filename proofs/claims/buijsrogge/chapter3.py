@@ -12,7 +12,7 @@ import numpy as np
 import sympy as sp
 
 from ....derive import buijsrogge as d
-from ....numeric.colours import _workbench as nc
+from ....numeric import colours as nc
 from ....numeric.tolerance import matches_printed
 from ...registry import Method, Outcome, claim
 from ._common import K_, is_zero, src

@@ -12,7 +12,7 @@ import numpy as np
 import sympy as sp
 
 from ....derive import buijsrogge as d
-from ....numeric.colours import _workbench as nc
+from ....numeric import colours as nc
 from ....numeric.generated import buijsrogge as gen
 from ....numeric.tolerance import NEGLIGIBLE_PROB
 from ...registry import Method, Outcome, claim
@@ -194,7 +194,7 @@ def _cor_424_p() -> Outcome:
                  "p* < E[1/S]", method=Method.NUMERIC_HP, slow=True)
 def _super() -> Outcome:
     # In stationarity colour i leaves at rate E[1{q_i > 0}/S] and enters at rate p_i, so p_i = E[1{q_i>0}/S] <= E[1/S]:
-    # the printed criterion can never hold.  From the product form E[1/S] = h_K/h_{K-1} (numeric/colours/_workbench.py), and
+    # the printed criterion can never hold.  From the product form E[1/S] = h_K/h_{K-1} (numeric/colours/_product_form.py), and
     # P(colour i absent)/K <= E[1{q_i = 0}/S] = E[1/S] - p_i gives P(absent) <= K (E[1/S] - p_i).
     load = sp.simplify(d.super_colour_load(1 / C_, d.mean_field_colours()))
     uniform_ok = is_zero(load - K_ / (K_ + C_ - 1))

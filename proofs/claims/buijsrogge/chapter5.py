@@ -6,8 +6,8 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from ....numeric.colours import _workbench as nc
-from ....numeric.colours._sim import simulate
+from ....numeric import colours as nc
+from ....numeric.colours import simulate
 from ....numeric.generated import buijsrogge as gen
 from ....numeric.tolerance import SIMULATION_SIGMAS, TWO_ROUTE_BOUND_ABS, digits_agreed, matches_printed
 from ...cells import Hypothesis, Printing, convention, judge_cell

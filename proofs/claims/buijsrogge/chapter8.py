@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ....numeric.colours._sim import simulate
+from ....numeric.colours import simulate
 from ....numeric.tolerance import SINGLE_RUN_CENTRAL
 from ...registry import Method, Outcome, claim
 from ...tables import buijsrogge as T

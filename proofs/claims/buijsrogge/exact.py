@@ -11,7 +11,7 @@ import numpy as np
 import sympy as sp
 
 from ....derive import buijsrogge as d
-from ....numeric.colours import _workbench as nc
+from ....numeric import colours as nc
 from ....numeric.generated import buijsrogge as gen
 from ....numeric.tolerance import EXACT_VS_FLOAT_ABS, FLOAT_REL, digits_agreed
 from ...registry import Method, Outcome, claim

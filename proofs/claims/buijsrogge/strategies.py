@@ -11,8 +11,8 @@ import math
 import numpy as np
 import sympy as sp
 
-from ....numeric.colours import _workbench as nc
-from ....numeric.colours._sim import READINGS, simulate, step_law
+from ....numeric import colours as nc
+from ....numeric.colours import READINGS, simulate, step_law
 from ....numeric.tolerance import SIMULATION_SIGMAS
 from ...registry import Method, Outcome, claim
 from ._common import src

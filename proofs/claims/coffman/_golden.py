@@ -9,8 +9,8 @@ import numpy as np
 import sympy as sp
 
 from ....derive import golden as d
-from ....numeric.scheduling import _frequencies as s
-from ....numeric.scheduling._access_time import Deterministic
+from ....numeric import scheduling as s
+from ....numeric.scheduling import Deterministic
 from ....numeric.generated import golden as gen
 from ...registry import Source
 

@@ -2,8 +2,8 @@
 step of the printed proof of Corollary 5.1, and a simulation of the cost (2), (3), (5).
 
 Theorem 5.1 and Corollary 5.1 are checked against the *exact* cost of the
-actual schedule (:func:`crawlmath.numeric.scheduling._frequencies.cyclic_cost` on
-:func:`~crawlmath.numeric.scheduling._frequencies.golden_schedule`), not only against the
+actual schedule (:func:`crawlmath.numeric.scheduling.cyclic_cost` on
+:func:`~crawlmath.numeric.scheduling.golden_schedule`), not only against the
 limit formula.
 """
 from __future__ import annotations
@@ -15,9 +15,9 @@ import numpy as np
 import sympy as sp
 
 from ....derive import golden as d
-from ....numeric.scheduling import _golden as g
-from ....numeric.scheduling import _frequencies as s
-from ....numeric.scheduling._access_time import Deterministic, Exponential, Uniform
+from ....numeric import scheduling as g
+from ....numeric import scheduling as s
+from ....numeric.scheduling import Deterministic, Exponential, Uniform
 from ....numeric.generated import golden as gen
 from ....numeric.tolerance import COST_RATIO_SLACK_REL, IDENTITY_RESIDUAL, ROUNDING_SLACK_REL, SIMULATION_SIGMAS
 from ...registry import Method, Outcome, claim

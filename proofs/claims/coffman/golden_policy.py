@@ -13,9 +13,9 @@ import numpy as np
 import sympy as sp
 
 from ....derive import golden as d
-from ....numeric.scheduling import _golden as g
-from ....numeric.scheduling import _frequencies as s
-from ....numeric.scheduling._access_time import Deterministic, Exponential, Gamma
+from ....numeric import scheduling as g
+from ....numeric import scheduling as s
+from ....numeric.scheduling import Deterministic, Exponential, Gamma
 from ....numeric.generated import golden as gen
 from ....numeric.tolerance import CLOSED_FORM_REL, GOLDEN_FINITE_K_GAP_REL, PHI_INVERSE_ABS, matches_printed
 from ...registry import Method, Outcome, Source, claim

@@ -16,8 +16,8 @@ import sympy as sp
 
 from ....derive import is_identically_zero as _zero
 from ....derive import scheduling as d
-from ....numeric.scheduling import _frequencies as s
-from ....numeric.scheduling._access_time import Gamma
+from ....numeric import scheduling as s
+from ....numeric.scheduling import Gamma
 from ....numeric.generated import scheduling as gen
 from ....numeric.tolerance import (CLOSED_FORM_REL, IDENTITY_RESIDUAL, MULTIPLIER_RESIDUAL, NOT_PROPORTIONAL_ABS,
                                    OPTIMISER_COST_REL, OPTIMISER_FREQUENCY_ABS, ROUNDING_SLACK_ABS, ROUNDING_SLACK_REL,

@@ -13,7 +13,7 @@ import sympy as sp
 
 from ....derive import is_identically_zero as _zero
 from ....derive import scheduling as d
-from ....numeric.scheduling import _frequencies as s
+from ....numeric import scheduling as s
 from ....numeric.tolerance import (EXPANSION_COEFF_TOL, EXPANSION_F_TO_1_TOL, FREQUENCY_MATCH_ABS,
                                    RANDOMIZED_OPTIMISER_COST_REL, RANDOMIZED_OPTIMISER_FREQUENCY_ABS, SIMULATION_SIGMAS,
                                    WRAP_AROUND_BIAS)

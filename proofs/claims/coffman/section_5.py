@@ -9,7 +9,7 @@ import math
 import mpmath
 import numpy as np
 
-from ....numeric.scheduling import _frequencies as s
+from ....numeric import scheduling as s
 from ....numeric.generated import scheduling as gen
 from ....numeric.tolerance import FINITE_SIZE_GAP_ABS
 from ...registry import Method, Outcome, claim

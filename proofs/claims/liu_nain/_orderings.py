@@ -16,8 +16,8 @@ import sympy as sp
 
 from ....derive import is_identically_zero as _zero
 from ....derive import scheduling as ds
-from ....numeric.scheduling import _frequencies as s
-from ....numeric.scheduling._access_time import Deterministic, Exponential, Gamma, Uniform
+from ....numeric import scheduling as s
+from ....numeric.scheduling import Deterministic, Exponential, Gamma, Uniform
 from ....numeric.errors import SolverError
 from ....numeric.tolerance import STRUCTURE_ABS
 from ...registry import Outcome

@@ -32,8 +32,8 @@ from ....derive import golden as dg
 from ....derive import is_identically_zero as _zero
 from ....derive import scheduling as ds
 from ....numeric.scheduling import _golden as g
-from ....numeric.scheduling import _frequencies as s
-from ....numeric.scheduling._access_time import Deterministic, Exponential, Gamma, Uniform
+from ....numeric import scheduling as s
+from ....numeric.scheduling import Deterministic, Exponential, Gamma, Uniform
 from ....numeric.generated import golden as gen_golden
 from ....numeric.generated import scheduling as gen_sched
 from ....numeric.tolerance import (CLOSED_FORM_REL, EXPANSION_COEFF_TOL, EXPANSION_REFUTED, NOT_PROPORTIONAL_ABS,

@@ -16,7 +16,7 @@ import mpmath
 import sympy as sp
 
 from ....derive import static_mm1k as d
-from ....numeric.static import _mm1k as s
+from ....numeric import static as s
 from ....numeric.generated import static_mm1k as gen
 from ....numeric.tolerance import (CLOSED_FORM_REL, FINITE_SIZE_GAP_ABS, HP_DIGITS, RHO_FINITE_K_GAP_ABS,
                                    ROUNDING_SLACK_ABS, digits_agreed)

@@ -22,7 +22,7 @@ import numpy as np
 import sympy as sp
 
 from ....derive import static_mm1k as d
-from ....numeric.static import _mm1k as s
+from ....numeric import static as s
 from ....numeric.generated import static_mm1k as gen
 from ...registry import Method, Outcome, Source, claim
 
