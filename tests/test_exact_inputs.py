@@ -351,7 +351,9 @@ def test_a_disagreement_of_the_two_routes_is_an_error_showing_both(monkeypatch):
     from crawlmath.numeric.errors import SolverError
 
     real = CT._gth_mp
-    monkeypatch.setattr(CT, "_gth_mp", lambda rates: [p * (1 + mpmath.mpf(10) ** -25) for p in real(rates)])
+    perturbed = lambda rates: [p * (1 + mpmath.mpf(10) ** -25) for p in real(rates)]  # noqa: E731
+    monkeypatch.setattr(CT, "_gth_mp", perturbed)
+    monkeypatch.setattr(AC, "_gth_mp", perturbed)  # average_cost imports the GTH route by name
     with pytest.raises(SolverError, match=r"agree to 2\d\.\d digits only, 30 asked: pi\[0\] = 0\.3\d+ \(fmpq-solve\) vs 0\.3\d+ \(mpmath GTH\)"):
         ctmc_stationary(SEVEN_TENTHS["str"], digits=30)
     with pytest.raises(SolverError, match=r"agree to 2\d\.\d digits only, 30 asked \(fmpq-bias: 0\.3\d+, mpmath GTH: 0\.3\d+\)"):
