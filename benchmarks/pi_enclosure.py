@@ -41,7 +41,7 @@ def options(parser) -> None:
 
 
 def measure(a, page: None) -> int:
-    from crawlmath.numeric.markov import _sparse_refine as R
+    from crawlmath.numeric.markov import _enclosure as ENC, _sparse_refine as R
     from crawlmath.numeric.markov import parse_drn
 
     print(f"π of a K x K tandem queue to {a.digits} digits: refined (route 1) vs ball-arithmetic block elimination "
@@ -52,10 +52,10 @@ def measure(a, page: None) -> int:
         t = time.perf_counter()
         mass, _ = R.refined_stationary(chain, a.digits + 2)
         t1 = time.perf_counter()
-        balls = R.stationary_enclosure(chain, a.digits)
+        balls = ENC.stationary_enclosure(chain, a.digits)
         t2 = time.perf_counter()
-        bits = min(R._relative_bits(b) for b in balls)
-        ok = R.agrees_with_enclosure(mass, balls, a.digits)
+        bits = min(ENC._relative_bits(b) for b in balls)
+        ok = ENC.agrees_with_enclosure(mass, balls, a.digits)
         print(f"{K:>4} {chain.n:>7} {t1 - t:10.2f} {t2 - t1:10.2f} {(t2 - t1) / (t1 - t):6.1f} {bits:9.0f} "
               f"{str(ok):>6}", flush=True)
     return 0

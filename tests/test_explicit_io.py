@@ -15,7 +15,7 @@ import pytest
 
 from crawlmath.numeric import markov
 from crawlmath.numeric.markov import _explicit_io as E
-from crawlmath.numeric.markov import _sparse_refine as R
+from crawlmath.numeric.markov import _enclosure as ENC
 from crawlmath.numeric.errors import InvalidInput, TooLarge
 
 DATA = Path(__file__).parent / "data"
@@ -298,7 +298,7 @@ def test_pi_beyond_both_caps_says_one_route_only(capsys, tmp_path, monkeypatch):
     from crawlmath.cli import main
 
     monkeypatch.setattr(C, "PI_EXACT_MAX", 2)
-    monkeypatch.setattr(R, "ENCLOSURE_MAX_WORK", 1)
+    monkeypatch.setattr(ENC, "ENCLOSURE_MAX_WORK", 1)
     path = tmp_path / "tandem3.drn"
     path.write_text(tandem_drn(3))
     assert main(["ctmc", str(path), "--digits", "20", "--json"]) == 0
