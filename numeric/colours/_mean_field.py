@@ -1,11 +1,7 @@
 r"""The expected colours at t = K and the mean field of the BUbiNG workbench (Buijsrogge 2014, Chapters 3–4).
 
-The game without offline structure: the workbench (online structure) holds
-``K`` balls; each step a colour present online is chosen uniformly, one ball
-of it is removed, and a ball of colour ``c`` (probability ``p_c``, ``C``
-colours) is added.  ``S`` is the number of colours online, ``N(i)`` the
-number of colours with ``i`` balls, ``P_new = sum of p_c over colours absent
-online`` (``(C - S)/C`` for uniform colours, as in Theorem 4.2.1).
+The game and its notation (``K`` balls, ``C`` colours, ``S`` colours online,
+``N(i)``, ``P_new``) are those of :mod:`crawlmath.numeric.colours._chains`.
 
 - :func:`initial_expected` is Lemma 3.2.1, eq. (3.1), the expected colours at t = K;
 - :func:`mean_field` is Theorem 4.2.1 / Corollary 4.2.1 (uniform colours), in exact integers.
