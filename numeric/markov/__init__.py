@@ -1,5 +1,7 @@
-"""Your own finite Markov chains and MDPs: reading explicit model files, CTMC stationary vectors, average-cost
-MDPs, and long-run averages to D digits (exact from the input) for large sparse models.
+"""Your own finite Markov chains and MDPs: reading explicit model files (``_explicit_io``: Storm DRN, PRISM
+explicit, JSON triplets, exactly), CTMC stationary vectors (``_ctmc``), average-cost MDPs (``_average_cost``), and
+long-run averages to D digits, exact from the input, for large sparse models (``_sparse_refine``, with π's second
+route, a ball enclosure, in ``_enclosure``).
 
 The modules are private (``_``-prefixed); the names below are the public surface.
 """
