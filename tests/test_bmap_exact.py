@@ -14,7 +14,8 @@ from crawlmath.numeric import bmap as bm
 from crawlmath.numeric.bmap import _measures  # exact_ball, an internal
 from crawlmath.numeric.bmap import MODELS_DIR, load_model
 from crawlmath.numeric.errors import InvalidInput, TooLarge
-from crawlmath.numeric.bmap._phase_type import BMAP, DecimalText, Lumping, PhaseType, exact
+from crawlmath.numeric.bmap import BMAP, Lumping, PhaseType
+from crawlmath.numeric.bmap._phase_type import DecimalText, exact
 
 
 def _file(name: str) -> dict:

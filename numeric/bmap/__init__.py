@@ -2,7 +2,8 @@
 
 The modules are private (``_``-prefixed), one idea each; the names below are the public surface.
 
-- ``_phase_type``: phase-type laws, BMAPs, lumping (§2);
+- ``_phase_type``: phase-type laws, BMAPs (§2);
+- ``_lumping``: exact reduction of a PH law by ordinary lumpability;
 - ``_core``: `BmapModel`, `Policy`, `Costs` (§2, eq. 2); ``_io``: model files (JSON/TOML, schema-checked);
 - ``_generator``: the generator from the Lemma of §3 and by enumeration; ``_stationary``: dense GTH, sparse LU,
   block recursion, QBD; ``_structured``: the matrix-free solver for large K (numba; loaded on first use);
@@ -29,8 +30,9 @@ from ._lst import (ArrivalLaw, SojournSim, TaggedChain, Transforms, arrival_law,
 from ._measures import Measures, measures
 from ._optimise import (CONVENTIONS, Optimum, all_mode_sets, candidate_levels, evaluate, evaluate_levels, example_model,
                         optimize, optimize_all, random_model, threshold_candidates)
-from ._phase_type import (BMAP, Lumping, PhaseType, bmmap, coarsest_lumpable_partition, independent_robots, kron_sum,
-                          random_bmap, random_lumpable_phase_type, random_phase_type, thinned)
+from ._lumping import Lumping, coarsest_lumpable_partition
+from ._phase_type import (BMAP, PhaseType, bmmap, independent_robots, kron_sum, random_bmap, random_lumpable_phase_type,
+                          random_phase_type, thinned)
 from ._sim import SimResult, simulate
 from ._stationary import (Stationary, generator_dense, solve_block_recursion, solve_dense, solve_qbd, solve_sparse_direct,
                           split_levels)

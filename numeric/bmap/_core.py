@@ -24,7 +24,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import InvalidInput
-from ._phase_type import BMAP, Lumping, PhaseType
+from ._lumping import Lumping
+from ._phase_type import BMAP, PhaseType
 from ..validate import require_int, require_real
 
 
