@@ -38,17 +38,20 @@ from crawlmath.numeric.colours._kernels import (BATCH, BCOUNT, CAP, DRAWS, ELMAS
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docs_output import Page, run  # noqa: E402 - the sibling helper
 
+# The reference kernels below are compiled per run (no `cache=True`): numba's on-disk cache records the module
+# that compiled a kernel, and tests load this script under another module name than `__main__`, so a cache written
+# by the tests made `python benchmarks/colours_kernel.py` fail to import it.  Compile time is outside the timings.
 K, C, TOTAL, EVERY, REPEATS = 1000, 100_000, 200_000, 10_000, 5
 CASES = (("mice-delta", 2, 0.9), ("mice-delta", 5, 0.9), ("recommended", 5, 0.9), ("recommended", 9, 0.9),
          ("recommended", 2, 1.3), ("mice-delta", 2, 1.7))
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _next(st):
     """xoshiro256** (Blackman–Vigna), state in a uint64[4] array."""
     result = _rotl(st[1] * np.uint64(5), 7) * np.uint64(9)
@@ -62,19 +65,19 @@ def _next(st):
     return result
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _uniform(st):
     """A double in [0, 1) from the top 53 bits."""
     return np.float64(_next(st) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _below(x, n):
     """An index in [0, n) from the low 32 bits of ``x`` (n < 2^32)."""
     return np.int64(((x & M32) * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _colour(st, table, C):
     x = _next(st)
     k = np.int64(((x >> np.uint64(32)) * np.uint64(C)) >> np.uint64(32))
@@ -85,7 +88,7 @@ def _colour(st, table, C):
 
 
 
-@njit(cache=True)
+@njit
 def _push(fifo, iv, c):
     """Append colour c to the FIFO ring buffer (doubled when full); returns the buffer."""
     cap, head, size = iv[CAP], iv[HEAD], iv[SIZE]
@@ -103,7 +106,7 @@ def _push(fifo, iv, c):
     return fifo
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _pop(fifo, iv):
     c = fifo[iv[HEAD]]
     iv[HEAD] = (iv[HEAD] + 1) % iv[CAP]
@@ -111,21 +114,21 @@ def _pop(fifo, iv):
     return c
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _offline_in(c, p, off, fv):
     if off[c] == 0:
         fv[OFFMASS] += p[c]
     off[c] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _offline_out(c, p, off, fv):
     off[c] -= 1
     if off[c] == 0:
         fv[OFFMASS] -= p[c]
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _mark_available(c, avail, apos, iv):
     if apos[c] < 0:
         avail[iv[NAVAIL]] = c
@@ -133,7 +136,7 @@ def _mark_available(c, avail, apos, iv):
         iv[NAVAIL] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _unmark_available(c, avail, apos, iv):
     k = apos[c]
     if k >= 0:
@@ -144,7 +147,7 @@ def _unmark_available(c, avail, apos, iv):
         apos[c] = -1
 
 
-@njit(cache=True)
+@njit
 def _resum(p, present, off, iv, fv):
     """Recompute the running masses from scratch (bounds float drift)."""
     m = 0.0
@@ -158,7 +161,7 @@ def _resum(p, present, off, iv, fv):
     fv[OFFMASS] = o
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _account(t, K, total, every, iv, fv, rec, batches):
     """Batch sums over the second half and the trajectory record after step t."""
     half = max(total // 2, K)
@@ -186,7 +189,7 @@ def _account(t, K, total, every, iv, fv, rec, batches):
         iv[REC] = k + 1
 
 
-@njit(cache=True)
+@njit
 def reference_advance(p, table, K, total, code, fill_rule, eleph, delta, t_star, r, stop_at, every, t_end, draw_budget,
             st, iv, fv, cnt, off, present, pos, avail, apos, fifo, rec, batches):
     """The kernel as first written (verbatim): advance the game with an offline strategy from ``iv[T]`` to ``t_end``

@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import subprocess
-import tempfile
 import sys
 from pathlib import Path
 
@@ -19,9 +18,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 def _load(name: str):
     spec = importlib.util.spec_from_file_location(f"crawlmath_benchmark_{name}", BENCHMARKS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    # registered before it runs: numba's on-disk cache records the module of each cached kernel and re-imports it
-    # on the next run; a module missing from sys.modules is recorded as '<dynamic>', and a second run then failed
-    sys.modules[spec.name] = module
+    sys.modules[spec.name] = module  # registered before it runs, as an import would
     spec.loader.exec_module(module)
     return module
 
@@ -70,11 +67,8 @@ def _run_script(name: str, argv: list[str], hide: str | None = None) -> subproce
             + (f"sys.modules[{hide!r}] = None\n" if hide else "")
             + f"sys.argv = {[f'benchmarks/{name}.py', *argv]!r}\n"
             + f"runpy.run_path('benchmarks/{name}.py', run_name='__main__')\n")
-    # a numba cache of its own: kernels cached by `_load` in this process record the module name it gives them
-    # ("crawlmath_benchmark_NAME"), which a script run as __main__ cannot import
-    cache = Path(tempfile.gettempdir()) / "crawlmath-benchmarks-as-main-numba-cache"
     return subprocess.run([sys.executable, "-c", code], cwd=BENCHMARKS.parent, capture_output=True, text=True,
-                          env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "NUMBA_CACHE_DIR": str(cache)})
+                          env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
 
 
 def _section(folder: Path, name: str) -> str:
