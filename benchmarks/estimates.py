@@ -22,7 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from crawlmath.commands import mdp as mdp_cmd, schedule as schedule_cmd, static as static_cmd
+from crawlmath.commands import mdp as mdp_cmd, schedule as schedule_cmd
+from crawlmath.numeric.static import _mm1k as S
 from crawlmath.numeric import scheduling
 from crawlmath.sweep import SCHEDULER_SECONDS, WORKER_BYTES, WORKER_SECONDS
 
@@ -72,7 +73,7 @@ def mdp(K: int, N: int) -> tuple[list[str], float, float]:
 
 def static(K: int) -> tuple[list[str], float, float]:
     argv = ["static", "--lam", "0.01", "--mu", "1", "--gamma", "0.5", "--K", str(K)]
-    return argv, static_cmd.FLOAT_BYTES_PER_K * K, static_cmd.FLOAT_SECONDS_PER_K * K
+    return argv, S.FLOAT_BYTES_PER_K * K, S.FLOAT_SECONDS_PER_K * K
 
 
 def sweep(workers: int, cwd: str) -> tuple[list[str], float, float]:

@@ -33,17 +33,13 @@ UNITS = {"lam": "1/time (pages fetched per unit time by one crawler)", "mu": "1/
          "digits": "significant decimal digits"}
 
 
-# Cost model of the two routes, measured on this code (2 shared cores, mpmath's
-# pure-Python backend) with a safety factor of ~1.5: the float route holds a
-# few float64 arrays of length K per evaluation of Q (23 bytes per K measured)
-# and evaluates Q ~50 times (up to 9 us per K); the mpmath route evaluates a
+# Cost model of the --digits route, measured on this code (2 shared cores, mpmath's
+# pure-Python backend) with a safety factor of ~1.5: the mpmath route evaluates a
 # K-term sum of powers ~50 times plus a ball-arithmetic proof, ~K log2 K
 # multiplications whose cost grows like digits^1.55 up to ~10^4 digits and
 # like digits^2.3 beyond (K = 10: 2.6 s at 10^4 digits, 14 s at 2 10^4, 69 s at 4 10^4).
-# benchmarks/estimates.py (issue 33) measured the float route at K = 2-4 10^6 with
-# three (lam, gamma) pairs: 26 bytes and 0.5-0.8 us per K, the same at K = 4 10^6
-# for gamma from 0.01 to 100; the constants are within 3x of that.
-FLOAT_BYTES_PER_K, FLOAT_SECONDS_PER_K = 32, 1.5e-6
+# The float route's cost model is the solver's own (numeric/static/_mm1k.py: FLOAT_BYTES_PER_K, FLOAT_SECONDS_PER_K),
+# one model for the CLI and the API; benchmarks/estimates.py prints it against measured runs.
 
 
 def mp_seconds(K, digits: int) -> float:
@@ -55,6 +51,7 @@ def mp_seconds(K, digits: int) -> float:
 
 def check_cost(K, digits) -> None:
     """Refuse (TooLarge) before any allocation when the estimate exceeds the limits."""
+    from ..numeric.static._mm1k import FLOAT_BYTES_PER_K, FLOAT_SECONDS_PER_K  # lazy: keeps `--help` free of numpy
     from ..numeric.validate import require_memory, require_seconds
 
     if digits is not None:

@@ -42,9 +42,11 @@ from ..validate import (FLOAT_SAFE_MAX, FLOAT_SAFE_MIN, require_float_magnitude,
                         require_positive, require_seconds)
 
 # Cost models of the two routes, measured (tracemalloc / perf_counter, one core, 2026-11-27):
-# float64 with K > SCALAR_MAX_K evaluates Q on NumPy arrays of K + 1 terms: peak 24 bytes per K,
-# 0.6 µs per K (K = 10**7: 5.7 s); mpmath at 30-100 digits: 23-26 s at K = 1000, 4 s at K = 200.
-FLOAT_BYTES_PER_K = 24
+# float64 with K > SCALAR_MAX_K evaluates Q on NumPy arrays of K + 1 terms: peak 24 bytes per K in the solver,
+# 26-30 bytes per K for the whole `crawlmath static` process (benchmarks/estimates.py); 0.23-0.25 µs per K on a
+# quiet machine, 0.5-0.8 µs loaded (K = 2-4 10**6); mpmath at 30-100 digits: 23-26 s at K = 1000, 4 s at K = 200.
+# One model for the API and the CLI (crawlmath/commands/static.py reads these), within 3x of those runs.
+FLOAT_BYTES_PER_K = 32
 FLOAT_SECONDS_PER_K = 6e-7
 # mpmath at K = 100: 2.6 s at 30 digits, 3.1 s at 300, 10.3 s at 1000 (x 4.0; the model says 4.3).
 MP_SECONDS_PER_K = 0.025  # at 30 digits, times (1 + digits/300)
