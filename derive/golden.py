@@ -39,8 +39,7 @@ from sympy.codegen.cfunctions import expm1
 
 from . import DerivationError
 from .formula import Formula, assumed, derived, term_magnitudes, typed
-# psi2_series_terms: not used here, read by the claims (coffman golden) as derive.golden.psi2_series_terms
-from .psi import psi2, psi2_series_terms, psi2_stable
+from .psi import psi2, psi2_stable
 from .scheduling import cstar_limit
 
 PHI = (1 + sp.sqrt(5)) / 2  # phi

@@ -5,7 +5,7 @@ import json
 import pytest
 
 import crawlmath
-from crawlmath.numeric import bmap as bmap_io
+from crawlmath.numeric.bmap import _io as bmap_io  # monkeypatched: the module that reads the file
 from crawlmath.numeric import bmap as bm
 from crawlmath.numeric.bmap import _phase_type as phase_type
 from crawlmath.numeric.errors import InvalidInput, TooLarge

@@ -4,7 +4,6 @@ import mpmath
 import numpy as np
 import pytest
 
-from crawlmath.numeric import bmap as L
 from crawlmath.numeric import bmap as bm
 from crawlmath.numeric.errors import InvalidInput
 from crawlmath.numeric.bmap import BMAP, PhaseType
@@ -28,7 +27,7 @@ def small():
 def test_tagged_chain_closed_form():
     # one page ahead in service (rate mu), tagged page waiting (obsolescence theta)
     mu, theta, u = 2.0, 0.5, 0.7
-    c = L.tagged_chain(exp_model(2, mu=mu, theta=theta))
+    c = bm.tagged_chain(exp_model(2, mu=mu, theta=theta))
     x = np.linalg.solve(u * np.eye(len(c.states)) - c.T, np.stack([c.served, c.obsolete], axis=1))
     k = c.index[(1, 0, 0)]
     assert x[k, 0] == pytest.approx(mu / (u + mu + theta) * mu / (u + mu), rel=1e-14)
@@ -39,7 +38,7 @@ def test_no_buffer_is_the_service_transform():
     m = exp_model(1, lam=1.0, mu=2.0)
     lv = m.check_policy(bm.Policy((1,), ()))
     st = bm.solve_sparse_direct(m, lv)
-    t = L.sojourn_transforms(m, lv, st, 0.4)
+    t = bm.sojourn_transforms(m, lv, st, 0.4)
     # M/M/1/1: admitted with probability mu/(lam + mu); served in an Exp(mu) time; nothing becomes obsolete
     assert t.lost == pytest.approx(1 / 3, rel=1e-12)
     assert t.served == pytest.approx(2 / 3 * 2.0 / 2.4, rel=1e-12)
@@ -48,16 +47,16 @@ def test_no_buffer_is_the_service_transform():
 
 def test_transforms_at_zero_are_the_fate_probabilities(small):
     m, lv, st, r = small
-    t = L.sojourn_transforms(m, lv, st, 0.0)
+    t = bm.sojourn_transforms(m, lv, st, 0.0)
     assert [t.served, t.obsolete, t.lost] == pytest.approx([r.p_success, r.p_obs, r.p_loss], rel=1e-11)
-    e1, e2 = L.sojourn_moments(m, lv, st)
+    e1, e2 = bm.sojourn_moments(m, lv, st)
     assert e1 / r.p_success == pytest.approx(r.v1, rel=1e-11) and e2 / r.p_obs == pytest.approx(r.v2, rel=1e-11)
 
 
 def test_printed_theorem_4_and_corollary_1(small):
     m, lv, st, r = small
     for u in (0.2, 5.0):
-        t = L.sojourn_transforms(m, lv, st, u)
+        t = bm.sojourn_transforms(m, lv, st, u)
         assert pf.printed_theorem4(m, lv, st.p, r.lam, pf.printed_v1(m, u)) == pytest.approx(t.served, rel=1e-12)
         assert pf.printed_theorem4(m, lv, st.p, r.lam, pf.printed_v2(m, u)) == pytest.approx(t.obsolete, rel=1e-12)
     v2 = pf.printed_theorem4(m, lv, st.p, r.lam, pf.printed_w2(m, +1)) / r.p_obs
@@ -75,8 +74,8 @@ def test_printed_phi_indexing():
 
 def test_simulation_is_seeded_and_close(small):
     m, lv, st, r = small
-    a = L.simulate_sojourn(m, lv, [1.0], events=20_000, seed=3)
-    b = L.simulate_sojourn(m, lv, [1.0], events=20_000, seed=3)
+    a = bm.simulate_sojourn(m, lv, [1.0], events=20_000, seed=3)
+    b = bm.simulate_sojourn(m, lv, [1.0], events=20_000, seed=3)
     assert a == b
     assert abs(a.p_star - r.p_star) <= 5 * a.se["p_star"]
     assert abs(a.means[0] - r.v1) <= 5 * a.se["V1"]
@@ -171,7 +170,7 @@ def test_simulation_kernel_follows_the_plain_event_loop(small, monkeypatch):
         seen["sums"] = [a.copy() for a in args[-5:]]
 
     monkeypatch.setattr(kern, "sojourn_events", spy)
-    L.simulate_sojourn(m, lv, [0.5, 2.0], events=4_000, seed=11)
+    bm.simulate_sojourn(m, lv, [0.5, 2.0], events=4_000, seed=11)
     want = _reference_sojourn_path(m, lv, [0.5, 2.0], 4_000, 11)
     for got, ref in zip(seen["sums"][:4], want[:4]):
         assert np.array_equal(got, ref)
@@ -182,11 +181,11 @@ def test_simulation_kernel_follows_the_plain_event_loop(small, monkeypatch):
 def test_bad_input(small):
     m, lv, st, _ = small
     with pytest.raises(InvalidInput):
-        L.sojourn_transforms(m, lv, st, -1.0)
+        bm.sojourn_transforms(m, lv, st, -1.0)
     with pytest.raises(InvalidInput):
-        L.sojourn_transforms(m, lv, st, float("nan"))
+        bm.sojourn_transforms(m, lv, st, float("nan"))
     with pytest.raises(InvalidInput):
-        L.simulate_sojourn(m, lv, [1.0], events=10)
+        bm.simulate_sojourn(m, lv, [1.0], events=10)
 
 
 def test_h2_fit_round_trip():

@@ -284,7 +284,6 @@ def test_exact_chain_of_a_skewed_law_starts_from_gth_when_the_lu_loses_small_ent
 
 def test_uniform_chain_is_certified_and_contains_the_rational_solution():
     """``certified_uniform`` (exact partition chain, two routes) encloses E[S] solved in exact Fractions."""
-    from crawlmath.numeric import colours as nc
 
     for K, C in [(3, 2), (6, 4), (8, 20)]:
         r = nc.certified_uniform(K, C, digits=30)
@@ -297,7 +296,6 @@ def test_cli_uniform_chain_certified_below_the_cap_and_labelled_float_above(caps
     import json
 
     from crawlmath.cli import main
-    from crawlmath.numeric import colours as nc
 
     assert main(["colours", "--K", "6", "--C", "4", "--exact", "chain", "--json"]) == 0
     certified = json.loads(capsys.readouterr().out)["exact"]

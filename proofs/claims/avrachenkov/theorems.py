@@ -34,7 +34,6 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ....numeric import bmap as L
 from ....numeric import bmap as bm
 from ....numeric.bmap import load_model
 from ....numeric.tolerance import DISCRIMINATION_ABS, FIT_RESIDUAL_REL, FLOAT_REL, SIMULATION_SIGMAS
@@ -139,12 +138,12 @@ def _thm1_phi() -> Outcome:
 
 
 @lru_cache(maxsize=None)
-def simulation(case: int, events: int = 400_000, seed: int = 2027) -> L.SojournSim:
+def simulation(case: int, events: int = 400_000, seed: int = 2027) -> bm.SojournSim:
     """A seeded simulation of the sojourn times of case ``case`` (transforms at u in SIM_US); the simulation route to
     Theorems 1 and 4; cached.
     """
     m, lv, _, _ = solved(case)
-    return L.simulate_sojourn(m, lv, SIM_US, events=events, seed=seed)
+    return bm.simulate_sojourn(m, lv, SIM_US, events=events, seed=seed)
 
 
 def _z(est: float, exact: float, se: float) -> float:
@@ -181,14 +180,14 @@ def _theorem4(c: int, u) -> tuple:
 @lru_cache(maxsize=None)
 def _route_b(c: int):
     m, lv, st, _ = solved(c)
-    chain = L.tagged_chain(m)
-    return chain, L.arrival_law(m, lv, st, chain)
+    chain = bm.tagged_chain(m)
+    return chain, bm.arrival_law(m, lv, st, chain)
 
 
 def _tagged(c: int, u: float) -> tuple:
     m, lv, st, r = solved(c)
     chain, law = _route_b(c)
-    t = L.sojourn_transforms(m, lv, st, u, chain, law)
+    t = bm.sojourn_transforms(m, lv, st, u, chain, law)
     ps, po = _at0(c)
     return t.v, t.served / ps, t.obsolete / po
 
@@ -198,7 +197,7 @@ def _at0(c: int) -> tuple:
     """(P(served), P(obsolete)) of the tagged route: the normalisers of v^(1), v^(2)."""
     m, lv, st, _ = solved(c)
     chain, law = _route_b(c)
-    t = L.sojourn_transforms(m, lv, st, 0.0, chain, law)
+    t = bm.sojourn_transforms(m, lv, st, 0.0, chain, law)
     return t.served, t.obsolete
 
 
@@ -262,7 +261,7 @@ def _routes(c: int) -> dict:
     """Independent values of (V̄, V̄^(1), V̄^(2)): complex-step derivative of Theorem 4, the tagged chain, crawlmath's measures."""
     m, lv, st, r = solved(c)
     chain, law = _route_b(c)
-    e1, e2 = L.sojourn_moments(m, lv, st, 1, chain, law)
+    e1, e2 = bm.sojourn_moments(m, lv, st, 1, chain, law)
     ps, po = _at0(c)
     deriv = [_mean_by_derivative(c, k) for k in range(3)]
     return {"d/du of Theorem 4": deriv, "tagged chain": [e1 + e2, e1 / ps, e2 / po], "measures": [r.v, r.v1, r.v2]}
@@ -335,8 +334,8 @@ def qbd_solved(k: int):
     m = single_model()
     lv = m.check_policy(bm.Policy(*QBD_POLICIES[k]))
     st = bm.solve_qbd(m, lv)  # the §6 recursion itself
-    chain = L.tagged_chain(m)
-    return m, lv, st, bm.measures(m, lv, st), chain, L.arrival_law(m, lv, st, chain)
+    chain = bm.tagged_chain(m)
+    return m, lv, st, bm.measures(m, lv, st), chain, bm.arrival_law(m, lv, st, chain)
 
 
 def _qbd_lst(which: int):
@@ -348,8 +347,8 @@ def _qbd_lst(which: int):
             for u in US:
                 vecs = (printed_v1, printed_v2)[which](m, u)
                 pr = printed_qbd(m, lv, st.p, r.lam, norm, vecs)
-                t = L.sojourn_transforms(m, lv, st, u, chain, law)
-                t0 = L.sojourn_transforms(m, lv, st, 0.0, chain, law)
+                t = bm.sojourn_transforms(m, lv, st, u, chain, law)
+                t0 = bm.sojourn_transforms(m, lv, st, 0.0, chain, law)
                 ref = (t.served / t0.served, t.obsolete / t0.obsolete)[which]
                 worst = max(worst, abs(pr - ref) / ref)
                 if u == US[1]:
@@ -364,8 +363,8 @@ def _qbd_mean(which: int):
         rows, off_printed, off_corr = [], 0.0, 0.0
         for k in range(len(QBD_POLICIES)):
             m, lv, st, r, chain, law = qbd_solved(k)
-            e = L.sojourn_moments(m, lv, st, 1, chain, law)
-            t0 = L.sojourn_transforms(m, lv, st, 0.0, chain, law)
+            e = bm.sojourn_moments(m, lv, st, 1, chain, law)
+            t0 = bm.sojourn_transforms(m, lv, st, 0.0, chain, law)
             ref = (e[0] / t0.served, e[1] / t0.obsolete)[which]
             norm = (r.p_success, r.p_obs)[which]
             pr = printed_qbd(m, lv, st.p, r.lam, norm, printed_w1(m) if which == 0 else printed_w2(m, -1))

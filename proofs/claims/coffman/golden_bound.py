@@ -15,7 +15,6 @@ import numpy as np
 import sympy as sp
 
 from ....derive import golden as d
-from ....numeric import scheduling as g
 from ....numeric import scheduling as s
 from ....numeric.scheduling import Deterministic, Exponential, Uniform
 from ....numeric.generated import golden as gen
@@ -99,17 +98,17 @@ def _cor_5_1():
     detail += " " + hypotheses_tried()
     if observed <= bound:
         return Outcome.passed(detail)
-    cert = g.certify_profile_bound()
-    if observed <= g.WORST_PROFILE and cert.proved:
+    cert = s.certify_profile_bound()
+    if observed <= s.WORST_PROFILE and cert.proved:
         return Outcome.erratum_(
             detail,
             printed="limsup_N C(gamma(N))/C* <= 2 phi^2/5 ~ 1.0472 < 1.05",
-            corrected=f"limsup_N C(gamma(N))/C* < phi^5/10 ~ {g.WORST_PROFILE:.6f} for every q = mu/nu > 0, sharp as q -> 0 (x_i = (phi^2/2) phi^-j)",
+            corrected=f"limsup_N C(gamma(N))/C* < phi^5/10 ~ {s.WORST_PROFILE:.6f} for every q = mu/nu > 0, sharp as q -> 0 (x_i = (phi^2/2) phi^-j)",
             evidence=f"exact golden-ratio schedules reach {observed:.6f} > 2phi^2/5; the ratio of any frequency vector is a frequency-weighted "
                      "mean of G(q, s) (row golden.derivation), G(q, s) < phi^5/10 for all q > 0, s in [1, phi] "
                      f"(interval certificate, {cert.boxes} boxes, row cor-5.1.sup) and G(q, phi^2/2) -> phi^5/10 as q -> 0: "
                      "phi^5/10 is the best constant; lim_(q->0) G(q, s) = 2 phi s (phi^2 - s)/5 equals 2phi^2/5 only at the bracket ends s = 1, phi")
-    return Outcome.failed(detail + f" Even phi^5/10 = {g.WORST_PROFILE:.6f} is exceeded: {observed:.6f}.")
+    return Outcome.failed(detail + f" Even phi^5/10 = {s.WORST_PROFILE:.6f} is exceeded: {observed:.6f}.")
 
 
 @claim(f"{P}.cor-5.1.true-constant", source=src("Corollary 5.1 (finding: the constant that holds)"), method=Method.SYMBOLIC, slow=True,
@@ -263,7 +262,7 @@ def _H_decreasing():
     low = [sp.simplify(c) for c in coeff[:3]]
     d3 = sp.nsimplify(sp.simplify(coeff[3]))
     low_ok = analytic and all(v == 0 for v in low) and float(d3) > 0
-    cert = g.certify_H_decreasing()
+    cert = s.certify_H_decreasing()
     ok = cert.proved and low_ok
     return Outcome.judge(ok, f"d_0 = d_1 = d_2 = 0 exactly, d_3 = {d3} = {float(d3):.6g} (SymPy): {low_ok}; certificate: proved={cert.proved}, "
                              f"(0,{cert.q0}] by {cert.n_terms}-term Taylor enclosure on {cert.boxes_series} boxes (min D/q^3 >= {cert.min_lower_series:.3g}, tail <= {cert.tail_bound:.2g}), "

@@ -13,7 +13,7 @@ import numpy as np
 import sympy as sp
 
 from ....derive import golden as d
-from ....numeric import scheduling as g
+from ....derive import psi
 from ....numeric import scheduling as s
 from ....numeric.scheduling import Deterministic, Exponential, Gamma
 from ....numeric.generated import golden as gen
@@ -236,8 +236,8 @@ def _distance_counts():
        statement="The floating-point forms emitted for H, G, (18), R and D (psi_2 Taylor polynomial below 1/2 with remainder <= x^n/(n+2)!, "
                  "D's Taylor polynomial below 2 with remainder <= 3(2.2q)^n/n!) agree with the derived forms to 1e-13 relative on q in [1e-12, 60].")
 def _stable_forms():
-    n2, nD = d.psi2_series_terms(), d.golden_D_terms()
-    rem2 = sp.Rational(1, 2) ** n2 / sp.factorial(n2 + 2) / d.psi2(sp.Rational(1, 2))
+    n2, nD = psi.psi2_series_terms(), d.golden_D_terms()
+    rem2 = sp.Rational(1, 2) ** n2 / sp.factorial(n2 + 2) / psi.psi2(sp.Rational(1, 2))
     coeffs = [float(cf) for cf in d.golden_D_taylor(6)]
     qs = np.concatenate([np.geomspace(1e-12, 60, 120), [0.5, 2.0]])
     worst = {}
@@ -262,16 +262,16 @@ def _sup():
     s_star, value = d.worst_case()
     sym_ok = _zero(s_star - PHI_S**2 / 2) and _zero(value - PHI_S**5 / 10)
     e2, F = d.profile_margin_decomposition()
-    ident = (value - d.golden_ratio_profile()) * d.psi2(q) - e2 - q * F
+    ident = (value - d.golden_ratio_profile()) * psi.psi2(q) - e2 - q * F
     f_ident = sp.lambdify((q, d.s), ident, "mpmath")
     rng = np.random.default_rng(58)
     with mpmath.workdps(60):
         resid = max(abs(f_ident(mpmath.mpf(float(a)), mpmath.mpf(float(b)))) for a, b in zip(np.exp(rng.uniform(-5, 2, 12)), rng.uniform(1, PHI, 12)))
-    cert = g.certify_profile_bound()
+    cert = s.certify_profile_bound()
     near = float(gen.golden_profile(1e-6, float(PHI**2 / 2)))
-    ok = sym_ok and resid < mpmath.mpf(10) ** -50 and cert.proved and near < g.WORST_PROFILE
+    ok = sym_ok and resid < mpmath.mpf(10) ** -50 and cert.proved and near < s.WORST_PROFILE
     return Outcome.judge(ok, f"L(s) = lim_(q->0) G = {d.profile_small_q()}, maximal at s* = {s_star} with L(s*) = {value} = phi^5/10: {sym_ok}; "
                              f"(phi^5/10 - G) psi_2(q) = e_2(s) + q F(q, s) (max residual at 12 random points, 60 digits: {float(resid):.1g}); "
                              f"certificate G < phi^5/10 on (0, {cert.Q}] x [1, phi]: proved={cert.proved}, {cert.boxes} boxes ({cert.boxes_by_slope} by F > 0 near "
                              f"q = 0, s = s*), tail [Q, oo) margin {cert.tail_margin:.3g}, {cert.prec_bits}-bit arb, {cert.seconds:.2f} s; "
-                             f"G(1e-6, s*) = {near:.9f} < phi^5/10 = {g.WORST_PROFILE:.9f}", computed=f"{g.WORST_PROFILE:.9f}")
+                             f"G(1e-6, s*) = {near:.9f} < phi^5/10 = {s.WORST_PROFILE:.9f}", computed=f"{s.WORST_PROFILE:.9f}")
